@@ -1,0 +1,42 @@
+# Two commands do everything on a machine with only python3 and make:
+#   make demo   set up .venv and run the main job on the embedded platform
+#   make test   set up .venv and run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test test-slow lint bench lab server clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[reports,dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/opslib demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check opslib tests benchmarks
+	$(BIN)/ruff format --check opslib tests benchmarks
+	$(BIN)/mypy
+
+test: $(STAMP) lint
+	$(BIN)/pytest -m "not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/pytest -m slow
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+server: $(STAMP)
+	$(BIN)/opslib server --db data/platform.db --seed demo
+
+clean:
+	rm -rf $(VENV) reports data .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""opslib: operations suite for a smart-device platform."""
+
+__all__: list[str] = []

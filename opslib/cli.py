@@ -1,0 +1,97 @@
+"""The ``opslib`` command: platform server, data generator, simulator, reports.
+
+Each sub-command's work lives in its own module; this file only parses arguments and
+imports the module that does the work when the sub-command runs (so ``opslib --help``
+stays fast and ``import opslib`` never pulls in the server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("server", help="run the reference platform (ASGI + SQLite)")
+    p.add_argument("--db", required=True, help="SQLite database file (created if missing)")
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--seed",
+        choices=["demo", "small", "none"],
+        default="none",
+        help="seed an empty database with generated data first",
+    )
+    p.add_argument(
+        "--rate-limit",
+        type=float,
+        default=None,
+        help="per-token requests per second (0 turns the limit off)",
+    )
+
+
+def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("seed", help="fill a database with deterministic generated data")
+    p.add_argument("--db", required=True)
+    p.add_argument("--scale", choices=["small", "demo", "large"], default="demo")
+    p.add_argument("--seed-value", type=int, default=42, help="random seed (default 42)")
+    p.add_argument(
+        "--until",
+        default=None,
+        help="end of the generated time range, ISO 8601 UTC (default: now)",
+    )
+
+
+def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("simulate", help="make seeded devices report live events")
+    p.add_argument("--base-url", required=True)
+    p.add_argument("--devices", type=int, default=10)
+    p.add_argument("--rate", type=float, default=5.0, help="events per second in total")
+    p.add_argument("--seconds", type=float, default=30.0)
+
+
+def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("demo", help="the main job on the embedded platform")
+    p.add_argument("--out", default="reports", help="where reports go")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="opslib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_server(sub)
+    _add_seed(sub)
+    _add_simulate(sub)
+    _add_demo(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "server":
+        from opslib.server.runner import serve
+
+        return serve(
+            args.db, host=args.host, port=args.port, seed=args.seed, rate_limit=args.rate_limit
+        )
+    if args.command == "seed":
+        from opslib.server.seed import seed_command
+
+        return seed_command(
+            args.db, scale=args.scale, seed_value=args.seed_value, until=args.until
+        )
+    if args.command == "simulate":
+        from opslib.server.simulate import simulate_command
+
+        return simulate_command(
+            args.base_url, devices=args.devices, rate=args.rate, seconds=args.seconds
+        )
+    if args.command == "demo":
+        from opslib.server.runner import demo
+
+        return demo(out=args.out)
+    raise AssertionError(args.command)  # argparse refuses unknown commands
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The reference platform: all 18 operations of the interface over SQLite."""

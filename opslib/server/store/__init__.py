@@ -1,0 +1,83 @@
+"""SQLite storage of the reference platform.
+
+Every SQL statement lives in this package, in keyword-only functions grouped by table
+(``users``, ``tokens``, ``catalog``, ``devices``, ``events``, ...). This module opens the
+database, creates the schema, and gives write transactions their ``BEGIN IMMEDIATE``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 5000
+
+EVENT_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS events_order ON events (ts, event_id)",
+    "CREATE INDEX IF NOT EXISTS events_type ON events (event_type, ts, event_id)",
+    "CREATE INDEX IF NOT EXISTS events_device ON events (device_id, ts, event_id)",
+    "CREATE INDEX IF NOT EXISTS events_user ON events (user_id, ts, event_id)",
+)
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """Open ``path`` in WAL mode with autocommit off-by-default semantics handled by us.
+
+    The connection uses ``isolation_level=None`` so that transactions are explicit:
+    reads run outside a transaction, writes inside :func:`transaction`.
+    """
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Run a write transaction with ``BEGIN IMMEDIATE``; commit on success, else roll back."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def init_schema(conn: sqlite3.Connection, *, event_indexes: bool = True) -> None:
+    """Create the schema if missing and record its version.
+
+    ``event_indexes=False`` leaves the event indexes out, for a bulk load that builds them
+    afterwards with :func:`create_event_indexes`.
+    """
+    sql = resources.files("opslib.server").joinpath("schema.sql").read_text(encoding="utf-8")
+    conn.executescript(sql)
+    with transaction(conn):
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        elif int(row[0]) > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"database schema version {row[0]} is newer than this opslib ({SCHEMA_VERSION})"
+            )
+    if event_indexes:
+        create_event_indexes(conn)
+
+
+def create_event_indexes(conn: sqlite3.Connection) -> None:
+    """Create the event indexes (idempotent)."""
+    for statement in EVENT_INDEXES:
+        conn.execute(statement)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
