@@ -1,0 +1,1 @@
+"""opslib benchmarks: `make bench` (or `python -m benchmarks --help`)."""

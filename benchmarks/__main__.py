@@ -1,0 +1,152 @@
+"""Run the benchmarks: ``make bench`` or ``python -m benchmarks [--repeat N] [--only CASE ...]``.
+
+Every case runs against a platform seeded by ``opslib seed`` (deterministic: a fixed
+``--until``) and served on loopback by one uvicorn worker. Client cases run in their own
+process so each peak RSS is that case's own. Medians over ``--repeat`` runs; ratios are taken
+between cases of the same run. Results: a table on stdout and JSON in benchmarks/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from benchmarks import _platform, server
+
+UNTIL = "2026-11-01T00:00:00+00:00"
+RESULTS = Path(__file__).parent / "results"
+
+
+def _window() -> tuple[int, int]:
+    end = datetime.fromisoformat(UNTIL)
+    start = end - timedelta(days=30)
+    return int(start.timestamp() * 1000), int(end.timestamp() * 1000)
+
+
+def run_case(case: str, base: str, opts: dict[str, Any], repeat: int) -> dict[str, Any]:
+    """Run ``case`` ``repeat`` times in fresh processes; medians of seconds and peak RSS."""
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run(
+            [sys.executable, "-m", "benchmarks.worker", case, base, json.dumps(opts)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    seconds = statistics.median(r["seconds"] for r in runs)
+    rows = runs[0]["rows"]
+    return {
+        "case": case,
+        "options": {k: v for k, v in opts.items() if k not in ("start", "end")},
+        "runs": runs,
+        "seconds": round(seconds, 3),
+        "rows": rows,
+        "rows_per_s": round(rows / seconds),
+        "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
+    }
+
+
+def _print_table(title: str, rows: list[dict[str, Any]], cols: list[str]) -> None:
+    print(f"\n## {title}")
+    print(" | ".join(cols))
+    print(" | ".join("---" for _ in cols))
+    for r in rows:
+        print(" | ".join(str(r.get(c, "")) for c in cols))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--only",
+        nargs="*",
+        default=["events", "matrix", "server", "devices"],
+        help="events matrix server devices",
+    )
+    args = ap.parse_args(argv)
+    start, end = _window()
+    results: dict[str, Any] = {"until": UNTIL, "started": datetime.now(UTC).isoformat()}
+
+    t0 = time.perf_counter()
+    db = _platform.ensure_db("demo", UNTIL)
+    results["seed_seconds_if_new"] = round(time.perf_counter() - t0, 1)
+    platform = _platform.start(db)
+    try:
+        window = {"start": start, "end": end}
+        if "events" in args.only:
+            naive = run_case("events_naive", platform.base_url, window, args.repeat)
+            fast = run_case("events_opslib", platform.base_url, window, args.repeat)
+            fast["speedup_vs_naive"] = round(naive["seconds"] / fast["seconds"], 2)
+            fast["rss_vs_naive"] = round(fast["peak_rss_mb"] / naive["peak_rss_mb"], 2)
+            results["events"] = [naive, fast]
+            _print_table(
+                "1. events.list, 1M events, whole fleet, 30 days",
+                results["events"],
+                [
+                    "case",
+                    "seconds",
+                    "rows",
+                    "rows_per_s",
+                    "peak_rss_mb",
+                    "speedup_vs_naive",
+                    "rss_vs_naive",
+                ],
+            )
+        if "matrix" in args.only:
+            matrix = []
+            for warm in (False, True):
+                for page_size in (100, 1000):
+                    for concurrency in (1, 2, 4, 8):
+                        opts = {
+                            **window,
+                            "page_size": page_size,
+                            "concurrency": concurrency,
+                            "warm": warm,
+                        }
+                        matrix.append(run_case("events_opslib", platform.base_url, opts, 1))
+            results["matrix"] = matrix
+            for m in matrix:
+                m.update(m.pop("options"))
+            _print_table(
+                "2. events.list by page size, concurrency, pool",
+                matrix,
+                ["page_size", "concurrency", "warm", "seconds", "rows_per_s", "peak_rss_mb"],
+            )
+        if "server" in args.only:
+            results["pages"] = server.page_latency(platform.base_url, start=start, end=end)
+            results["rps"] = server.device_query_rps(platform.base_url)
+            _print_table(
+                "3. server: page 1 vs page 90% deep (1000 rows)",
+                [{"what": k, **v} for k, v in results["pages"].items()],
+                ["what", "total", "deep_page", "first_ms", "deep_ms", "ratio"],
+            )
+            _print_table(
+                "3b. /device/query, one uvicorn worker", [results["rps"]], list(results["rps"])
+            )
+        if "devices" in args.only:
+            results["devices"] = run_case("devices_opslib", platform.base_url, {}, args.repeat)
+            _print_table(
+                "4. devices.list, whole fleet",
+                [results["devices"]],
+                ["case", "seconds", "rows", "rows_per_s", "peak_rss_mb"],
+            )
+    finally:
+        platform.stop()
+
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"bench-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
+    path.write_text(json.dumps(results, indent=2))
+    print(f"\nresults: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Server-alone cases: first vs deep page latency, and /device/query requests per second."""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from benchmarks._platform import login
+
+
+def _post(client: httpx.Client, url: str, user_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    body = {"message_id": str(uuid.uuid4()), "user_id": user_id, "params": params}
+    r = client.post(url, json=body)
+    r.raise_for_status()
+    return r.json()["data"]  # type: ignore[no-any-return]
+
+
+def page_latency(base: str, *, start: int, end: int, repeat: int = 15) -> dict[str, Any]:
+    """Median latency of page 1 and of the page 90% deep, 1000 rows each, events and devices."""
+    user_id, token = login(base)
+    out: dict[str, Any] = {}
+    with httpx.Client(timeout=60) as client:
+        ev = {"access_token": token, "query_model": 3, "start": start, "end": end}
+        dv = {"access_token": token, "user_id": ""}
+        for name, path, params in (
+            ("events", "/device/query_record", ev),
+            ("devices", "/device/query_by_user", dv),
+        ):
+            total = _post(client, base + path, user_id, {**params, "page_size": 1})["total"]
+            pages = max(1, -(-total // 1000))
+            deep = max(1, int(pages * 0.9))
+            timings: dict[int, list[float]] = {1: [], deep: []}
+            for _ in range(repeat):
+                for page in (1, deep):
+                    t0 = time.perf_counter()
+                    data = _post(
+                        client, base + path, user_id, {**params, "page_no": page, "page_size": 1000}
+                    )
+                    timings[page].append(time.perf_counter() - t0)
+                    assert data["page_no"] == page
+            first, deep_ms = (statistics.median(timings[p]) * 1000 for p in (1, deep))
+            out[name] = {
+                "total": total,
+                "deep_page": deep,
+                "first_ms": round(first, 2),
+                "deep_ms": round(deep_ms, 2),
+                "ratio": round(deep_ms / first, 2),
+            }
+    return out
+
+
+def device_query_rps(
+    base: str, *, threads: int = 4, seconds: float = 10.0, max_requests: int = 50_000
+) -> dict[str, Any]:
+    """Requests/s for /device/query from ``threads`` keep-alive clients on loopback (bounded)."""
+    user_id, token = login(base)
+    with httpx.Client(timeout=30) as c:
+        data = _post(
+            c,
+            base + "/device/query_by_user",
+            user_id,
+            {"access_token": token, "user_id": "", "page_size": 200},
+        )
+    ids = [d["device_id"] for d in data["device_list"]]
+    counts = [0] * threads
+    errors = [0] * threads
+    stop_at = time.monotonic() + seconds
+
+    def run(i: int) -> None:
+        with httpx.Client(timeout=30) as client:
+            n = 0
+            while time.monotonic() < stop_at and sum(counts) < max_requests:
+                params = {"access_token": token, "device_id": ids[n % len(ids)]}
+                body = {"message_id": str(uuid.uuid4()), "user_id": user_id, "params": params}
+                r = client.post(base + "/device/query", json=body)
+                if r.status_code != 200:
+                    errors[i] += 1
+                counts[i] += 1
+                n += 1
+
+    t0 = time.perf_counter()
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    elapsed = time.perf_counter() - t0
+    return {
+        "threads": threads,
+        "requests": sum(counts),
+        "errors": sum(errors),
+        "rps": round(sum(counts) / elapsed, 1),
+    }
