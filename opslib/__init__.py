@@ -1,3 +1,52 @@
-"""opslib: operations suite for a smart-device platform."""
+"""opslib: a pandas client for a smart-device platform.
 
-__all__: list[str] = []
+>>> import opslib
+>>> client = opslib.connect()          # nothing configured: the embedded demo platform
+>>> client.devices.list().shape        # doctest: +SKIP
+(5000, 23)
+
+Every operation returns a typed pandas DataFrame; see ``docs/client.md``.
+"""
+
+from opslib._client import Client, connect
+from opslib._config import Secret
+from opslib._exceptions import (
+    APIError,
+    AuthenticationError,
+    BadRequest,
+    BulkWriteError,
+    ConfigError,
+    Conflict,
+    NotFound,
+    OpsError,
+    OutcomeUnknown,
+    PayloadTooLarge,
+    PermissionDenied,
+    RateLimited,
+    RequestTimeout,
+    ServerError,
+    TransportError,
+    VerificationFailed,
+)
+
+__all__ = [
+    "APIError",
+    "AuthenticationError",
+    "BadRequest",
+    "BulkWriteError",
+    "Client",
+    "ConfigError",
+    "Conflict",
+    "NotFound",
+    "OpsError",
+    "OutcomeUnknown",
+    "PayloadTooLarge",
+    "PermissionDenied",
+    "RateLimited",
+    "RequestTimeout",
+    "Secret",
+    "ServerError",
+    "TransportError",
+    "VerificationFailed",
+    "connect",
+]

@@ -1,0 +1,193 @@
+"""Every page of a paged read, as one typed frame or one frame per page.
+
+The first page reveals ``total``; the remaining pages are fetched by a small thread pool
+(:data:`~opslib._constants.DEFAULT_CONCURRENCY`) over the client's one connection pool, and
+each worker turns its page into a typed frame right away, so only typed columns are kept.
+Every page carries the same filters; only ``page_no`` changes. Reading stops at the first
+empty or short page. Offset paging over data that grows while it is read can show a record
+twice; the assembled frame keeps the first and is sorted by the schema's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from opslib import _constants as C
+from opslib._frames import concat_frames, finish, records_to_frame
+from opslib._schemas import FrameSchema
+
+__all__ = ["PagedRead", "check_page_size"]
+
+FetchPage = Callable[[int, int], dict[str, Any]]
+"""``fetch(page_no, page_size)`` → the decoded ``data`` of one page."""
+
+
+def check_page_size(page_size: int) -> int:
+    """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
+    if isinstance(page_size, bool) or not isinstance(page_size, int):
+        raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
+    if not 1 <= page_size <= C.MAX_PAGE_SIZE:
+        raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
+    return page_size
+
+
+def _check_limit(limit: int | None) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
+    return limit
+
+
+@dataclass
+class _Page:
+    page_no: int
+    total: int
+    rows: int
+    frame: pd.DataFrame
+
+
+class PagedRead:
+    """One paged read: the fetch function, what its list is called, and how to show it.
+
+    Parameters
+    ----------
+    fetch
+        Returns the decoded ``data`` of page ``page_no`` of ``page_size`` rows.
+    list_key
+        The list inside ``data`` (``device_list``, ``events_list``).
+    schema
+        The frame schema of one record.
+    page_size, limit, progress, concurrency
+        As documented on the list methods.
+    desc
+        The progress bar's label.
+    """
+
+    def __init__(
+        self,
+        fetch: FetchPage,
+        *,
+        list_key: str,
+        schema: FrameSchema,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        limit: int | None = None,
+        progress: bool | None = None,
+        concurrency: int = C.DEFAULT_CONCURRENCY,
+        desc: str = "",
+    ) -> None:
+        self._fetch = fetch
+        self.list_key = list_key
+        self.schema = schema
+        self.limit = _check_limit(limit)
+        size = check_page_size(page_size)
+        self.page_size = min(size, self.limit) if self.limit else size
+        self.progress = progress
+        self.concurrency = max(1, int(concurrency))
+        self.desc = desc
+
+    def _page(self, page_no: int) -> _Page:
+        data = self._fetch(page_no, self.page_size)
+        records = data.get(self.list_key) or []
+        frame = records_to_frame(records, self.schema)
+        frame.attrs = {
+            "page_no": page_no,
+            "page_size": self.page_size,
+            "total": int(data.get("total") or 0),
+        }
+        return _Page(page_no, int(data.get("total") or 0), len(records), frame)
+
+    def _bar(self, pages: int) -> Any:
+        show = self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES
+        if not show:
+            return None
+        from tqdm.auto import tqdm
+
+        return tqdm(
+            total=pages, initial=1, unit="page", desc=self.desc or self.list_key, leave=False
+        )
+
+    def _wanted(self, total: int) -> int:
+        return total if self.limit is None else min(total, self.limit)
+
+    def frame(self) -> pd.DataFrame:
+        """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
+        if self.limit == 0:
+            return self.schema.empty()
+        first = self._page(1)
+        frames = [first.frame]
+        pages = math.ceil(self._wanted(first.total) / self.page_size)
+        if first.rows == self.page_size and pages > 1:
+            frames += self._rest(pages)
+        df = finish(concat_frames(frames, self.schema), self.schema)
+        if self.limit is not None and len(df) > self.limit:
+            df = df.iloc[: self.limit].reset_index(drop=True)
+        df.attrs = {"total": first.total}
+        return df
+
+    def _rest(self, pages: int) -> list[pd.DataFrame]:
+        """Pages 2..pages, ``concurrency`` at a time, in page order; stop after a short one."""
+        bar = self._bar(pages)
+        out: list[pd.DataFrame] = []
+        workers = min(self.concurrency, pages - 1)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opslib-page") as pool:
+            futures: list[Future[_Page]] = [pool.submit(self._page, n) for n in range(2, pages + 1)]
+            try:
+                for future in futures:
+                    page = future.result()
+                    if page.rows:
+                        out.append(page.frame)
+                    if bar is not None:
+                        bar.update(1)
+                    if page.rows < self.page_size:
+                        break  # the data shrank while we read: later pages are empty
+            finally:
+                for future in futures:
+                    future.cancel()
+                if bar is not None:
+                    bar.close()
+        return out
+
+    def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
+        """One typed frame per page, from ``page_no`` on, sequentially.
+
+        Each frame's ``attrs`` holds ``page_no``, ``page_size`` and ``total``: enough to
+        resume later with ``page_no=attrs["page_no"] + 1``. Duplicates across pages are not
+        removed here (that would need every key in memory).
+        """
+        if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
+            raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
+        if self.limit == 0:
+            return
+        seen = 0
+        bar = None
+        try:
+            while True:
+                page = self._page(page_no)
+                frame = page.frame
+                if self.limit is not None and seen + len(frame) > self.limit:
+                    frame = frame.iloc[: self.limit - seen]
+                if bar is None and page_no == 1:
+                    bar = self._bar(math.ceil(self._wanted(page.total) / self.page_size))
+                elif bar is not None:
+                    bar.update(1)
+                if page.rows:
+                    seen += len(frame)
+                    yield frame
+                done = page_no * self.page_size >= page.total
+                if (
+                    page.rows < self.page_size
+                    or done
+                    or (self.limit is not None and seen >= self.limit)
+                ):
+                    return
+                page_no += 1
+        finally:
+            if bar is not None:
+                bar.close()

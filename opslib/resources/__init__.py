@@ -1,0 +1,58 @@
+"""One class per resource, attached lazily to the client (``client.devices``, ...).
+
+============  =========================================================================
+file          operations
+============  =========================================================================
+auth.py       /user/auth_code, /user/register, /user/login, /user/update_pwd,
+              /token/access
+users.py      /user/query, /user/update_user_info, /user/query_sys_setting,
+              /user/update_sys_setting
+products.py   /product/query_category, /product/query_list_by_category, /product/add,
+              /product/delete
+devices.py    /device/query_by_user, /device/query, /device/bind, /device/update_info
+events.py     /device/query_record
+============  =========================================================================
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from opslib._client import Client
+
+__all__ = ["Resource", "coerce_enum"]
+
+
+class Resource:
+    """Base of the resources: holds the client it belongs to."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+
+def coerce_enum(value: int | str | IntEnum, enum: type[IntEnum], field: str) -> int:
+    """An enum value from an int, a member, a member name or its label (``"alarm"``).
+
+    Raises
+    ------
+    ValueError
+        Naming the field and the allowed values.
+    """
+    if isinstance(value, enum):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value in {int(m) for m in enum}:
+            return value
+    elif isinstance(value, str):
+        wanted = value.strip().lower().replace("_", " ")
+        for member in enum:
+            label = getattr(member, "label", member.name.lower())
+            if wanted in (label.lower(), member.name.lower().replace("_", " ")):
+                return int(member)
+    allowed = ", ".join(f"{int(m)} ({getattr(m, 'label', m.name)})" for m in enum)
+    raise ValueError(f"{field} must be one of {allowed}; got {value!r}")
