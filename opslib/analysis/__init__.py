@@ -1,0 +1,85 @@
+"""Pure pandas analysis of the frames the client returns; one module per report.
+
+Nothing here talks to the platform: each function takes frames of the shapes declared in
+``opslib._schemas`` and returns a new frame (or text). The notebooks call these, and so can
+anyone working in a notebook or script of their own.
+
+>>> from opslib import analysis
+>>> analysis.mask_phone("5550000001")
+'555*****01'
+"""
+
+from opslib.analysis._common import Window, previous_window, resolve_window
+from opslib.analysis.catalogue import (
+    CATALOGUE_COLUMNS,
+    COMPARED_FIELDS,
+    SECRET_MASK,
+    CatalogueCheck,
+    plan_catalogue,
+    read_catalogue,
+    validate_catalogue,
+)
+from opslib.analysis.compare import change_summary, compare_periods
+from opslib.analysis.events import (
+    PROPERTY_PREFIX,
+    WEEKDAYS,
+    alarm_codes,
+    downtime,
+    event_type_values,
+    event_volume,
+    filter_events,
+    hour_weekday_matrix,
+    noisiest_devices,
+    outages,
+    property_columns,
+    property_stats,
+)
+from opslib.analysis.fleet import (
+    bind_cohorts,
+    count_by,
+    count_by_category,
+    filter_devices,
+    group_summary,
+    never_online,
+    ownership_summary,
+    silent_devices,
+)
+from opslib.analysis.users import mask_phone, profile_table, settings_table
+
+__all__ = [
+    "CATALOGUE_COLUMNS",
+    "COMPARED_FIELDS",
+    "PROPERTY_PREFIX",
+    "SECRET_MASK",
+    "WEEKDAYS",
+    "CatalogueCheck",
+    "Window",
+    "alarm_codes",
+    "bind_cohorts",
+    "change_summary",
+    "compare_periods",
+    "count_by",
+    "count_by_category",
+    "downtime",
+    "event_type_values",
+    "event_volume",
+    "filter_devices",
+    "filter_events",
+    "group_summary",
+    "hour_weekday_matrix",
+    "mask_phone",
+    "never_online",
+    "noisiest_devices",
+    "outages",
+    "ownership_summary",
+    "plan_catalogue",
+    "previous_window",
+    "profile_table",
+    "property_columns",
+    "property_stats",
+    "read_catalogue",
+    "resolve_window",
+    "settings_table",
+    "silent_devices",
+    "validate_catalogue",
+]

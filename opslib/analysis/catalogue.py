@@ -1,0 +1,388 @@
+"""The product catalogue as desired state: validate a CSV, then plan the changes.
+
+A desired-state file lists the whole catalogue, one product per row. Validation names
+every problem by row and column; the plan compares the valid file with the platform's
+products. The platform cannot update a product in place (there is no such operation), so
+a product whose fields differ must be deleted and added again, and the platform refuses to
+delete a product that devices still use (409): the plan marks those rows as blocked.
+
+Executing a plan needs the client and lives in :mod:`opslib.reports.catalogue`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import pandas as pd
+
+from opslib import enums
+
+__all__ = [
+    "CATALOGUE_COLUMNS",
+    "COMPARED_FIELDS",
+    "SECRET_MASK",
+    "CatalogueCheck",
+    "plan_catalogue",
+    "read_catalogue",
+    "validate_catalogue",
+]
+
+SECRET_MASK = "********"  # noqa: S105 - what a hidden secret looks like
+_PRODUCT_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """How one column of the desired-state file is read and checked."""
+
+    required: bool = False
+    kind: str = "str"  # str | int | enum
+    enum: type[IntEnum] | None = None
+    low: int | None = None
+    high: int | None = None
+    default: object = None
+    pattern: re.Pattern[str] | None = None
+    hint: str = ""
+
+
+CATALOGUE_COLUMNS: dict[str, _Rule] = {
+    "product_id": _Rule(required=True, pattern=_PRODUCT_ID, hint="1..64 of A-Z a-z 0-9 _ . -"),
+    "product_name": _Rule(required=True, low=1, high=128),
+    "category_id": _Rule(required=True, kind="int", low=1),
+    "net_type": _Rule(required=True, kind="enum", enum=enums.NetType),
+    "node_type": _Rule(required=True, kind="enum", enum=enums.NodeType),
+    "encrypt_type": _Rule(kind="enum", enum=enums.EncryptType, default=0),
+    "status": _Rule(kind="enum", enum=enums.ProductStatus, default=0),
+    "popular": _Rule(kind="enum", enum=enums.Popular, default=0),
+    "vendor_type": _Rule(kind="int", low=0, high=99, default=0),
+    "product_icon": _Rule(low=0, high=512, default=""),
+    "product_secret": _Rule(low=8, high=128, default=""),
+}
+"""Every column a desired-state file may have, and how each is checked (protocol §4, §5)."""
+
+COMPARED_FIELDS = (
+    "product_name",
+    "product_icon",
+    "category_id",
+    "vendor_type",
+    "net_type",
+    "encrypt_type",
+    "node_type",
+    "status",
+    "popular",
+)
+"""The fields the plan compares; the platform never shows product_secret."""
+
+_PROBLEM_COLUMNS = {
+    "row": "Int64",
+    "line": "Int64",
+    "column": "string",
+    "value": "string",
+    "problem": "string",
+}
+
+
+@dataclass(frozen=True)
+class CatalogueCheck:
+    """The outcome of :func:`validate_catalogue`.
+
+    ``desired`` holds the rows without problems, typed; ``problems`` one row per problem
+    (``row`` is the 1-based data row, ``line`` the file line with the header as line 1).
+    """
+
+    desired: pd.DataFrame
+    problems: pd.DataFrame = field(default_factory=lambda: _problems([]))
+
+    @property
+    def ok(self) -> bool:
+        return self.problems.empty
+
+
+def _problems(rows: list[dict[str, object]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(_PROBLEM_COLUMNS))
+    return frame.astype(_PROBLEM_COLUMNS)
+
+
+def read_catalogue(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a desired-state CSV as text, exactly as written (no type guessing).
+
+    Examples
+    --------
+    >>> raw = analysis.read_catalogue("catalogue.csv")  # doctest: +SKIP
+    """
+    return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+
+
+def _enum_value(text: str, enum: type[IntEnum]) -> int | None:
+    labels = enums.labels(enum)
+    if re.fullmatch(r"[+-]?\d+", text):
+        number = int(text)
+        return number if number in labels else None
+    wanted = text.strip().lower().replace("_", " ")
+    for value, label in labels.items():
+        if label.lower() == wanted:
+            return value
+    return None
+
+
+def _check_cell(name: str, rule: _Rule, text: str) -> tuple[object, str | None]:
+    """The typed value of one cell, or a problem sentence."""
+    if text == "":
+        if rule.required:
+            return None, "required, but empty"
+        return rule.default, None
+    if rule.kind == "enum":
+        assert rule.enum is not None
+        value = _enum_value(text, rule.enum)
+        if value is None:
+            allowed = ", ".join(f"{v} ({label})" for v, label in enums.labels(rule.enum).items())
+            return None, f"not one of {allowed}"
+        return value, None
+    if rule.kind == "int":
+        if not re.fullmatch(r"[+-]?\d+", text):
+            return None, "not an integer"
+        number = int(text)
+        if (rule.low is not None and number < rule.low) or (
+            rule.high is not None and number > rule.high
+        ):
+            bounds = f"{rule.low}..{rule.high}" if rule.high is not None else f">= {rule.low}"
+            return None, f"out of range, must be {bounds}"
+        return number, None
+    if rule.pattern is not None and not rule.pattern.fullmatch(text):
+        return None, f"must be {rule.hint}"
+    if (rule.low is not None and len(text) < rule.low) or (
+        rule.high is not None and len(text) > rule.high
+    ):
+        return None, f"length {len(text)}, must be {rule.low}..{rule.high} characters"
+    return text, None
+
+
+def validate_catalogue(raw: pd.DataFrame, categories: pd.DataFrame | None = None) -> CatalogueCheck:
+    """Check a desired-state file cell by cell; name every problem by row and column.
+
+    Checks: known columns, required columns and values, integer types, enum ranges
+    (numbers or labels such as ``Wi-Fi``), field lengths, unique product ids, and known
+    categories when the category frame is given.
+
+    Parameters
+    ----------
+    raw
+        The file as text (:func:`read_catalogue`).
+    categories
+        The platform's categories (``client.products.categories()``).
+
+    Returns
+    -------
+    CatalogueCheck
+        ``desired`` (valid rows, typed) and ``problems``.
+
+    Examples
+    --------
+    >>> raw = analysis.read_catalogue(path)  # doctest: +SKIP
+    >>> check = analysis.validate_catalogue(raw, categories)  # doctest: +SKIP
+    >>> check.problems  # doctest: +SKIP
+    """
+    problems: list[dict[str, object]] = []
+    columns = [str(c).strip() for c in raw.columns]
+    raw = raw.set_axis(columns, axis=1)
+    for name in columns:
+        if name not in CATALOGUE_COLUMNS:
+            problems.append(
+                {
+                    "row": pd.NA,
+                    "line": 1,
+                    "column": name,
+                    "value": name,
+                    "problem": f"unknown column; allowed: {', '.join(CATALOGUE_COLUMNS)}",
+                }
+            )
+    for name, rule in CATALOGUE_COLUMNS.items():
+        if rule.required and name not in columns:
+            problems.append(
+                {
+                    "row": pd.NA,
+                    "line": 1,
+                    "column": name,
+                    "value": "",
+                    "problem": "required column is missing",
+                }
+            )
+    known = None
+    if categories is not None and not categories.empty:
+        known = {
+            int(c): str(n)
+            for c, n in zip(categories["category_id"], categories["category_name"], strict=True)
+        }
+    seen: dict[str, int] = {}
+    records: list[dict[str, object]] = []
+    for position, (_, cells) in enumerate(raw.iterrows(), start=1):
+        record: dict[str, object] = {}
+        bad = False
+        for name, rule in CATALOGUE_COLUMNS.items():
+            text = str(cells.get(name, "") if name in columns else "").strip()
+            value, problem = _check_cell(name, rule, text)
+            if (
+                problem is None
+                and name == "category_id"
+                and known is not None
+                and value not in known
+            ):
+                listing = ", ".join(f"{k} ({v})" for k, v in sorted(known.items()))
+                problem = f"unknown category; known: {listing}"
+            if problem is None and name == "product_id":
+                assert isinstance(value, str)
+                if value in seen:
+                    problem = f"duplicate product_id, first on row {seen[value]}"
+                else:
+                    seen[value] = position
+            if problem is not None:
+                bad = True
+                shown = SECRET_MASK if name == "product_secret" and text else text
+                problems.append(
+                    {
+                        "row": position,
+                        "line": position + 1,
+                        "column": name,
+                        "value": shown,
+                        "problem": problem,
+                    }
+                )
+            record[name] = value
+        if not bad:
+            records.append(record)
+    desired = pd.DataFrame(records, columns=list(CATALOGUE_COLUMNS))
+    desired = desired.astype(
+        {
+            "product_id": "string",
+            "product_name": "string",
+            "category_id": "Int64",
+            "net_type": "Int64",
+            "node_type": "Int64",
+            "encrypt_type": "Int64",
+            "status": "Int64",
+            "popular": "Int64",
+            "vendor_type": "Int64",
+            "product_icon": "string",
+            "product_secret": "string",
+        }
+    )
+    return CatalogueCheck(desired=desired.reset_index(drop=True), problems=_problems(problems))
+
+
+def _describe(name: str, before: object, after: object) -> str:
+    return (
+        f"{name}: {before!r} → {after!r}"
+        if isinstance(after, str)
+        else f"{name}: {before} → {after}"
+    )
+
+
+def plan_catalogue(
+    desired: pd.DataFrame,
+    current: pd.DataFrame,
+    *,
+    devices: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Compare the desired catalogue with the platform's and list what would change.
+
+    Actions: ``add`` (in the file, not on the platform), ``delete`` (on the platform, not
+    in the file), ``replace`` (fields differ: delete and add again, as the platform cannot
+    update a product) and ``unchanged``. A delete or replace of a product that devices
+    still use is ``blocked``: the platform refuses it (409). An add or replace without a
+    ``product_secret`` in the file is blocked as well.
+
+    Parameters
+    ----------
+    desired
+        Valid rows of the desired-state file (:attr:`CatalogueCheck.desired`).
+    current
+        The platform's products (``client.products.list()``).
+    devices
+        The fleet (``client.devices.list()``) to count devices per product.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``product_id``, ``action``, ``changes``, ``devices``, ``blocked``, ``note``;
+        adds, replaces, deletes, then unchanged products.
+
+    Examples
+    --------
+    >>> plan = analysis.plan_catalogue(check.desired, products, devices=fleet)  # doctest: +SKIP
+    """
+    in_use: dict[str, int] = {}
+    if devices is not None and not devices.empty:
+        in_use = {str(k): int(v) for k, v in devices["product_id"].value_counts().items()}
+    now = {str(r["product_id"]): r for _, r in current.iterrows()}
+    rows: list[dict[str, object]] = []
+    for _, want in desired.iterrows():
+        pid = str(want["product_id"])
+        has_secret = bool(want.get("product_secret") or "")
+        if pid not in now:
+            rows.append(_plan_row(pid, "add", "", 0, has_secret))
+            continue
+        have = now[pid]
+        changes = [
+            _describe(name, have[name], want[name])
+            for name in COMPARED_FIELDS
+            if name in have and not _same(have[name], want[name])
+        ]
+        if changes:
+            rows.append(
+                _plan_row(pid, "replace", "; ".join(changes), in_use.get(pid, 0), has_secret)
+            )
+        else:
+            rows.append(_plan_row(pid, "unchanged", "", in_use.get(pid, 0), True))
+    wanted = set(desired["product_id"].astype(str))
+    for pid in sorted(set(now) - wanted):
+        rows.append(_plan_row(pid, "delete", "", in_use.get(pid, 0), True))
+    order = {"add": 0, "replace": 1, "delete": 2, "unchanged": 3}
+    plan = pd.DataFrame(
+        rows, columns=["product_id", "action", "changes", "devices", "blocked", "note"]
+    )
+    plan = plan.astype(
+        {
+            "product_id": "string",
+            "action": "string",
+            "changes": "string",
+            "devices": "Int64",
+            "blocked": "boolean",
+            "note": "string",
+        }
+    )
+    plan["_order"] = plan["action"].map(order)
+    return plan.sort_values(["_order", "product_id"]).drop(columns="_order").reset_index(drop=True)
+
+
+def _same(have: object, want: object) -> bool:
+    if have is None or have is pd.NA:
+        have = ""
+    if want is None or want is pd.NA:
+        want = ""
+    if isinstance(want, str) or isinstance(have, str):
+        return str(have) == str(want)
+    return int(have) == int(want)  # type: ignore[call-overload]
+
+
+def _plan_row(
+    pid: str, action: str, changes: str, devices: int, has_secret: bool
+) -> dict[str, object]:
+    reasons = []
+    if action in ("delete", "replace") and devices:
+        reasons.append(f"{devices} device(s) use it: the platform refuses to delete it (409)")
+    if action in ("add", "replace") and not has_secret:
+        reasons.append("no product_secret in the file: it cannot be added")
+    notes = list(reasons)
+    if action == "replace" and not reasons:
+        notes.append("the platform cannot update a product in place: delete, then add")
+    return {
+        "product_id": pid,
+        "action": action,
+        "changes": changes,
+        "devices": devices,
+        "blocked": bool(reasons),
+        "note": "; ".join(notes),
+    }

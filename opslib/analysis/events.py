@@ -1,0 +1,428 @@
+"""Event analysis: volume, daily rhythm, noisy devices, alarms, downtime, properties.
+
+Every function takes an event frame of :data:`opslib._schemas.EVENT` (as returned by
+``client.events.list()``): ``gmt_create`` in UTC, ``event_type`` with its
+``event_type_name`` label, ``code`` and one ``properties.<key>`` column per reported key.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from pandas.tseries.frequencies import to_offset
+
+from opslib import enums
+from opslib.analysis._common import NONE_LABEL, Window, require_columns
+
+__all__ = [
+    "PROPERTY_PREFIX",
+    "WEEKDAYS",
+    "alarm_codes",
+    "downtime",
+    "event_type_values",
+    "event_volume",
+    "filter_events",
+    "hour_weekday_matrix",
+    "noisiest_devices",
+    "outages",
+    "property_columns",
+    "property_stats",
+]
+
+PROPERTY_PREFIX = "properties."
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_TYPE_LABELS = enums.labels(enums.EventType)
+# A property column counts as numeric when at least this share of its values parse as numbers.
+_NUMERIC_SHARE = 0.9
+
+
+def _type_value(value: int | str) -> int:
+    if isinstance(value, str):
+        text = value.strip().lower().replace("_", " ")
+        if text.isdigit():
+            value = int(text)
+        else:
+            by_label = {label: v for v, label in _TYPE_LABELS.items()}
+            if text not in by_label:
+                raise ValueError(
+                    f"event_types: unknown event type {value!r}; allowed: {', '.join(by_label)} "
+                    f"or {sorted(_TYPE_LABELS)}"
+                )
+            return by_label[text]
+    if value not in _TYPE_LABELS:
+        raise ValueError(
+            f"event_types: {value} is not an event type; allowed: {sorted(_TYPE_LABELS)}"
+        )
+    return int(value)
+
+
+def event_type_values(event_types: list[int | str] | tuple[int | str, ...] | None) -> list[int]:
+    """Event types given as numbers or labels (``"alarm"``, ``"property report"``) → numbers.
+
+    Examples
+    --------
+    >>> event_type_values(["alarm", 1, "property_report"])
+    [4, 1, 3]
+    """
+    return [_type_value(v) for v in (event_types or [])]
+
+
+def filter_events(
+    events: pd.DataFrame,
+    *,
+    event_types: list[int | str] | tuple[int | str, ...] | None = None,
+    device_id: str | None = None,
+    start: pd.Timestamp | None = None,
+    end: pd.Timestamp | None = None,
+) -> pd.DataFrame:
+    """Keep the events of the given types, device and ``[start, end)``; empty means any.
+
+    Examples
+    --------
+    >>> analysis.filter_events(events, event_types=["alarm"])  # doctest: +SKIP
+    """
+    mask = pd.Series(True, index=events.index)
+    types = event_type_values(event_types)
+    if types:
+        mask &= events["event_type"].isin(types)
+    if device_id:
+        mask &= events["device_id"] == device_id
+    if start is not None:
+        mask &= events["gmt_create"] >= start
+    if end is not None:
+        mask &= events["gmt_create"] < end
+    return events[mask.fillna(False).astype(bool)]
+
+
+def _check_freq(freq: str) -> str:
+    try:
+        to_offset(freq)
+    except ValueError:
+        raise ValueError(
+            f"freq: {freq!r} is not a pandas frequency; use e.g. '15min', '1h', '6h', '1D'"
+        ) from None
+    return freq
+
+
+def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
+    """Events per time bucket and event type (long form, ready for a line or bar chart).
+
+    Parameters
+    ----------
+    events
+        An event frame.
+    freq
+        Bucket length as a pandas frequency: ``"15min"``, ``"1h"``, ``"1D"``...
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``time`` (bucket start, UTC), ``event_type_name`` and ``events`` (Int64);
+        every type present in the frame has a row for every bucket (zeros included).
+
+    Examples
+    --------
+    >>> analysis.event_volume(events, "6h").head()  # doctest: +SKIP
+    """
+    require_columns(events, ["gmt_create", "event_type"], "event_volume")
+    _check_freq(freq)
+    columns = {"time": "datetime64[ns, UTC]", "event_type_name": "string", "events": "Int64"}
+    if events.empty:
+        return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
+    labels = events["event_type"].map(_TYPE_LABELS).astype("string").fillna(NONE_LABEL)
+    buckets = events["gmt_create"].dt.floor(freq)
+    table = pd.crosstab(buckets.rename("time"), labels.rename("event_type_name"))
+    full = pd.date_range(table.index.min(), table.index.max(), freq=freq, tz="UTC", name="time")
+    table = table.reindex(full, fill_value=0)
+    order = [label for label in _TYPE_LABELS.values() if label in table.columns]
+    order += [c for c in table.columns if c not in order]
+    stacked: pd.Series = table[order].stack()  # type: ignore[assignment]
+    out = stacked.rename("events").reset_index()
+    return out.astype(columns)
+
+
+def hour_weekday_matrix(events: pd.DataFrame) -> pd.DataFrame:
+    """Events by weekday (rows, Monday first) and hour of day (columns 0..23, UTC).
+
+    Examples
+    --------
+    >>> analysis.hour_weekday_matrix(events).loc["Monday", 3]  # doctest: +SKIP
+    """
+    require_columns(events, ["gmt_create"], "hour_weekday_matrix")
+    moments = events["gmt_create"].dropna()
+    weekday = moments.dt.day_of_week.map(dict(enumerate(WEEKDAYS))).rename("weekday")
+    hour = moments.dt.hour.rename("hour")
+    table = pd.crosstab(weekday, hour) if len(moments) else pd.DataFrame()
+    table = table.reindex(index=list(WEEKDAYS), columns=range(24), fill_value=0).fillna(0)
+    table.index.name, table.columns.name = "weekday", "hour"
+    return table.astype("int64")
+
+
+def noisiest_devices(
+    events: pd.DataFrame, n: int = 10, *, window: Window | None = None
+) -> pd.DataFrame:
+    """The ``n`` devices with the most events, with their mix of event types.
+
+    Parameters
+    ----------
+    events
+        An event frame.
+    n
+        How many devices.
+    window
+        The window the events cover, for ``events_per_day`` (default: first to last event).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``device_id``, ``events``, ``share`` (of all events), ``events_per_day``,
+        one count column per event type label, and ``top_type``.
+
+    Examples
+    --------
+    >>> analysis.noisiest_devices(events, 5)  # doctest: +SKIP
+    """
+    require_columns(events, ["device_id", "event_type", "gmt_create"], "noisiest_devices")
+    labels = list(_TYPE_LABELS.values())
+    if events.empty:
+        cols = ["device_id", "events", "share", "events_per_day", *labels, "top_type"]
+        return pd.DataFrame({c: pd.Series([], dtype="string") for c in cols})
+    type_label = events["event_type"].map(_TYPE_LABELS).astype("string").fillna(NONE_LABEL)
+    table = pd.crosstab(events["device_id"].rename("device_id"), type_label)
+    table = table.reindex(columns=labels, fill_value=0)
+    total = table.sum(axis=1)
+    top = total.sort_values(ascending=False, kind="stable").head(n).index
+    table = table.loc[top]
+    if window is not None:
+        days = (window[1] - window[0]) / pd.Timedelta(days=1)
+    else:
+        span = events["gmt_create"].max() - events["gmt_create"].min()
+        days = max(span / pd.Timedelta(days=1), 1 / 24)
+    out = pd.DataFrame(
+        {
+            "device_id": pd.array(list(top), dtype="string"),
+            "events": pd.array(total.loc[top].to_numpy(), dtype="Int64"),
+            "share": pd.array(total.loc[top].to_numpy() / len(events), dtype="Float64"),
+            "events_per_day": pd.array(total.loc[top].to_numpy() / days, dtype="Float64"),
+        }
+    )
+    for label in labels:
+        out[label] = pd.array(table[label].to_numpy(), dtype="Int64")
+    out["top_type"] = pd.array(table.idxmax(axis=1).to_numpy(), dtype="string")
+    return out
+
+
+def alarm_codes(events: pd.DataFrame) -> pd.DataFrame:
+    """Alarm events by code: how many, on how many devices, first and last seen.
+
+    Codes starting with ``F`` put a device into the fault state (protocol §6.19); they are
+    marked ``fault``, every other code ``alarm``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``code``, ``severity``, ``alarms``, ``devices``, ``first_seen``,
+        ``last_seen``; most frequent first.
+
+    Examples
+    --------
+    >>> analysis.alarm_codes(events).head()  # doctest: +SKIP
+    """
+    require_columns(events, ["event_type", "code", "device_id", "gmt_create"], "alarm_codes")
+    alarms = events[events["event_type"] == enums.EventType.ALARM]
+    codes = alarms["code"].astype("string").fillna("").str.strip()
+    codes = codes.mask(codes == "", NONE_LABEL)
+    frame = pd.DataFrame(
+        {"code": codes, "device_id": alarms["device_id"], "gmt_create": alarms["gmt_create"]}
+    )
+    out = frame.groupby("code", sort=True).agg(
+        alarms=("device_id", "size"),
+        devices=("device_id", "nunique"),
+        first_seen=("gmt_create", "min"),
+        last_seen=("gmt_create", "max"),
+    )
+    out = out.reset_index()
+    out["code"] = out["code"].astype("string")
+    out.insert(
+        1,
+        "severity",
+        out["code"]
+        .str.upper()
+        .str.startswith("F")
+        .map({True: "fault", False: "alarm"})
+        .astype("string"),
+    )
+    out["alarms"] = out["alarms"].astype("Int64")
+    out["devices"] = out["devices"].astype("Int64")
+    out["first_seen"] = out["first_seen"].astype("datetime64[ns, UTC]")
+    out["last_seen"] = out["last_seen"].astype("datetime64[ns, UTC]")
+    return out.sort_values(["alarms", "code"], ascending=[False, True]).reset_index(drop=True)
+
+
+def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.DataFrame:
+    """Offline periods: from an offline event to the device's next online event.
+
+    Repeated offline events count from the first; an online event with no offline event
+    before it in the frame is ignored (the state before the window is unknown). A device
+    still offline at the end of the frame has an outage that runs to ``end`` (default: its
+    last event of any type) and is marked ``ongoing``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``device_id``, ``offline_at``, ``online_at`` (NaT while ongoing),
+        ``duration`` (Timedelta), ``ongoing``.
+
+    Examples
+    --------
+    >>> analysis.outages(events, end=pd.Timestamp("2024-05-08", tz="UTC"))  # doctest: +SKIP
+    """
+    require_columns(events, ["device_id", "event_type", "gmt_create"], "outages")
+    state = events[events["event_type"].isin([enums.EventType.ONLINE, enums.EventType.OFFLINE])]
+    state = state[["device_id", "event_type", "gmt_create"]].dropna()
+    if "event_id" in events.columns:
+        state = state.assign(event_id=events.loc[state.index, "event_id"])
+        state = state.sort_values(["device_id", "gmt_create", "event_id"], kind="stable")
+    else:
+        state = state.sort_values(["device_id", "gmt_create"], kind="stable")
+    # Keep only state changes: the first of each run of equal events per device.
+    prev_type = state.groupby("device_id")["event_type"].shift(1)
+    changes = state[(prev_type != state["event_type"]) | prev_type.isna()]
+    next_type = changes.groupby("device_id")["event_type"].shift(-1)
+    next_time = changes.groupby("device_id")["gmt_create"].shift(-1)
+    offline = changes["event_type"] == enums.EventType.OFFLINE
+    closing = end if end is not None else events["gmt_create"].max()
+    out = pd.DataFrame(
+        {
+            "device_id": changes.loc[offline, "device_id"].astype("string"),
+            "offline_at": changes.loc[offline, "gmt_create"],
+            "online_at": next_time[offline].where(next_type[offline] == enums.EventType.ONLINE),
+        }
+    )
+    out["ongoing"] = out["online_at"].isna()
+    stop = out["online_at"].fillna(closing) if len(out) else out["online_at"]
+    out["duration"] = _non_negative(stop - out["offline_at"])
+    out["online_at"] = out["online_at"].astype("datetime64[ns, UTC]")
+    out["offline_at"] = out["offline_at"].astype("datetime64[ns, UTC]")
+    out["duration"] = out["duration"].astype("timedelta64[ns]")
+    out["ongoing"] = out["ongoing"].astype("boolean")
+    out = out[["device_id", "offline_at", "online_at", "duration", "ongoing"]]
+    return out.sort_values(["device_id", "offline_at"]).reset_index(drop=True)
+
+
+def _non_negative(durations: pd.Series) -> pd.Series:
+    return durations.where(durations > pd.Timedelta(0), pd.Timedelta(0))
+
+
+def downtime(events: pd.DataFrame, *, window: Window | None = None) -> pd.DataFrame:
+    """Downtime per device from its outages, and its availability over the window.
+
+    Parameters
+    ----------
+    events
+        An event frame.
+    window
+        ``(start, end)`` the events cover; ongoing outages run to ``end`` and availability
+        is measured over the window (default: first to last event of the frame).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``device_id``, ``outages``, ``downtime_hours``, ``longest_hours``,
+        ``ongoing`` and ``availability`` (0..1); most downtime first.
+
+    Examples
+    --------
+    >>> analysis.downtime(events, window=window).head()  # doctest: +SKIP
+    """
+    end = window[1] if window is not None else None
+    gaps = outages(events, end=end)
+    columns = {
+        "device_id": "string",
+        "outages": "Int64",
+        "downtime_hours": "Float64",
+        "longest_hours": "Float64",
+        "ongoing": "boolean",
+        "availability": "Float64",
+    }
+    if gaps.empty:
+        return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
+    hours = gaps["duration"].dt.total_seconds() / 3600
+    frame = gaps.assign(hours=hours)
+    out = frame.groupby("device_id", sort=True).agg(
+        outages=("hours", "size"),
+        downtime_hours=("hours", "sum"),
+        longest_hours=("hours", "max"),
+        ongoing=("ongoing", "any"),
+    )
+    if window is not None:
+        span_hours = (window[1] - window[0]) / pd.Timedelta(hours=1)
+    else:
+        span = events["gmt_create"].max() - events["gmt_create"].min()
+        span_hours = max(span / pd.Timedelta(hours=1), 1e-9)
+    out["availability"] = (1 - out["downtime_hours"] / span_hours).clip(lower=0.0, upper=1.0)
+    out = out.reset_index().astype(columns)
+    return out.sort_values(["downtime_hours", "device_id"], ascending=[False, True]).reset_index(
+        drop=True
+    )
+
+
+def property_columns(events: pd.DataFrame) -> list[str]:
+    """The ``properties.<key>`` columns whose values are (almost all) numbers.
+
+    Examples
+    --------
+    >>> property_columns(events)  # doctest: +SKIP
+    ['properties.power', 'properties.temperature']
+    """
+    names = []
+    for column in events.columns:
+        if not column.startswith(PROPERTY_PREFIX):
+            continue
+        values = events[column].dropna()
+        if values.empty or pd.api.types.is_bool_dtype(values.dtype):
+            continue
+        numeric = pd.to_numeric(values, errors="coerce")
+        if numeric.notna().mean() >= _NUMERIC_SHARE:
+            names.append(column)
+    return sorted(names)
+
+
+def property_stats(events: pd.DataFrame) -> pd.DataFrame:
+    """Statistics of every numeric reported property.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per property (``property`` without the ``properties.`` prefix) with
+        ``reports``, ``devices``, ``mean``, ``std``, ``min``, ``p05``, ``median``, ``p95``
+        and ``max``.
+
+    Examples
+    --------
+    >>> analysis.property_stats(events)  # doctest: +SKIP
+    """
+    rows = []
+    for column in property_columns(events):
+        values = pd.to_numeric(events[column], errors="coerce").astype("float64")
+        present = values.notna()
+        data = values[present]
+        rows.append(
+            {
+                "property": column.removeprefix(PROPERTY_PREFIX),
+                "reports": int(present.sum()),
+                "devices": int(events.loc[present, "device_id"].nunique()),
+                "mean": data.mean(),
+                "std": data.std(),
+                "min": data.min(),
+                "p05": data.quantile(0.05),
+                "median": data.median(),
+                "p95": data.quantile(0.95),
+                "max": data.max(),
+            }
+        )
+    columns = {"property": "string", "reports": "Int64", "devices": "Int64"}
+    stats = ["mean", "std", "min", "p05", "median", "p95", "max"]
+    columns.update(dict.fromkeys(stats, "Float64"))
+    if not rows:
+        return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
+    return pd.DataFrame(rows).astype(columns)

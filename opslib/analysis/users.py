@@ -1,0 +1,99 @@
+"""One user at a glance: the profile (phone masked when asked) and notification settings."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["mask_phone", "profile_table", "settings_table"]
+
+_MASK = "*"
+
+
+def mask_phone(phone: object, *, keep_start: int = 3, keep_end: int = 2) -> str:
+    """Hide the middle digits of a phone number.
+
+    Parameters
+    ----------
+    phone
+        The number (any value; missing gives ``""``).
+    keep_start, keep_end
+        Digits left visible at each end; short numbers keep only the last ``keep_end``
+        and at least half of the digits are always hidden.
+
+    Returns
+    -------
+    str
+        The masked number, same length.
+
+    Examples
+    --------
+    >>> mask_phone("5550000001")
+    '555*****01'
+    >>> mask_phone("1234")
+    '**34'
+    >>> mask_phone(None)
+    ''
+    """
+    if phone is None or phone is pd.NA or (isinstance(phone, float) and phone != phone):
+        return ""
+    text = str(phone)
+    if not text:
+        return ""
+    n = len(text)
+    end = min(keep_end, n // 2)
+    start = keep_start if keep_start + end <= n // 2 else 0
+    hidden = n - start - end
+    return text[:start] + _MASK * hidden + (text[n - end :] if end else "")
+
+
+def _vertical(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+    if frame.empty:
+        return pd.DataFrame(
+            {"field": pd.Series([], dtype="string"), "value": pd.Series([], dtype="string")}
+        )
+    if len(frame) != 1:
+        raise ValueError(f"{what} expects a frame of one row, got {len(frame)}")
+    row = frame.iloc[0]
+    values = ["" if v is None or v is pd.NaT or v is pd.NA else str(v) for v in row.to_list()]
+    return pd.DataFrame(
+        {
+            "field": pd.array(list(frame.columns), dtype="string"),
+            "value": pd.array(values, dtype="string"),
+        }
+    )
+
+
+def profile_table(user: pd.DataFrame, *, mask: bool = True) -> pd.DataFrame:
+    """A user frame of one row as a two-column table (``field``, ``value``).
+
+    Parameters
+    ----------
+    user
+        ``client.users.get(...)``.
+    mask
+        Mask the phone number (unattended reports always do).
+
+    Examples
+    --------
+    >>> analysis.profile_table(client.users.get(user_id))  # doctest: +SKIP
+    """
+    shown = user.copy()
+    if mask and "phone" in shown.columns:
+        shown["phone"] = shown["phone"].map(mask_phone).astype("string")
+    return _vertical(shown, "profile_table")
+
+
+def settings_table(settings: pd.DataFrame) -> pd.DataFrame:
+    """A settings frame of one row as a two-column table, with do-not-disturb as clock times.
+
+    Examples
+    --------
+    >>> analysis.settings_table(client.users.settings())  # doctest: +SKIP
+    """
+    shown = settings.copy()
+    for column in ("message_config.start", "message_config.end"):
+        if column in shown.columns:
+            shown[column] = shown[column].map(
+                lambda m: "" if m is pd.NA or m is None else f"{int(m) // 60:02d}:{int(m) % 60:02d}"
+            )
+    return _vertical(shown, "settings_table")
