@@ -213,7 +213,10 @@ def write_schema(name: str, *key: Column) -> FrameSchema:
 
 
 SEND_CODE_RESULT = write_schema(
-    "send_code", _c("area_code", STRING), _c("phone", STRING), _c("code_model", INT, enums.CodeModel)
+    "send_code",
+    _c("area_code", STRING),
+    _c("phone", STRING),
+    _c("code_model", INT, enums.CodeModel),
 )
 REGISTER_RESULT = write_schema(
     "register", _c("user_id", STRING), _c("area_code", STRING), _c("phone", STRING)

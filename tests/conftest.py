@@ -1,0 +1,185 @@
+"""Root fixtures: an isolated environment for every test, and real platforms to test against.
+
+- ``_isolated_env`` (autouse): no test sees the user's config, cache or OPSLIB_* variables;
+  the config file, the XDG dirs, the token cache and the embedded database all live in tmp.
+- ``platform`` (session): the reference platform over a seeded small database, served on
+  127.0.0.1 in a thread. Shared: tests must not change what others read (use fresh ones).
+- ``platform_factory`` / ``fresh_platform`` (function): a platform of its own over a copy of
+  the same seeded database, optionally with other server settings (short token lifetimes).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+SEED_SCALE = "small"
+
+
+@dataclass
+class Platform:
+    """A running reference platform and the demo credentials of its seed."""
+
+    base_url: str
+    db: Path
+    stop: Callable[[], None] = field(repr=False)
+    client_id: str = ""
+    client_secret: str = field(default="", repr=False)
+    area_code: str = ""
+    ops_phone: str = ""
+    ops_password: str = field(default="", repr=False)
+    admin_phone: str = ""
+    admin_password: str = field(default="", repr=False)
+    user_phone: str = ""
+    user_password: str = field(default="", repr=False)
+
+    @property
+    def outbox(self) -> Path:
+        """The SMS gateway's file: one JSON line per message sent."""
+        return Path(f"{self.db}.sms.jsonl")
+
+    def sms(self, phone: str | None = None) -> list[dict[str, Any]]:
+        """Messages in the outbox, oldest first, optionally for one phone."""
+        if not self.outbox.exists():
+            return []
+        lines = self.outbox.read_bytes().splitlines()
+        messages = [orjson.loads(line) for line in lines if line.strip()]
+        return [m for m in messages if phone is None or m.get("phone") == phone]
+
+    def last_code(self, phone: str) -> str:
+        """The latest SMS code sent to ``phone``."""
+        messages = self.sms(phone)
+        assert messages, f"no SMS was sent to {phone}"
+        return str(messages[-1]["code"])
+
+    def credentials(self, role: str = "ops") -> dict[str, str]:
+        """connect() keyword arguments for the demo account of ``role``."""
+        phone, password = {
+            "ops": (self.ops_phone, self.ops_password),
+            "admin": (self.admin_phone, self.admin_password),
+            "user": (self.user_phone, self.user_password),
+        }[role]
+        return {
+            "client_id": self.client_id,
+            "client_secret": self.client_secret,
+            "area_code": self.area_code,
+            "phone": phone,
+            "password": password,
+        }
+
+    def connect(self, role: str = "ops", **kwargs: Any) -> Any:
+        """An ``opslib.Client`` logged in as the demo account of ``role``."""
+        import opslib
+
+        return opslib.connect(self.base_url, **{**self.credentials(role), **kwargs})
+
+
+def _demo_fields() -> dict[str, str]:
+    from opslib.server import demo
+
+    return {
+        "client_id": demo.CLIENT_ID,
+        "client_secret": demo.CLIENT_SECRET,
+        "area_code": demo.AREA_CODE,
+        "ops_phone": demo.OPS_PHONE,
+        "ops_password": demo.OPS_PASSWORD,
+        "admin_phone": demo.ADMIN_PHONE,
+        "admin_password": demo.ADMIN_PASSWORD,
+        "user_phone": demo.USER_PHONE,
+        "user_password": demo.USER_PASSWORD,
+    }
+
+
+def _copy_db(src: Path, dst: Path) -> None:
+    """Copy a SQLite database consistently (WAL included) with the backup API."""
+    source, target = sqlite3.connect(src), sqlite3.connect(dst)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Keep every test away from the user's config, cache, tokens and OPSLIB_* variables."""
+    for name in list(os.environ):
+        if name.startswith("OPSLIB_"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    monkeypatch.setenv("OPSLIB_CONFIG", str(home / "opslib-config.toml"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    # connect() with nothing configured starts the embedded platform: keep it small and
+    # shared by the whole session (one embedded platform per process anyway).
+    embedded = tmp_path_factory.getbasetemp() / "embedded"
+    monkeypatch.setenv("OPSLIB_EMBEDDED_DB", str(embedded / "demo.db"))
+    monkeypatch.setenv("OPSLIB_EMBEDDED_SCALE", SEED_SCALE)
+
+
+@pytest.fixture(scope="session")
+def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database seeded once per session (small scale); never served, only copied."""
+    from opslib.server.seed import seed_database
+
+    db = tmp_path_factory.mktemp("template") / "template.db"
+    seed_database(db, scale=SEED_SCALE)
+    return db
+
+
+def _start(db: Path, settings: Any = None) -> Platform:
+    from opslib.server.runner import start_in_thread
+
+    base_url, stop = start_in_thread(db, settings=settings)
+    return Platform(base_url=base_url.rstrip("/"), db=db, stop=stop, **_demo_fields())
+
+
+@pytest.fixture(scope="session")
+def platform(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    """The shared platform (session scope) over a copy of the seeded database."""
+    db = tmp_path_factory.mktemp("platform") / "platform.db"
+    _copy_db(seeded_db, db)
+    running = _start(db)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def platform_factory(seeded_db: Path, tmp_path: Path) -> Iterator[Callable[..., Platform]]:
+    """Start platforms of the test's own: ``platform_factory(**server_settings)``.
+
+    Keyword arguments replace fields of ``opslib.server.config.Settings`` (e.g.
+    ``access_token_ttl_s=2``). Each platform serves its own copy of the seeded database.
+    """
+    started: list[Platform] = []
+
+    def make(**settings: Any) -> Platform:
+        server_settings = None
+        if settings:
+            from opslib.server.config import Settings
+
+            server_settings = Settings(**settings)
+        db = tmp_path / f"platform-{len(started)}.db"
+        _copy_db(seeded_db, db)
+        running = _start(db, server_settings)
+        started.append(running)
+        return running
+
+    yield make
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture
+def fresh_platform(platform_factory: Callable[..., Platform]) -> Platform:
+    """A platform of this test's own, with the default settings."""
+    return platform_factory()
