@@ -1,0 +1,420 @@
+"""Plotly figures of the analysis frames, and the offline renderer the reports use.
+
+Each function takes a frame from :mod:`opslib.analysis` and returns a
+``plotly.graph_objects.Figure``; an empty frame gives a figure that says so. Figures carry
+plain lists (never pandas NA), so they serialise the same in a notebook, in HTML and in a
+``FigureWidget``.
+
+:func:`use_offline_renderer` makes every figure render as self-contained HTML: plotly.js is
+embedded once (by that call) and each figure then needs no network to draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.io.base_renderers import MimetypeRenderer
+from plotly.subplots import make_subplots
+
+from opslib import enums
+
+__all__ = [
+    "OFFLINE_RENDERER",
+    "alarm_codes_chart",
+    "catalogue_chart",
+    "cohorts_chart",
+    "comparison_chart",
+    "counts_bar",
+    "downtime_chart",
+    "event_volume_chart",
+    "hour_weekday_heatmap",
+    "noisiest_chart",
+    "plotly_js_html",
+    "property_boxes",
+    "use_offline_renderer",
+]
+
+OFFLINE_RENDERER = "opslib_offline"
+"""Name of the renderer registered by this module (HTML without plotly.js, no CDN)."""
+
+HEIGHT = 420
+STATUS_COLOURS = {
+    "online": "#2ca02c",
+    "offline": "#7f7f7f",
+    "fault": "#d62728",
+    "inactive": "#c7c7c7",
+    "(none)": "#e0e0e0",
+}
+EVENT_COLOURS = {
+    "online": "#2ca02c",
+    "offline": "#7f7f7f",
+    "property report": "#1f77b4",
+    "alarm": "#d62728",
+    "command": "#9467bd",
+    "firmware upgrade": "#ff7f0e",
+}
+_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+class _OfflineHtmlRenderer(MimetypeRenderer):
+    """Each figure as a ``<div>`` and a script calling the page's ``Plotly``; no CDN at all.
+
+    plotly's own notebook renderer also adds a MathJax script from a CDN to every figure;
+    reports must draw with no network, so this one leaves it out.
+    """
+
+    def to_mimebundle(self, fig_dict: dict[str, Any]) -> dict[str, str]:
+        html = pio.to_html(
+            fig_dict,
+            config=_CONFIG,
+            include_plotlyjs=False,
+            include_mathjax=False,
+            full_html=False,
+            default_width="100%",
+            default_height=HEIGHT,
+            validate=False,
+        )
+        return {"text/html": html}
+
+
+pio.renderers[OFFLINE_RENDERER] = _OfflineHtmlRenderer()
+
+
+def plotly_js_html() -> str:
+    """plotly.js as one inline ``<script>`` (about 5 MB), to be shown once per report."""
+    from plotly.offline import get_plotlyjs
+
+    return (
+        '<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};</script>\n'
+        f'<script type="text/javascript">{get_plotlyjs()}</script>'
+    )
+
+
+def use_offline_renderer(*, interactive: bool = False, embed_plotlyjs: bool = True) -> str:
+    """Render figures as offline HTML; embed plotly.js once in the current cell's output.
+
+    Parameters
+    ----------
+    interactive
+        Also emit plotly's own mimetype, which JupyterLab draws natively; the HTML part is
+        still there for a report exported from the same notebook.
+    embed_plotlyjs
+        Display plotly.js now (needs IPython); call this once per notebook.
+
+    Returns
+    -------
+    str
+        The renderer now in use.
+
+    Examples
+    --------
+    >>> from opslib import plots
+    >>> plots.use_offline_renderer(embed_plotlyjs=False)
+    'opslib_offline'
+    """
+    name = f"plotly_mimetype+{OFFLINE_RENDERER}" if interactive else OFFLINE_RENDERER
+    pio.renderers.default = name
+    if embed_plotlyjs:
+        from IPython.display import HTML, display
+
+        display(HTML(plotly_js_html()))
+    return name
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _values(series: pd.Series) -> list[Any]:
+    """A column as a plain list, NA as None, timestamps as ISO strings."""
+    if isinstance(series.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_any_dtype(
+        series.dtype
+    ):
+        return [None if pd.isna(v) else pd.Timestamp(v).isoformat() for v in series]
+    return [None if v is None or v is pd.NA or v is pd.NaT else v for v in series.astype(object)]
+
+
+def _layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0.01},
+        height=HEIGHT,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        template="plotly_white",
+        legend={"orientation": "h", "y": -0.15},
+        **extra,
+    )
+    return fig
+
+
+def _empty(title: str, message: str = "No data for this selection") -> go.Figure:
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, font={"size": 16}, x=0.5, y=0.5)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return _layout(fig, title)
+
+
+# --- fleet -------------------------------------------------------------------------------
+
+
+def counts_bar(
+    counts: pd.DataFrame, column: str, *, title: str = "", value: str = "devices", top: int = 25
+) -> go.Figure:
+    """A horizontal bar per value of a count table (``analysis.count_by``), largest on top.
+
+    Status labels get their fixed colours; other tables show the first ``top`` values.
+
+    Examples
+    --------
+    >>> counts = analysis.count_by(devices, "status_name")  # doctest: +SKIP
+    >>> fig = plots.counts_bar(counts, "status_name")  # doctest: +SKIP
+    """
+    title = title or f"{value.capitalize()} by {column.removesuffix('_name')}"
+    if counts.empty or int(counts[value].sum()) == 0:
+        return _empty(title)
+    shown = counts.head(top).iloc[::-1]
+    labels = [str(v) for v in _values(shown[column])]
+    colours = (
+        [STATUS_COLOURS.get(v, "#1f77b4") for v in labels] if column == "status_name" else None
+    )
+    share = shown["share"] if "share" in shown.columns else None
+    fig = go.Figure(
+        go.Bar(
+            x=_values(shown[value]),
+            y=labels,
+            orientation="h",
+            marker_color=colours,
+            text=[f"{s:.0%}" for s in share.astype("float64")] if share is not None else None,
+            textposition="auto",
+            name=value,
+        )
+    )
+    if len(counts) > top:
+        title += f" (top {top} of {len(counts)})"
+    return _layout(fig, title, xaxis_title=value, yaxis={"type": "category"}, showlegend=False)
+
+
+def cohorts_chart(cohorts: pd.DataFrame, *, title: str = "Devices by bind date") -> go.Figure:
+    """Stacked bars per bind cohort by today's status (``analysis.bind_cohorts``).
+
+    Examples
+    --------
+    >>> fig = plots.cohorts_chart(analysis.bind_cohorts(devices, "W"))  # doctest: +SKIP
+    """
+    if cohorts.empty:
+        return _empty(title)
+    x = _values(cohorts["cohort"])
+    fig = go.Figure()
+    for label in enums.labels(enums.DeviceStatus).values():
+        if label in cohorts.columns:
+            fig.add_trace(
+                go.Bar(
+                    x=x, y=_values(cohorts[label]), name=label, marker_color=STATUS_COLOURS[label]
+                )
+            )
+    return _layout(fig, title, barmode="stack", xaxis_title="bound in", yaxis_title="devices")
+
+
+def catalogue_chart(products: pd.DataFrame, *, title: str = "Products by category") -> go.Figure:
+    """Stacked bars of products per category and product status.
+
+    Examples
+    --------
+    >>> fig = plots.catalogue_chart(client.products.list())  # doctest: +SKIP
+    """
+    if products.empty:
+        return _empty(title)
+    category = products["category_name"].astype("string").fillna("(none)")
+    status = products["status_name"].astype("string").fillna("(none)")
+    table = pd.crosstab(category.rename("category"), status.rename("status"))
+    fig = go.Figure()
+    for label in table.columns:
+        fig.add_trace(go.Bar(x=list(table.index), y=table[label].tolist(), name=str(label)))
+    return _layout(fig, title, barmode="stack", yaxis_title="products")
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+def event_volume_chart(volume: pd.DataFrame, *, title: str = "Events over time") -> go.Figure:
+    """One line per event type over time (``analysis.event_volume``).
+
+    Examples
+    --------
+    >>> fig = plots.event_volume_chart(analysis.event_volume(events, "1h"))  # doctest: +SKIP
+    """
+    if volume.empty:
+        return _empty(title)
+    fig = go.Figure()
+    for label, part in volume.groupby("event_type_name", sort=False):
+        fig.add_trace(
+            go.Scatter(
+                x=_values(part["time"]),
+                y=_values(part["events"]),
+                name=str(label),
+                mode="lines",
+                line={"color": EVENT_COLOURS.get(str(label))},
+            )
+        )
+    return _layout(fig, title, xaxis_title="time (UTC)", yaxis_title="events", hovermode="x")
+
+
+def hour_weekday_heatmap(
+    matrix: pd.DataFrame, *, title: str = "Events by hour of day and weekday (UTC)"
+) -> go.Figure:
+    """A heatmap of ``analysis.hour_weekday_matrix``.
+
+    Examples
+    --------
+    >>> fig = plots.hour_weekday_heatmap(analysis.hour_weekday_matrix(events))  # doctest: +SKIP
+    """
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix.to_numpy().tolist(),
+            x=[int(h) for h in matrix.columns],
+            y=[str(d) for d in matrix.index],
+            colorscale="Blues",
+            colorbar={"title": {"text": "events"}},
+        )
+    )
+    return _layout(fig, title, xaxis={"title": "hour", "dtick": 2}, yaxis={"autorange": "reversed"})
+
+
+def noisiest_chart(noisy: pd.DataFrame, *, title: str = "Noisiest devices") -> go.Figure:
+    """Stacked horizontal bars of the noisiest devices by event type.
+
+    Examples
+    --------
+    >>> fig = plots.noisiest_chart(analysis.noisiest_devices(events))  # doctest: +SKIP
+    """
+    if noisy.empty:
+        return _empty(title)
+    shown = noisy.iloc[::-1]
+    fig = go.Figure()
+    for label in enums.labels(enums.EventType).values():
+        if label in shown.columns and int(shown[label].sum()):
+            fig.add_trace(
+                go.Bar(
+                    x=_values(shown[label]),
+                    y=_values(shown["device_id"]),
+                    name=label,
+                    orientation="h",
+                    marker_color=EVENT_COLOURS.get(label),
+                )
+            )
+    return _layout(fig, title, barmode="stack", xaxis_title="events", yaxis={"type": "category"})
+
+
+def alarm_codes_chart(codes: pd.DataFrame, *, title: str = "Alarms by code") -> go.Figure:
+    """Alarms per code, faults (``F`` codes) in red (``analysis.alarm_codes``).
+
+    Examples
+    --------
+    >>> fig = plots.alarm_codes_chart(analysis.alarm_codes(events))  # doctest: +SKIP
+    """
+    if codes.empty:
+        return _empty(title, "No alarms in this selection")
+    fig = go.Figure()
+    for severity, colour in (("fault", "#d62728"), ("alarm", "#ff7f0e")):
+        part = codes[codes["severity"] == severity]
+        if len(part):
+            fig.add_trace(
+                go.Bar(
+                    x=_values(part["code"]),
+                    y=_values(part["alarms"]),
+                    name=severity,
+                    marker_color=colour,
+                    customdata=_values(part["devices"]),
+                    hovertemplate="%{x}: %{y} alarms on %{customdata} devices",
+                )
+            )
+    return _layout(fig, title, xaxis={"title": "code", "type": "category"}, yaxis_title="alarms")
+
+
+def downtime_chart(
+    down: pd.DataFrame, *, title: str = "Downtime per device", top: int = 20
+) -> go.Figure:
+    """Hours offline per device, the most first (``analysis.downtime``).
+
+    Examples
+    --------
+    >>> fig = plots.downtime_chart(analysis.downtime(events, window=window))  # doctest: +SKIP
+    """
+    if down.empty:
+        return _empty(title, "No outages in this selection")
+    shown = down.head(top).iloc[::-1]
+    fig = go.Figure(
+        go.Bar(
+            x=_values(shown["downtime_hours"]),
+            y=_values(shown["device_id"]),
+            orientation="h",
+            marker_color="#7f7f7f",
+            customdata=_values(shown["outages"]),
+            hovertemplate="%{y}: %{x:.1f} h in %{customdata} outages",
+            name="downtime",
+        )
+    )
+    if len(down) > top:
+        title += f" (top {top} of {len(down)})"
+    return _layout(
+        fig, title, xaxis_title="hours offline", yaxis={"type": "category"}, showlegend=False
+    )
+
+
+def property_boxes(
+    events: pd.DataFrame,
+    properties: Sequence[str],
+    *,
+    title: str = "Reported properties",
+    max_properties: int = 6,
+) -> go.Figure:
+    """One box plot per numeric property, each on its own scale.
+
+    Parameters
+    ----------
+    events
+        An event frame.
+    properties
+        ``properties.<key>`` columns (``analysis.property_columns(events)``).
+    max_properties
+        Show at most this many.
+
+    Examples
+    --------
+    >>> fig = plots.property_boxes(events, analysis.property_columns(events))  # doctest: +SKIP
+    """
+    shown = list(properties)[:max_properties]
+    if not shown or events.empty:
+        return _empty(title, "No numeric properties in this selection")
+    names = [p.removeprefix("properties.") for p in shown]
+    fig = make_subplots(rows=1, cols=len(shown), subplot_titles=names)
+    for i, column in enumerate(shown, start=1):
+        values = pd.to_numeric(events[column], errors="coerce").dropna().astype("float64")
+        fig.add_trace(go.Box(y=values.tolist(), name=names[i - 1], boxmean=True), row=1, col=i)
+    return _layout(fig, title, showlegend=False)
+
+
+def comparison_chart(
+    comparison: pd.DataFrame, *, title: str = "This period and the previous one"
+) -> go.Figure:
+    """Grouped bars of the event counts of two periods (``analysis.compare_periods``).
+
+    Examples
+    --------
+    >>> fig = plots.comparison_chart(analysis.compare_periods(events, earlier))  # doctest: +SKIP
+    """
+    rows = comparison[comparison["measure"].str.endswith(" events")]
+    rows = rows[(rows["current"] > 0) | (rows["previous"] > 0)]
+    if rows.empty:
+        return _empty(title)
+    labels = [str(m).removesuffix(" events") for m in rows["measure"]]
+    fig = go.Figure(
+        [
+            go.Bar(x=labels, y=_values(rows["previous"]), name="previous", marker_color="#c7c7c7"),
+            go.Bar(x=labels, y=_values(rows["current"]), name="current", marker_color="#1f77b4"),
+        ]
+    )
+    return _layout(fig, title, barmode="group", yaxis_title="events")

@@ -1,0 +1,125 @@
+"""opslib.plots: each figure from small typed frames, and the offline renderer."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+from test_analysis import WEEK, make_devices, make_events
+
+from opslib import _schemas, analysis, plots
+
+
+def _json_ok(fig: go.Figure) -> dict:
+    """The figure serialises (no pandas NA left in it) and round-trips as JSON."""
+    return json.loads(pio.to_json(fig))
+
+
+def test_counts_bar_colours_statuses_and_limits_rows() -> None:
+    fig = plots.counts_bar(analysis.count_by(make_devices(), "status_name"), "status_name")
+    bar = fig.data[0]
+    assert bar.orientation == "h"
+    assert list(bar.y)[-1] == "online"  # largest on top
+    assert dict(zip(bar.y, bar.marker.color, strict=True))["fault"] == plots.STATUS_COLOURS["fault"]
+    assert fig.layout.title.text == "Devices by status"
+    top = plots.counts_bar(analysis.count_by(make_devices(), "device_id"), "device_id", top=3)
+    assert len(top.data[0].y) == 3
+    assert "(top 3 of 8)" in top.layout.title.text
+    _json_ok(fig)
+
+
+def test_empty_frames_give_a_figure_that_says_so() -> None:
+    empty = [
+        plots.counts_bar(analysis.count_by(_schemas.DEVICE.empty(), "version"), "version"),
+        plots.cohorts_chart(analysis.bind_cohorts(_schemas.DEVICE.empty())),
+        plots.event_volume_chart(analysis.event_volume(_schemas.EVENT.empty())),
+        plots.noisiest_chart(analysis.noisiest_devices(_schemas.EVENT.empty())),
+        plots.alarm_codes_chart(analysis.alarm_codes(_schemas.EVENT.empty())),
+        plots.downtime_chart(analysis.downtime(_schemas.EVENT.empty())),
+        plots.property_boxes(_schemas.EVENT.empty(), []),
+        plots.catalogue_chart(_schemas.PRODUCT.empty()),
+    ]
+    for fig in empty:
+        assert len(fig.data) == 0
+        assert fig.layout.annotations[0].text.startswith("No ")
+        _json_ok(fig)
+
+
+def test_cohorts_chart_stacks_one_trace_per_status() -> None:
+    fig = plots.cohorts_chart(analysis.bind_cohorts(make_devices(), "W"))
+    assert [t.name for t in fig.data] == ["inactive", "online", "offline", "fault"]
+    assert fig.layout.barmode == "stack"
+    assert sum(sum(t.y) for t in fig.data) == 8
+    assert _json_ok(fig)["data"][0]["x"][0].startswith("2024-05-06")
+
+
+def test_event_charts() -> None:
+    events = make_events()
+    volume = plots.event_volume_chart(analysis.event_volume(events, "1D"))
+    assert {t.name for t in volume.data} == {
+        "online", "offline", "property report", "alarm", "firmware upgrade",
+    }  # fmt: skip
+    assert sum(sum(t.y) for t in volume.data) == len(events)
+    heat = plots.hour_weekday_heatmap(analysis.hour_weekday_matrix(events))
+    assert len(heat.data[0].z) == 7
+    assert len(heat.data[0].z[0]) == 24
+    noisy = plots.noisiest_chart(analysis.noisiest_devices(events, 3))
+    assert "alarm" in {t.name for t in noisy.data}
+    alarms = plots.alarm_codes_chart(analysis.alarm_codes(events))
+    assert [t.name for t in alarms.data] == ["fault", "alarm"]
+    assert list(alarms.data[0].x) == ["F201"]
+    down = plots.downtime_chart(analysis.downtime(events, window=WEEK))
+    assert list(down.data[0].y) == ["d2"]
+    assert down.data[0].x[0] == pytest.approx(3.5)
+    boxes = plots.property_boxes(events, analysis.property_columns(events))
+    assert [t.name for t in boxes.data] == ["humidity", "temperature"]
+    for fig in (volume, heat, noisy, alarms, down, boxes):
+        _json_ok(fig)
+
+
+def test_comparison_chart() -> None:
+    current = make_events()
+    previous = current[current["event_type"] != 4]
+    fig = plots.comparison_chart(analysis.compare_periods(current, previous))
+    assert [t.name for t in fig.data] == ["previous", "current"]
+    assert "alarm" in fig.data[1].x
+
+
+def test_catalogue_chart_stacks_statuses_per_category() -> None:
+    from test_analysis import products
+
+    frame = products(
+        {"product_id": "a", "product_name": "A", "category_id": 1, "net_type": 1, "node_type": 1},
+        {"product_id": "b", "product_name": "B", "category_id": 1, "net_type": 1, "node_type": 1,
+         "status": 2},
+    )  # fmt: skip
+    fig = plots.catalogue_chart(frame)
+    assert sorted(t.name for t in fig.data) == ["released", "retired"]
+
+
+def test_offline_renderer_emits_html_without_any_cdn() -> None:
+    before = pio.renderers.default
+    try:
+        assert plots.use_offline_renderer(embed_plotlyjs=False) == plots.OFFLINE_RENDERER
+        fig = plots.counts_bar(analysis.count_by(make_devices(), "version"), "version")
+        bundle = fig._repr_mimebundle_()
+        html = bundle["text/html"]
+        assert "Plotly.newPlot" in html
+        assert "cdn" not in html.lower()
+        assert "mathjax" not in html.lower()
+        assert "plotly.js v" not in html  # plotly.js comes once, from use_offline_renderer
+        interactive = plots.use_offline_renderer(interactive=True, embed_plotlyjs=False)
+        assert interactive == f"plotly_mimetype+{plots.OFFLINE_RENDERER}"
+        both = fig._repr_mimebundle_()
+        assert {"application/vnd.plotly.v1+json", "text/html"} <= set(both)
+    finally:
+        pio.renderers.default = before
+
+
+def test_plotly_js_html_is_inline() -> None:
+    script = plots.plotly_js_html()
+    assert script.startswith('<script type="text/javascript">window.PlotlyConfig')
+    assert '<script type="text/javascript">/**\n* plotly.js v' in script
+    assert "<script src" not in script
