@@ -1,0 +1,200 @@
+"""The ASGI application: one FastAPI app built from the route table.
+
+>>> from opslib.server import create_app
+>>> app = create_app("/tmp/opslib-doctest.db")
+>>> sorted(r.path for r in app.routes if r.path.startswith("/user/"))[:2]
+['/user/auth_code', '/user/login']
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from opslib.server import routes
+from opslib.server.clock import Clock, SystemClock
+from opslib.server.config import Settings
+from opslib.server.context import Context
+from opslib.server.database import Database
+from opslib.server.errors import ApiError
+from opslib.server.pipeline import Platform, build_endpoint, failure, new_fingerprint_key
+from opslib.server.ratelimit import RateLimiter
+from opslib.server.responses import Failure, TokenFailure
+from opslib.server.routes import token as token_route
+from opslib.server.sms import OutboxGateway, SmsGateway, outbox_path
+from opslib.server.store import idempotency as idem_store
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("opslib.server")
+
+FAILURE_STATUSES = (400, 401, 403, 404, 409, 413, 422, 429, 500, 503)
+_REF = "#/components/schemas/{model}"
+
+
+def _platform(
+    db_path: str | Path, settings: Settings, clock: Clock, sms_gateway: SmsGateway | None
+) -> Platform:
+    db = Database(db_path)
+    with db.write() as conn:
+        key = idem_store.fingerprint_key(conn, new_key=new_fingerprint_key())
+        idem_store.purge(conn, before=clock.now_ms() - settings.idempotency_window_ms)
+    return Platform(
+        db=db,
+        settings=settings,
+        clock=clock,
+        sms=sms_gateway or OutboxGateway(outbox_path(db_path)),
+        limiter=RateLimiter(rate=settings.rate_limit_per_s, burst=settings.rate_limit_burst),
+        fingerprint_key=key.encode(),
+    )
+
+
+def _responses(route: routes.Route) -> dict[int | str, dict[str, Any]]:
+    if route.mode == "oauth":
+        failures: dict[int | str, dict[str, Any]] = {
+            s: {"model": TokenFailure, "description": "failure"} for s in (400, 401, 413, 500)
+        }
+        return {200: {"model": route.response, "description": "token pair"}, **failures}
+    ok: dict[str, Any] = {"description": "success"}
+    if route.bare:
+        ok["content"] = {"application/json": {"schema": {"type": "string"}}}
+    else:
+        ok["model"] = route.response
+    return {200: ok, **{s: {"model": Failure, "description": "failure"} for s in FAILURE_STATUSES}}
+
+
+def _add_routes(app: FastAPI, platform: Platform) -> None:
+    for route in routes.ROUTES:
+        if route.mode == "oauth":
+            endpoint = token_route.build_endpoint(
+                lambda values: _grant(platform, values), max_body=platform.settings.max_body_bytes
+            )
+            extra: dict[str, Any] = {"parameters": token_route.QUERY_PARAMETERS}
+        else:
+            assert route.request is not None
+            endpoint = build_endpoint(platform, route)
+            schema = {"$ref": _REF.format(model=route.request.__name__)}
+            extra = {
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": schema}},
+                }
+            }
+        app.add_api_route(
+            route.path,
+            endpoint,
+            methods=["POST"],
+            name=route.path.strip("/").replace("/", "_"),
+            summary=route.summary,
+            description=f"Role: {route.role.value}. Idempotent write: {route.writes}.",
+            tags=[route.tag],
+            responses=_responses(route),
+            openapi_extra=extra,
+        )
+
+
+def _grant(platform: Platform, values: dict[str, str]) -> dict[str, Any]:
+    db = platform.db
+    ctx = Context(
+        db=db,
+        conn=db.conn(),
+        now=platform.clock.now_ms(),
+        settings=platform.settings,
+        sms=platform.sms,
+        message_id="",
+    )
+    with db.write():
+        return token_route.grant(ctx, values)
+
+
+def _install_openapi(app: FastAPI) -> None:
+    request_models = [r.request for r in routes.ROUTES if r.request is not None]
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            _, defs = models_json_schema(
+                [(model, "validation") for model in request_models], ref_template=_REF
+            )
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            for name, definition in defs.get("$defs", {}).items():
+                if name in components and components[name] != definition:
+                    raise RuntimeError(f"OpenAPI component {name} defined twice")
+                components[name] = definition
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def create_app(
+    db_path: str | Path,
+    *,
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+    sms_gateway: SmsGateway | None = None,
+) -> FastAPI:
+    """Build the platform over the SQLite file ``db_path`` (schema created when missing).
+
+    Parameters
+    ----------
+    db_path
+        The database; the SMS outbox is ``<db_path>.sms.jsonl`` unless ``sms_gateway``.
+    settings
+        Limits and lifetimes (protocol §8); default :class:`Settings`.
+    clock
+        Where time comes from; tests pass a :class:`~opslib.server.clock.FakeClock`.
+    sms_gateway
+        Where codes are delivered; default the outbox file.
+
+    Returns
+    -------
+    FastAPI
+        The ASGI app; all 19 routes are ``POST``.
+    """
+    platform = _platform(db_path, settings or Settings(), clock or SystemClock(), sms_gateway)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        platform.db.close()
+
+    app = FastAPI(
+        title="opslib reference platform",
+        version="1",
+        description="The 18 operations of the smart-device interface, plus /device/report.",
+        lifespan=lifespan,
+    )
+    app.state.platform = platform
+    _add_routes(app, platform)
+    _install_openapi(app)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404:
+            return failure(ApiError(404, "path: no such operation"), "")
+        if exc.status_code == 405:
+            return failure(ApiError(405, "method: every operation is POST"), "")
+        return failure(ApiError(exc.status_code, "request refused"), "")
+
+    @app.exception_handler(Exception)
+    async def internal_error(_: Request, exc: Exception) -> Response:
+        log.error("internal error: %s", type(exc).__name__)
+        return failure(ApiError(500, "internal error"), "")
+
+    return app

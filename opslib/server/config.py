@@ -1,0 +1,51 @@
+"""Tunables of the reference platform (protocol §8), named once.
+
+Tests build a :class:`Settings` with short lifetimes or tight limits through
+:func:`dataclasses.replace`; production uses the defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Settings"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every limit and lifetime the platform enforces.
+
+    Times are in milliseconds unless the name says seconds.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> replace(Settings(), access_token_ttl_s=2).access_token_ttl_s
+    2
+    """
+
+    # Tokens and codes (protocol §6.1, §6.2, §8).
+    access_token_ttl_s: int = 7200
+    refresh_token_ttl_s: int = 30 * 86400
+    refresh_replay_grace_ms: int = 60_000
+    auth_code_ttl_ms: int = 10 * 60_000
+    sms_code_ttl_ms: int = 10 * 60_000
+    sms_code_max_attempts: int = 5
+    # SMS throttle per phone, across code_models.
+    sms_min_interval_ms: int = 60_000
+    sms_daily_limit: int = 10
+    # Failed logins per phone.
+    login_failure_limit: int = 5
+    login_failure_window_ms: int = 15 * 60_000
+    # Per-token request rate: a token bucket; rate 0 turns it off.
+    rate_limit_per_s: float = 1000.0
+    rate_limit_burst: float = 2000.0
+    # Idempotent writes are remembered this long (protocol §10).
+    idempotency_window_ms: int = 24 * 3600_000
+    # Events are counted per bucket of this width (schema: event_counts).
+    event_bucket_ms: int = 600_000
+    # Request limits.
+    max_body_bytes: int = 1024 * 1024
+    max_page_size: int = 1000
+    default_page_size: int = 20
+    max_report_events: int = 500

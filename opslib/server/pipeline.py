@@ -1,0 +1,256 @@
+"""What every envelope operation goes through, in order.
+
+1. body: at most ``max_body_bytes`` (413), ``Content-Type: application/json`` (400);
+2. validation of the route's request model (400 naming the field);
+3. in a worker thread: authentication (401/403), envelope ``user_id`` = token owner (403),
+   role (403), per-token rate (429);
+4. the handler: reads in one snapshot; idempotent writes in one ``BEGIN IMMEDIATE``
+   transaction that also checks and records the idempotency key (replay or 409), so two
+   identical requests at once write once.
+
+Every failure becomes the failure envelope; an unexpected exception is logged and answered
+as a 500 "internal error", never with a stack trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from opslib.server import security
+from opslib.server.clock import Clock
+from opslib.server.config import Settings
+from opslib.server.context import Caller, Context
+from opslib.server.database import Database
+from opslib.server.errors import ApiError, too_many
+from opslib.server.models import UUID_PATTERN
+from opslib.server.ratelimit import RateLimiter
+from opslib.server.routes import Access, Route
+from opslib.server.services.auth import authenticate
+from opslib.server.sms import SmsGateway
+from opslib.server.store import idempotency as idem_store
+from opslib.server.validation import describe_error
+
+log = logging.getLogger("opslib.server.access")
+errlog = logging.getLogger("opslib.server.errors")
+
+_UUID = re.compile(UUID_PATTERN)
+_RANK = {Access.USER: 1, Access.OPS: 2, Access.ADMIN: 3}
+JSON = "application/json"
+
+
+@dataclass
+class Platform:
+    """Everything the handlers share: database, settings, clock, gateway, limiter."""
+
+    db: Database
+    settings: Settings
+    clock: Clock
+    sms: SmsGateway
+    limiter: RateLimiter
+    fingerprint_key: bytes = field(default=b"")
+
+
+def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(body, status_code=status, media_type=JSON, headers=dict(headers or {}))
+
+
+def failure_body(status: int, message: str, message_id: str, data: Mapping[str, Any]) -> bytes:
+    return orjson.dumps(
+        {"error_code": status, "message_id": message_id, "error_msg": message, "data": dict(data)}
+    )
+
+
+def failure(exc: ApiError, message_id: str) -> Response:
+    return json_response(
+        exc.status, failure_body(exc.status, exc.message, message_id, exc.data), exc.headers
+    )
+
+
+def _success_body(route: Route, message_id: str, data: Any) -> bytes:
+    if route.bare:
+        return orjson.dumps(data)
+    return orjson.dumps({"error_code": 200, "message_id": message_id, "data": data})
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing more than ``limit`` bytes (declared or streamed)."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise ApiError(400, "body: invalid Content-Length")
+        if int(declared) > limit:
+            raise ApiError(413, f"body: larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"body: larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def check_json_content_type(request: Request) -> None:
+    """400 unless the Content-Type is application/json (a charset parameter is fine)."""
+    value = request.headers.get("content-type", "")
+    if value.split(";", 1)[0].strip().lower() != JSON:
+        raise ApiError(400, "body: Content-Type must be application/json")
+
+
+def _echo(body: bytes) -> str:
+    """The message_id to echo from a body that failed validation ("" unless a UUID)."""
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return ""
+    value = parsed.get("message_id") if isinstance(parsed, dict) else None
+    return value if isinstance(value, str) and _UUID.match(value) else ""
+
+
+def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> str:
+    canonical = orjson.dumps(
+        params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS
+    )
+    return hmac.new(platform.fingerprint_key, canonical, hashlib.sha256).hexdigest()
+
+
+def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
+    role = route.role
+    if route.pre_when is not None and route.pre_when(params):
+        role = Access.PRE
+    if role in (Access.PRE, Access.DEVICE):
+        return None
+    token = params.access_token
+    if token is None:
+        raise ApiError(400, "params.access_token: required")
+    caller = authenticate(platform.db.conn(), access_token=token, now=now)
+    if req.user_id != caller.user_id:
+        raise ApiError(403, "user_id: does not match the access token's user")
+    if caller.role < _RANK[role]:
+        raise ApiError(403, f"user_id: this operation needs the {role.value} role")
+    wait_ms = platform.limiter.acquire(security.sha256_hex(token), now_ms=now)
+    if wait_ms:
+        raise too_many("params.access_token: request rate limit exceeded", wait_ms)
+    return caller
+
+
+def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
+    """Run one validated request (in a worker thread); returns (status, body)."""
+    assert route.handler is not None
+    now = platform.clock.now_ms()
+    params = req if route.mode == "report" else req.params
+    caller = _authorize(platform, route, req, params, now)
+    prepared = route.prepare(params) if route.prepare is not None else None
+    db = platform.db
+    ctx = Context(
+        db=db,
+        conn=db.conn(),
+        now=now,
+        settings=platform.settings,
+        sms=platform.sms,
+        message_id=req.message_id,
+        caller=caller,
+        prepared=prepared,
+    )
+    if route.mode == "manual":
+        return 200, _success_body(route, req.message_id, route.handler(ctx, params))
+    if not route.writes:
+        with db.read():
+            return 200, _success_body(route, req.message_id, route.handler(ctx, params))
+    recorded = route.idempotent_when is None or route.idempotent_when(params)
+    with db.write():
+        if not recorded:
+            return 200, _success_body(route, req.message_id, route.handler(ctx, params))
+        if caller is not None:
+            who = caller.user_id
+        else:
+            assert route.pre_caller is not None
+            who = route.pre_caller(params)
+        exclude = {"message_id"} if route.mode == "report" else {"access_token"}
+        fingerprint = _fingerprint(platform, params, exclude)
+        key = {"caller": who, "operation": route.operation, "message_id": req.message_id}
+        since = now - platform.settings.idempotency_window_ms
+        record = idem_store.get_record(ctx.conn, since=since, **key)
+        if record is not None:
+            if not hmac.compare_digest(record["fingerprint"], fingerprint):
+                raise ApiError(409, "message_id: already used with different params")
+            body = bytes(record["body"])
+            if route.replay is not None:
+                stored = orjson.loads(body)
+                stored["data"] = route.replay(ctx, params, stored["data"])
+                body = orjson.dumps(stored)
+            return int(record["status"]), body
+        data = route.handler(ctx, params)
+        body = _success_body(route, req.message_id, data)
+        kept = body
+        if route.stored is not None:
+            kept = _success_body(route, req.message_id, route.stored(data))
+        idem_store.put_record(
+            ctx.conn, fingerprint=fingerprint, status=200, body=kept, now=now, **key
+        )
+        return 200, body
+
+
+def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awaitable[Response]]:
+    """The ASGI endpoint of an envelope (or report) route."""
+    model = route.request
+    assert model is not None
+    limit = platform.settings.max_body_bytes
+
+    async def endpoint(request: Request) -> Response:
+        started = time.perf_counter()
+        message_id = ""
+        try:
+            body = await read_body(request, limit)
+            check_json_content_type(request)
+            try:
+                req = model.model_validate_json(body)
+            except ValidationError as exc:
+                message_id = _echo(body)
+                raise ApiError(400, describe_error(exc, model)) from None
+            message_id = req.message_id  # type: ignore[attr-defined]
+            status, payload = await run_in_threadpool(execute, platform, route, req)
+            response = json_response(status, payload)
+        except ApiError as exc:
+            response = failure(exc, message_id)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                errlog.exception("internal error on %s", route.path)
+                response = failure(ApiError(500, "internal error"), message_id)
+            else:
+                response = failure(
+                    ApiError(503, "database busy; retry later", headers={"Retry-After": "1"}),
+                    message_id,
+                )
+        except Exception:
+            errlog.exception("internal error on %s", route.path)
+            response = failure(ApiError(500, "internal error"), message_id)
+        log.debug(
+            "POST %s %d %.1fms",
+            route.path,
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
+        return response
+
+    endpoint.__name__ = route.path.strip("/").replace("/", "_")
+    return endpoint
+
+
+def new_fingerprint_key() -> str:
+    return secrets.token_hex(32)

@@ -1,0 +1,185 @@
+"""HTTP glue of ``/token/access`` (protocol §6.2): OAuth 2.0 style, flat JSON.
+
+Parameters come as query parameters, as ``application/x-www-form-urlencoded`` body
+fields, or (client credentials only) as HTTP Basic. A parameter given twice is an
+``invalid_request`` (RFC 6749 §3.2); unknown parameters are ignored (RFC 6749 §3.2).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qsl, unquote
+
+import orjson
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from opslib.server.context import Context
+from opslib.server.errors import ApiError, OAuthError
+from opslib.server.services import oauth
+
+log = logging.getLogger("opslib.server.access")
+errlog = logging.getLogger("opslib.server.errors")
+
+GRANT_TYPES = ("authorization_code", "refresh_token")
+_MAX_LENGTH = {
+    "grant_type": 32,
+    "client_id": 64,
+    "client_secret": 256,
+    "code": 256,
+    "redirect_uri": 2048,
+    "refresh_token": 256,
+}
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+# The OpenAPI description of the inputs (the endpoint parses them itself).
+QUERY_PARAMETERS = [
+    {
+        "name": name,
+        "in": "query",
+        "required": name in ("grant_type", "client_id", "client_secret"),
+        "schema": (
+            {"type": "string", "enum": list(GRANT_TYPES)}
+            if name == "grant_type"
+            else {"type": "string", "minLength": 1, "maxLength": limit}
+        ),
+    }
+    for name, limit in _MAX_LENGTH.items()
+]
+
+
+def _basic_credentials(request: Request) -> tuple[str, str] | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "basic":
+        raise OAuthError(400, "invalid_request", "Authorization: only Basic is accepted here")
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        raise OAuthError(
+            401, "invalid_client", "Authorization: malformed Basic credentials"
+        ) from None
+    client_id, sep, secret = decoded.partition(":")
+    if not sep:
+        raise OAuthError(401, "invalid_client", "Authorization: malformed Basic credentials")
+    return unquote(client_id), unquote(secret)  # RFC 6749 §2.3.1 form-encodes both
+
+
+async def _inputs(request: Request, max_body: int) -> dict[str, str]:
+    pairs = list(request.query_params.multi_items())
+    content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if content_type == "application/x-www-form-urlencoded":
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > max_body:
+                raise ApiError(413, f"body: larger than {max_body} bytes")
+        try:
+            pairs += parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
+        except UnicodeDecodeError:
+            raise OAuthError(400, "invalid_request", "body: form fields must be UTF-8") from None
+    values: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in _MAX_LENGTH:
+            continue
+        if name in values:
+            raise OAuthError(400, "invalid_request", f"{name}: given more than once")
+        values[name] = value
+    basic = _basic_credentials(request)
+    if basic is not None:
+        if "client_secret" in values:
+            raise OAuthError(
+                400, "invalid_request", "client_secret: use either HTTP Basic or the parameter"
+            )
+        if "client_id" in values and values["client_id"] != basic[0]:
+            raise OAuthError(400, "invalid_request", "client_id: differs from HTTP Basic")
+        values["client_id"], values["client_secret"] = basic
+    return values
+
+
+def _check(values: dict[str, str]) -> None:
+    for name in ("grant_type", "client_id", "client_secret"):
+        if not values.get(name):
+            raise OAuthError(400, "invalid_request", f"{name}: required")
+    if values["grant_type"] not in GRANT_TYPES:
+        raise OAuthError(
+            400, "unsupported_grant_type", "grant_type: must be authorization_code or refresh_token"
+        )
+    needed = (
+        ("code", "redirect_uri") if values["grant_type"] == GRANT_TYPES[0] else ("refresh_token",)
+    )
+    for name in needed:
+        if not values.get(name):
+            raise OAuthError(400, "invalid_request", f"{name}: required for this grant_type")
+    for name, value in values.items():
+        if len(value) > _MAX_LENGTH[name]:
+            raise OAuthError(
+                400, "invalid_request", f"{name}: must be at most {_MAX_LENGTH[name]} characters"
+            )
+
+
+def grant(ctx: Context, values: dict[str, str]) -> dict[str, Any]:
+    """Check the client, then exchange the code or rotate the refresh token."""
+    oauth.check_client(ctx, client_id=values["client_id"], client_secret=values["client_secret"])
+    if values["grant_type"] == "authorization_code":
+        return oauth.exchange_code(ctx, client_id=values["client_id"], code=values["code"])
+    return oauth.refresh(ctx, client_id=values["client_id"], refresh_token=values["refresh_token"])
+
+
+def _flat(status: int, payload: dict[str, Any]) -> Response:
+    return Response(
+        orjson.dumps(payload), status_code=status, media_type="application/json", headers=NO_STORE
+    )
+
+
+def build_endpoint(
+    run: Callable[[dict[str, str]], dict[str, Any]], *, max_body: int
+) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction."""
+
+    async def token_access(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            values = await _inputs(request, max_body)
+            _check(values)
+            response = _flat(200, await run_in_threadpool(run, values))
+        except OAuthError as exc:
+            body = {
+                "error_code": exc.status,
+                "error": exc.error,
+                "error_description": exc.description,
+            }
+            response = _flat(exc.status, body)
+            if exc.error == "invalid_client" and "authorization" in request.headers:
+                response.headers["WWW-Authenticate"] = 'Basic realm="opslib"'
+        except ApiError as exc:  # 413 from the body cap
+            response = _flat(
+                exc.status,
+                {
+                    "error_code": exc.status,
+                    "error": "invalid_request",
+                    "error_description": exc.message,
+                },
+            )
+        except Exception:
+            errlog.exception("internal error on /token/access")
+            response = _flat(
+                500,
+                {"error_code": 500, "error": "server_error", "error_description": "internal error"},
+            )
+        log.debug(
+            "POST /token/access %d %.1fms",
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
+        return response
+
+    return token_access

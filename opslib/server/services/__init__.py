@@ -1,0 +1,1 @@
+"""Business rules of the operations; SQL stays in :mod:`opslib.server.store`."""

@@ -1,0 +1,191 @@
+"""Who is calling, and how users prove it: tokens, logins, registration, passwords."""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import uuid
+from typing import Any
+
+from opslib.enums import CodeModel, LoginModel, Role, UpdateModel, UserStatus
+from opslib.server import security
+from opslib.server.context import Caller, Context, gmt
+from opslib.server.errors import ApiError, too_many
+from opslib.server.models import LoginParams, RegisterParams, UpdatePwdParams
+from opslib.server.services.codes import check_code
+from opslib.server.store import tokens as tokens_store
+from opslib.server.store import users as users_store
+
+BAD_TOKEN = "params.access_token: invalid, expired or revoked access token"  # noqa: S105
+BAD_LOGIN = "params.password: unknown phone number or wrong password"
+INACTIVE = "user_id: the account is locked or disabled"
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A password hash to verify against for unknown phones, so timing does not tell."""
+    return security.hash_password(uuid.uuid4().hex)
+
+
+def authenticate(conn: sqlite3.Connection, *, access_token: str, now: int) -> Caller:
+    """The caller behind ``access_token`` (401 if invalid/expired/revoked, 403 if inactive)."""
+    row = tokens_store.get_access_caller(conn, token_hash=security.sha256_hex(access_token))
+    if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
+        raise ApiError(401, BAD_TOKEN)
+    if row["status"] != UserStatus.ACTIVE:
+        raise ApiError(403, INACTIVE)
+    return Caller(user_id=row["user_id"], role=int(row["role"]), client_id=row["client_id"])
+
+
+def require_client(conn: sqlite3.Connection, *, client_id: str) -> None:
+    """401 unless ``client_id`` is a registered client."""
+    if tokens_store.get_client(conn, client_id=client_id) is None:
+        raise ApiError(401, "params.client_id: unknown client")
+
+
+def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> str:
+    """A new single-use authorization code for ``/token/access`` (stored hashed)."""
+    code = security.new_token()
+    tokens_store.insert_auth_code(
+        ctx.conn,
+        code_hash=security.sha256_hex(code),
+        client_id=client_id,
+        user_id=user_id,
+        family_id=uuid.uuid4().hex,
+        now=ctx.now,
+        expires_at=ctx.now + ctx.settings.auth_code_ttl_ms,
+    )
+    return code
+
+
+def _check_login_throttle(ctx: Context, *, area_code: str, phone: str) -> None:
+    window = ctx.settings.login_failure_window_ms
+    failures, oldest = users_store.login_failures_since(
+        ctx.conn, area_code=area_code, phone=phone, since=ctx.now - window + 1
+    )
+    if failures >= ctx.settings.login_failure_limit and oldest is not None:
+        raise too_many(
+            "params.phone: too many failed logins; retry later", oldest + window - ctx.now
+        )
+
+
+def _finish_login(ctx: Context, user: dict[str, Any], *, client_id: str) -> dict[str, Any]:
+    if user["status"] != UserStatus.ACTIVE:
+        raise ApiError(403, INACTIVE)
+    users_store.clear_login_failures(ctx.conn, area_code=user["area_code"], phone=user["phone"])
+    users_store.set_last_login(ctx.conn, user_id=user["user_id"], now=ctx.now)
+    code = issue_auth_code(ctx, user_id=user["user_id"], client_id=client_id)
+    return {
+        "user_id": user["user_id"],
+        "code": code,
+        "gmt_last_login": gmt(ctx.now),
+        "nick_name": user["nick_name"],
+        "network": {"ssid": user["network_ssid"], "pw": user["network_pw"]},
+    }
+
+
+def login(ctx: Context, p: LoginParams) -> dict[str, Any]:
+    """Log in by password or SMS code; manages its own transactions.
+
+    A password attempt is counted as a failure *before* the (slow) password check and
+    cleared on success, so concurrent guesses cannot outrun the failure limit.
+    """
+    area_code, phone = p.area_code, p.phone
+    require_client(ctx.conn, client_id=p.client_id)
+    if p.login_model == LoginModel.SMS_CODE:
+        assert p.auth_code is not None
+        with ctx.db.write():
+            _check_login_throttle(ctx, area_code=area_code, phone=phone)
+            user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
+            try:
+                check_code(
+                    ctx,
+                    area_code=area_code,
+                    phone=phone,
+                    purpose=CodeModel.LOGIN,
+                    code=p.auth_code,
+                    consume=True,
+                )
+            except ApiError as exc:
+                users_store.add_login_failure(
+                    ctx.conn, area_code=area_code, phone=phone, now=ctx.now
+                )
+                raise ApiError(422, exc.message, persist=True) from None
+            assert user is not None  # a login code is only ever sent to a registered phone
+            return _finish_login(ctx, user, client_id=p.client_id)
+    assert p.password is not None
+    with ctx.db.write():
+        _check_login_throttle(ctx, area_code=area_code, phone=phone)
+        users_store.add_login_failure(ctx.conn, area_code=area_code, phone=phone, now=ctx.now)
+    user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
+    password_hash = user["password_hash"] if user else _dummy_hash()
+    if not security.verify_password(password_hash, p.password) or user is None:
+        raise ApiError(422, BAD_LOGIN)
+    with ctx.db.write():
+        return _finish_login(ctx, user, client_id=p.client_id)
+
+
+def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
+    """Create a user from a register code; ``ctx.prepared`` is the password's hash."""
+    require_client(ctx.conn, client_id=p.client_id)
+    if users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone):
+        raise ApiError(409, "params.phone: already registered")
+    check_code(
+        ctx,
+        area_code=p.area_code,
+        phone=p.phone,
+        purpose=CodeModel.REGISTER,
+        code=p.auth_code,
+        consume=True,
+    )
+    user_id = uuid.uuid4().hex
+    users_store.insert_user(
+        ctx.conn,
+        user_id=user_id,
+        area_code=p.area_code,
+        phone=p.phone,
+        password_hash=ctx.prepared,
+        role=Role.USER,
+        status=UserStatus.ACTIVE,
+        now=ctx.now,
+    )
+    return {
+        "user_id": user_id,
+        "code": issue_auth_code(ctx, user_id=user_id, client_id=p.client_id),
+    }
+
+
+def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
+    """Change (model 1) or reset (model 2) a password; revokes every token of the user."""
+    if p.update_model == UpdateModel.CHANGE:
+        user = users_store.get_user(ctx.conn, user_id=ctx.user.user_id)
+        assert user is not None
+        for name in ("area_code", "phone"):
+            given = getattr(p, name)
+            if given is not None and given != user[name]:
+                raise ApiError(403, f"params.{name}: must be the caller's own")
+        assert p.old_password is not None
+        if not security.verify_password(user["password_hash"], p.old_password):
+            raise ApiError(422, "params.old_password: wrong password")
+    else:
+        assert p.area_code is not None
+        assert p.phone is not None
+        assert p.auth_code is not None
+        check_code(
+            ctx,
+            area_code=p.area_code,
+            phone=p.phone,
+            purpose=CodeModel.RESET_PASSWORD,
+            code=p.auth_code,
+            consume=True,
+        )
+        user = users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone)
+        if user is None:  # no reset code is ever sent to an unknown phone
+            raise ApiError(
+                422, "params.auth_code: wrong, expired or already used verification code"
+            )
+    users_store.set_password(
+        ctx.conn, user_id=user["user_id"], password_hash=ctx.prepared, now=ctx.now
+    )
+    tokens_store.revoke_user(ctx.conn, user_id=user["user_id"], now=ctx.now)
+    return {}

@@ -1,0 +1,84 @@
+"""SMS verification codes: send (throttled), verify, consume (protocol §6.1)."""
+
+from __future__ import annotations
+
+from opslib.enums import CodeModel
+from opslib.server import security
+from opslib.server.context import Context
+from opslib.server.errors import ApiError, too_many
+from opslib.server.sms import SmsMessage
+from opslib.server.store import sms as sms_store
+from opslib.server.store import users as users_store
+
+DAY_MS = 86_400_000
+WRONG_CODE = "params.auth_code: wrong, expired or already used verification code"
+
+
+def send_code(ctx: Context, *, area_code: str, phone: str, purpose: int) -> None:
+    """Send a fresh code unless the phone is throttled (429, and the gateway is not called).
+
+    The code goes out only when it can be used (register: an unregistered phone;
+    login/reset: a registered one), but every send counts towards the throttle and the
+    answer is the same, so the endpoint does not tell which phones are registered.
+    """
+    s, now = ctx.settings, ctx.now
+    recent, latest = sms_store.sends_since(
+        ctx.conn, area_code=area_code, phone=phone, since=now - s.sms_min_interval_ms + 1
+    )
+    if recent and latest is not None:
+        raise too_many(
+            f"params.phone: at most one code per {s.sms_min_interval_ms // 1000} s; retry later",
+            latest + s.sms_min_interval_ms - now,
+        )
+    day_start = now - now % DAY_MS
+    today, _ = sms_store.sends_since(ctx.conn, area_code=area_code, phone=phone, since=day_start)
+    if today >= s.sms_daily_limit:
+        raise too_many(
+            f"params.phone: at most {s.sms_daily_limit} codes per UTC day; retry tomorrow",
+            day_start + DAY_MS - now,
+        )
+    sms_store.record_send(ctx.conn, area_code=area_code, phone=phone, now=now)
+    registered = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
+    if (registered is None) != (purpose == CodeModel.REGISTER):
+        return
+    code = security.new_sms_code()
+    sms_store.put_code(
+        ctx.conn,
+        area_code=area_code,
+        phone=phone,
+        purpose=purpose,
+        code_hash=security.sha256_hex(code),
+        now=now,
+        expires_at=now + s.sms_code_ttl_ms,
+    )
+    ctx.sms.send(SmsMessage(area_code, phone, purpose, code, now))
+
+
+def check_code(
+    ctx: Context, *, area_code: str, phone: str, purpose: int, code: str, consume: bool
+) -> None:
+    """Verify ``code``; a wrong one counts an attempt (kept even though this raises 422).
+
+    Parameters
+    ----------
+    ctx
+        Inside a write transaction.
+    consume
+        Mark the code used on success (register, login, reset); verification alone
+        (``/user/auth_code`` auth_model 2) leaves it usable.
+    """
+    row = sms_store.get_code(ctx.conn, area_code=area_code, phone=phone, purpose=purpose)
+    if (
+        row is None
+        or row["used_at"] is not None
+        or row["expires_at"] <= ctx.now
+        or row["attempts"] >= ctx.settings.sms_code_max_attempts
+    ):
+        raise ApiError(422, WRONG_CODE)
+    if not security.matches(code, row["code_hash"]):
+        sms_store.add_attempt(ctx.conn, area_code=area_code, phone=phone, purpose=purpose)
+        raise ApiError(422, WRONG_CODE, persist=True)
+    if consume:
+        sms_store.mark_used(
+            ctx.conn, area_code=area_code, phone=phone, purpose=purpose, now=ctx.now
+        )

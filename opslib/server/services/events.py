@@ -1,0 +1,156 @@
+"""Event records: paged reads (protocol §6.8, §9) and device reports (§6.19).
+
+Pages are built straight from SQL rows: ``gmt_create`` is formatted by SQLite and the
+stored ``properties`` JSON text is embedded with :class:`orjson.Fragment`, so a 1000-row
+page never goes through pydantic or a JSON re-parse.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from opslib.enums import DeviceStatus, EventType, RecordQueryModel
+from opslib.server import security
+from opslib.server.context import Context
+from opslib.server.errors import ApiError
+from opslib.server.models import QueryRecordParams, ReportRequest
+from opslib.server.store import devices as devices_store
+from opslib.server.store import events as events_store
+from opslib.server.store import users as users_store
+
+BAD_DEVICE = "device_secret: unknown device_id or wrong device_secret"
+
+
+def _records(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    fragment = orjson.Fragment
+    return [
+        {
+            "device_id": r[0],
+            "user_id": r[1],
+            "event_id": r[2],
+            "event_type": r[3],
+            "properties": fragment(r[4]),
+            "code": r[5],
+            "gmt_create": r[6],
+        }
+        for r in rows
+    ]
+
+
+def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
+    """One page of events by device (1), user (2) or the whole fleet (3, ops)."""
+    caller = ctx.user
+    if p.user_id is not None and p.user_id != caller.user_id:
+        raise ApiError(403, "params.user_id: must be the caller's own user_id")
+    limit, offset = p.page_size, (p.page_no - 1) * p.page_size
+    if p.query_model == RecordQueryModel.FLEET:
+        if not caller.is_ops:
+            raise ApiError(403, "params.query_model: the fleet query (3) needs the ops role")
+        total, rows = events_store.fleet_page(
+            ctx.conn,
+            start=p.start,
+            end=p.end,
+            event_type=p.event_type,
+            limit=limit,
+            offset=offset,
+            bucket_ms=ctx.settings.event_bucket_ms,
+        )
+    else:
+        if p.query_model == RecordQueryModel.DEVICE:
+            assert p.device_id is not None
+            scope, key = "device", p.device_id
+            visible = (
+                devices_store.get_device(ctx.conn, device_id=key) is not None
+                if caller.is_ops
+                else devices_store.get_binding(ctx.conn, device_id=key, user_id=caller.user_id)
+                is not None
+            )
+            if not visible:
+                raise ApiError(404, "params.device_id: device not found")
+        else:
+            assert p.user_id_param is not None
+            scope, key = "user", p.user_id_param
+            visible = key == caller.user_id or (
+                caller.is_ops and users_store.get_user(ctx.conn, user_id=key) is not None
+            )
+            if not visible:
+                raise ApiError(404, "params.user_id_param: user not found")
+        total = events_store.scoped_count(
+            ctx.conn, scope=scope, key=key, start=p.start, end=p.end, event_type=p.event_type
+        )
+        rows = []
+        if offset < total:
+            rows = events_store.scoped_page(
+                ctx.conn,
+                scope=scope,
+                key=key,
+                start=p.start,
+                end=p.end,
+                event_type=p.event_type,
+                limit=limit,
+                offset=offset,
+            )
+    return {
+        "total": total,
+        "page_no": p.page_no,
+        "page_size": p.page_size,
+        "events_list": _records(rows),
+    }
+
+
+def report(ctx: Context, req: ReportRequest) -> dict[str, Any]:
+    """Store a device's events and update its status, properties, version, last seen."""
+    device = devices_store.get_device(ctx.conn, device_id=req.device_id)
+    if device is None:
+        raise ApiError(404, BAD_DEVICE)
+    if not security.matches(req.device_secret, device["secret_hash"]):
+        raise ApiError(401, BAD_DEVICE)
+    owner = devices_store.get_owner_binding(ctx.conn, device_id=req.device_id)
+    owner_id = owner["user_id"] if owner else ""
+    properties = orjson.loads(device["properties"] or "{}")
+    status, version = device["status"], device["version"]
+    rows: list[events_store.EventRow] = []
+    # Effects apply in time order, so a late-arriving old event does not undo a newer one.
+    timed = sorted(
+        ((ctx.now if ev.ts is None else ev.ts, ev) for ev in req.events), key=lambda t: t[0]
+    )
+    for ts, ev in timed:
+        rows.append(
+            (
+                uuid.uuid4().hex,
+                req.device_id,
+                owner_id,
+                ev.event_type,
+                orjson.dumps(ev.properties).decode(),
+                ev.code,
+                ts,
+            )
+        )
+        if ev.event_type == EventType.ONLINE:
+            status = DeviceStatus.ONLINE
+        elif ev.event_type == EventType.OFFLINE:
+            status = DeviceStatus.OFFLINE
+        elif ev.event_type == EventType.ALARM and ev.code.startswith("F"):
+            status = DeviceStatus.FAULT
+        elif ev.event_type == EventType.PROPERTY_REPORT:
+            properties.update(ev.properties)
+        elif ev.event_type == EventType.FIRMWARE_UPGRADE and isinstance(
+            ev.properties.get("version"), str
+        ):
+            version = ev.properties["version"][:32]
+    events_store.insert_events(ctx.conn, rows=rows, bucket_ms=ctx.settings.event_bucket_ms)
+    devices_store.update_device(
+        ctx.conn,
+        device_id=req.device_id,
+        fields={
+            "status": int(status),
+            "properties": orjson.dumps(properties).decode(),
+            "version": version,
+            "gmt_last_seen": ctx.now,
+        },
+    )
+    return {"accepted": len(rows)}
