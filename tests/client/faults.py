@@ -1,0 +1,136 @@
+"""Fault injection around the real transport: the platform stays real, the network misbehaves.
+
+``Faults`` is an httpx transport that forwards every request to the real platform through
+``httpx.HTTPTransport`` and records it, except where a planned fault says otherwise:
+
+- ``status(code, headers)``: answer this status instead of forwarding (a proxy's 503, a 429);
+- ``drop_response()``: forward the request, let the platform do the work, then lose the
+  answer (``httpx.RemoteProtocolError``), as when a connection dies mid-response;
+- ``refuse()``: fail to connect (``httpx.ConnectError``), nothing is sent.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import orjson
+
+
+@dataclass
+class Sent:
+    """One request as it went out: its path, its decoded JSON body (if any), its form."""
+
+    path: str
+    body: dict[str, Any] | None
+    form: dict[str, str]
+    fault: str = ""
+
+    @property
+    def message_id(self) -> str | None:
+        return (self.body or {}).get("message_id")
+
+
+@dataclass
+class _Plan:
+    path: str
+    fault: Callable[[httpx.Request], httpx.Response]
+    name: str
+    times: int | None  # None: every time
+    when: Callable[[Sent], bool] = field(default=lambda sent: True)
+
+
+class Faults(httpx.BaseTransport):
+    """Records every request and applies planned faults, in order, per path."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.sent: list[Sent] = []
+        self._plans: list[_Plan] = []
+        self._lock = threading.Lock()
+        self.before: Callable[[Sent], None] | None = None  # a hook run before forwarding
+
+    # -- planning ----------------------------------------------------------------------
+
+    def _add(self, path: str, name: str, fault: Any, times: int | None, when: Any) -> Faults:
+        self._plans.append(_Plan(path, fault, name, times, when or (lambda sent: True)))
+        return self
+
+    def status(
+        self,
+        path: str,
+        code: int,
+        *,
+        headers: dict[str, str] | None = None,
+        times: int | None = 1,
+        when: Callable[[Sent], bool] | None = None,
+    ) -> Faults:
+        def answer(request: httpx.Request) -> httpx.Response:
+            body = {"error_code": code, "message_id": "", "error_msg": "injected", "data": {}}
+            return httpx.Response(code, headers=headers or {}, content=orjson.dumps(body))
+
+        return self._add(path, f"status {code}", answer, times, when)
+
+    def drop_response(self, path: str, *, times: int | None = 1) -> Faults:
+        def drop(request: httpx.Request) -> httpx.Response:
+            response = self.inner.handle_request(request)
+            response.read()
+            response.close()
+            raise httpx.RemoteProtocolError(
+                "injected: connection lost mid-response", request=request
+            )
+
+        return self._add(path, "drop", drop, times, None)
+
+    def refuse(self, path: str, *, times: int | None = 1) -> Faults:
+        def refuse(request: httpx.Request) -> httpx.Response:
+            raise httpx.ConnectError("injected: connection refused", request=request)
+
+        return self._add(path, "refuse", refuse, times, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._plans.clear()
+
+    # -- reading -----------------------------------------------------------------------
+
+    def paths(self) -> list[str]:
+        return [s.path for s in self.sent]
+
+    def count(self, path: str) -> int:
+        return sum(1 for s in self.sent if s.path == path)
+
+    def to(self, path: str) -> list[Sent]:
+        return [s for s in self.sent if s.path == path]
+
+    # -- transport ---------------------------------------------------------------------
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        content = request.read()
+        body = None
+        form: dict[str, str] = {}
+        if request.headers.get("content-type", "").startswith("application/json"):
+            body = orjson.loads(content)
+        elif content:
+            form = dict(httpx.QueryParams(content.decode()))
+        sent = Sent(request.url.path, body, form)
+        with self._lock:
+            self.sent.append(sent)
+            plan = next(
+                (p for p in self._plans if p.path == sent.path and p.times != 0 and p.when(sent)),
+                None,
+            )
+            if plan is not None and plan.times is not None:
+                plan.times -= 1
+        if self.before is not None:
+            self.before(sent)
+        if plan is None:
+            return self.inner.handle_request(request)
+        sent.fault = plan.name
+        return plan.fault(request)
+
+    def close(self) -> None:
+        self.inner.close()

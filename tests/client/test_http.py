@@ -1,0 +1,227 @@
+"""Retries on the real platform with faults injected around the real transport."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pytest
+
+import opslib
+from client.faults import Faults
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+PRODUCT = {
+    "product_secret": "product-secret-1",
+    "product_name": "Retry lamp",
+    "category_id": 1,
+    "net_type": 1,
+    "node_type": 1,
+}
+
+
+def retry_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "opslib" and "retrying" in r.getMessage()
+    ]
+
+
+@pytest.fixture
+def faults() -> Faults:
+    return Faults()
+
+
+def connect(platform: Platform, faults: Faults, role: str = "ops", **kw: Any) -> opslib.Client:
+    return platform.connect(role, transport=faults, **kw)
+
+
+def test_default_timeouts_are_finite(platform: Platform) -> None:
+    with platform.connect() as client:
+        timeout = client._http._client.timeout
+        for part in (timeout.connect, timeout.read, timeout.write, timeout.pool):
+            assert part is not None
+            assert 0 < part <= 60
+
+
+def test_429_retry_after_is_honoured(
+    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = connect(platform, faults)
+    faults.status("/product/query_category", 429, headers={"Retry-After": "1"})
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    started = time.monotonic()
+    df = client.products.categories()
+    assert time.monotonic() - started >= 1.0
+    assert len(df) > 0
+    assert faults.count("/product/query_category") == 2
+    assert any("429" in line for line in retry_lines(caplog))
+
+
+def test_the_platforms_own_429_is_waited_out(
+    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture
+) -> None:
+    limited = platform_factory(rate_limit_per_s=5.0, rate_limit_burst=2.0)
+    faults = Faults()
+    client = connect(limited, faults)
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    for _ in range(6):
+        client.products.categories()
+    assert any("429" in line for line in retry_lines(caplog))
+    assert faults.count("/product/query_category") > 6
+
+
+def test_503s_are_retried_within_the_deadline(
+    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = connect(platform, faults)
+    faults.status("/user/query", 503, times=2)
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    df = client.users.get()
+    assert len(df) == 1
+    assert faults.count("/user/query") == 3
+    assert sum("HTTP 503" in line for line in retry_lines(caplog)) == 2
+
+
+def test_503_forever_stops_at_the_deadline(platform: Platform, faults: Faults) -> None:
+    client = connect(platform, faults, max_retries=1000)
+    client._http.retry_deadline = 2.0
+    faults.status("/user/query", 503, times=None)
+    started = time.monotonic()
+    with pytest.raises(opslib.ServerError) as info:
+        client.users.get()
+    assert info.value.code == 503
+    assert time.monotonic() - started < 2.5
+    assert faults.count("/user/query") >= 2
+
+
+def test_max_retries_bounds_attempts(platform: Platform, faults: Faults) -> None:
+    client = connect(platform, faults, max_retries=2)
+    client._http.sleep = lambda seconds: None
+    faults.status("/user/query", 502, times=None)
+    with pytest.raises(opslib.ServerError):
+        client.users.get()
+    assert faults.count("/user/query") == 3
+
+
+@pytest.mark.parametrize("code", [400, 403, 404, 409, 422, 500])
+def test_business_errors_are_not_retried(
+    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture, code: int
+) -> None:
+    client = connect(platform, faults)
+    faults.status("/device/query", code)
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    with pytest.raises(opslib.APIError) as info:
+        client.devices.get("any-device")
+    assert info.value.code == code
+    assert faults.count("/device/query") == 1
+    assert retry_lines(caplog) == []
+
+
+def test_a_real_not_found_is_not_retried(platform: Platform, faults: Faults) -> None:
+    client = connect(platform, faults)
+    with pytest.raises(opslib.NotFound, match="/device/query"):
+        client.devices.get("no-such-device")
+    assert faults.count("/device/query") == 1
+
+
+def test_refused_connections_are_retried(
+    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = connect(platform, faults)
+    faults.refuse("/user/query", times=2)
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    assert len(client.users.get()) == 1
+    assert sum("before the request was sent" in line for line in retry_lines(caplog)) == 2
+
+
+def test_a_read_whose_answer_was_lost_is_repeated(platform: Platform, faults: Faults) -> None:
+    client = connect(platform, faults)
+    faults.drop_response("/product/query_category")
+    assert len(client.products.categories()) > 0
+    assert faults.count("/product/query_category") == 2
+
+
+def test_a_write_whose_answer_was_lost_is_replayed_once(
+    fresh_platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+) -> None:
+    admin = connect(fresh_platform, faults, role="admin")
+    faults.drop_response("/product/add")
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    df = admin.products.add({"product_id": "p-retry-1", **PRODUCT})
+    assert df["ok"].tolist() == [True]
+    sent = faults.to("/product/add")
+    assert [s.fault for s in sent] == ["drop", ""]
+    assert sent[0].message_id == sent[1].message_id == df["message_id"].item()
+    assert any("after the request was sent" in line for line in retry_lines(caplog))
+    products = admin.products.list(1)
+    assert (products["product_id"] == "p-retry-1").sum() == 1
+
+
+def test_a_write_retried_after_a_token_refresh_keeps_its_message_id(
+    fresh_platform: Platform, faults: Faults
+) -> None:
+    admin = connect(fresh_platform, faults, role="admin")
+    # attempt 1 reaches the platform and its answer is lost; attempt 2 meets a 401 (as if
+    # the token expired meanwhile); attempt 3 carries a new token and the same message_id.
+    faults.drop_response("/product/add")
+    faults.status("/product/add", 401, when=lambda sent: len(faults.to("/product/add")) == 2)
+    df = admin.products.add({"product_id": "p-retry-2", **PRODUCT})
+    assert df["ok"].tolist() == [True]
+    sent = faults.to("/product/add")
+    assert [s.fault for s in sent] == ["drop", "status 401", ""]
+    assert len({s.message_id for s in sent}) == 1
+    tokens = [s.body["params"]["access_token"] for s in sent if s.body]
+    assert tokens[0] != tokens[2]
+    assert faults.count("/token/access") >= 2  # the login's exchange, then the refresh
+    assert (admin.products.list(1)["product_id"] == "p-retry-2").sum() == 1
+
+
+def test_a_write_that_never_gets_an_answer_is_outcome_unknown(
+    fresh_platform: Platform, faults: Faults
+) -> None:
+    admin = connect(fresh_platform, faults, role="admin", max_retries=1)
+    admin._http.sleep = lambda seconds: None
+    faults.drop_response("/product/add", times=None)
+    with pytest.raises(opslib.OutcomeUnknown) as info:
+        admin.products.add({"product_id": "p-retry-3", **PRODUCT})
+    assert faults.count("/product/add") == 2
+    faults.clear()
+    # repeating with the same message_id is safe: the platform replays the first answer
+    params = {"product_id": "p-retry-3", **PRODUCT}
+    assert admin.call("/product/add", params, message_id=info.value.message_id) == "p-retry-3"
+    assert (admin.products.list(1)["product_id"] == "p-retry-3").sum() == 1
+
+
+def test_single_use_operations_are_not_repeated_once_sent(
+    platform: Platform, faults: Faults
+) -> None:
+    client = connect(platform, faults)
+    data = client.call(
+        "/user/login",
+        {
+            "login_model": 1,
+            "area_code": platform.area_code,
+            "phone": platform.user_phone,
+            "password": platform.user_password,
+        },
+    )
+    faults.drop_response("/token/access")
+    with pytest.raises(opslib.OutcomeUnknown):
+        client.auth.exchange_code(data["code"])
+    assert faults.count("/token/access") - 1 == 1  # 1 from connect's own login
+
+
+def test_transport_errors_wrap_httpx() -> None:
+    client = opslib.connect("http://127.0.0.1:9", client_id="c", client_secret="s", max_retries=0)
+    params = {"login_model": 1, "area_code": "1", "phone": "5550000", "password": "x" * 8}
+    with pytest.raises(opslib.TransportError) as info:
+        client.call("/user/login", params)
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+    assert info.value.sent is False
