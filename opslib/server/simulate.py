@@ -1,0 +1,460 @@
+"""Live device traffic for a running platform (``opslib simulate``).
+
+The simulator logs in as the demo ops account, lists the fleet, takes the first ``devices``
+devices and makes them report events through ``POST /device/report`` (protocol §6.19) at
+about ``rate`` events per second in total, for ``seconds`` seconds, then stops by itself.
+Seeded devices have derivable secrets (:func:`opslib.server.security.demo_device_secret`);
+a device bound through the API has its own secret, answers 401, and is dropped.
+
+The mix is a device's life: mostly property reports (the device's current properties, each
+number nudged a little and an occasional switch flipped), now and then a warning alarm, a
+command echo, a disconnection (an offline event; the device's next report is an online
+event) or, rarely, a fault alarm (``F`` code) followed later by a recovery.
+
+It talks only to the ``base_url`` it is given (proxies from the environment are ignored).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import numpy as np
+
+from opslib.enums import DeviceStatus, EventType, LoginModel
+from opslib.server import demo
+from opslib.server.security import demo_device_secret
+
+__all__ = ["SimulationError", "SimulationResult", "Simulator", "simulate_command"]
+
+MAX_EVENTS_PER_REPORT = 500
+TICK_S = 0.1  # events due within one tick go out together, one request per device
+
+_WARNINGS = (
+    ("E101", "low battery"),
+    ("E102", "high temperature"),
+    ("E103", "weak signal"),
+    ("E104", "overload"),
+)
+_FAULTS = (("F201", "hardware failure"), ("F204", "power supply fault"))
+_COMMANDS: tuple[dict[str, Any], ...] = (
+    {"command": "set_power", "value": True, "source": "app"},
+    {"command": "set_power", "value": False, "source": "automation"},
+)
+_PERCENT_KEYS = {"battery", "brightness", "humidity", "storage_pct"}
+
+
+class SimulationError(RuntimeError):
+    """The simulator could not start: login, token or fleet listing failed."""
+
+
+@dataclass
+class SimulationResult:
+    """What a run did.
+
+    Attributes
+    ----------
+    devices
+        Devices that took part.
+    seconds
+        Wall-clock duration of the reporting loop.
+    requests
+        ``/device/report`` requests sent.
+    sent
+        Events sent.
+    accepted
+        Events the platform accepted (``data.accepted``).
+    failed_requests
+        Requests that failed (HTTP error, transport error).
+    by_type
+        Accepted events per event type label.
+    """
+
+    devices: int = 0
+    seconds: float = 0.0
+    requests: int = 0
+    sent: int = 0
+    accepted: int = 0
+    failed_requests: int = 0
+    by_type: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        """One line for humans."""
+        mix = ", ".join(f"{label} {n}" for label, n in sorted(self.by_type.items()))
+        rate = self.accepted / self.seconds if self.seconds > 0 else 0.0
+        return (
+            f"{self.devices} devices, {self.seconds:.1f} s: {self.accepted} events accepted "
+            f"of {self.sent} sent ({rate:.1f}/s) in {self.requests} requests, "
+            f"{self.failed_requests} failed" + (f"; {mix}" if mix else "")
+        )
+
+
+@dataclass
+class _Device:
+    device_id: str
+    secret: str
+    status: int
+    properties: dict[str, Any]
+
+
+class Simulator:
+    """Seeded devices reporting events to one platform.
+
+    Parameters
+    ----------
+    base_url
+        The platform, e.g. ``http://127.0.0.1:8000``; nothing else is contacted.
+    devices
+        How many fleet devices report (the first ones of the fleet listing).
+    rate
+        Events per second, all devices together.
+    seconds
+        How long to report; the run stops by itself.
+    seed
+        Seed of the random choices (default: unpredictable).
+    timeout
+        Per-request timeout in seconds.
+
+    Examples
+    --------
+    >>> sim = Simulator("http://127.0.0.1:8000", devices=5, rate=10, seconds=3)
+    >>> result = sim.run()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        devices: int = 10,
+        rate: float = 5.0,
+        seconds: float = 30.0,
+        seed: int | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        if devices < 1:
+            raise ValueError(f"devices must be at least 1, got {devices}")
+        if not (rate > 0 and math.isfinite(rate)):
+            raise ValueError(f"rate must be a positive number of events per second, got {rate}")
+        if not (seconds > 0 and math.isfinite(seconds)):
+            raise ValueError(f"seconds must be a positive, finite duration, got {seconds}")
+        self.base_url = base_url.rstrip("/")
+        self.n_devices = devices
+        self.rate = float(rate)
+        self.seconds = float(seconds)
+        self.rng = np.random.default_rng(seed)
+        self._timeout = timeout
+        self._stop = threading.Event()
+        self.devices: list[_Device] = []
+
+    # ----------------------------------------------------------------- platform calls
+
+    def _post(self, http: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = http.post(path, json=body)
+        payload = response.json()
+        if response.status_code != 200 or payload.get("error_code") != 200:
+            message = payload.get("error_msg") or payload.get("error_description") or ""
+            raise SimulationError(f"{path} answered {response.status_code}: {message}")
+        return payload
+
+    def login(self, http: httpx.Client) -> tuple[str, str]:
+        """Log in as the demo ops account.
+
+        Parameters
+        ----------
+        http
+            A client bound to the platform.
+
+        Returns
+        -------
+        tuple of str
+            ``(user_id, access_token)``.
+        """
+        login = self._post(
+            http,
+            "/user/login",
+            {
+                "message_id": str(uuid.uuid4()),
+                "user_id": "",
+                "params": {
+                    "client_id": demo.CLIENT_ID,
+                    "login_model": int(LoginModel.PASSWORD),
+                    "area_code": demo.AREA_CODE,
+                    "phone": demo.OPS_PHONE,
+                    "password": demo.OPS_PASSWORD,
+                },
+            },
+        )["data"]
+        response = http.post(
+            "/token/access",
+            params={
+                "grant_type": "authorization_code",
+                "client_id": demo.CLIENT_ID,
+                "client_secret": demo.CLIENT_SECRET,
+                "code": login["code"],
+                "redirect_uri": "none",
+            },
+        )
+        token = response.json()
+        if response.status_code != 200 or "access_token" not in token:
+            raise SimulationError(
+                f"/token/access answered {response.status_code}: "
+                f"{token.get('error_description', '')}"
+            )
+        return str(login["user_id"]), str(token["access_token"])
+
+    def fleet(self, http: httpx.Client, user_id: str, token: str) -> list[_Device]:
+        """The first ``devices`` devices of the fleet listing (ordered by bind time).
+
+        Parameters
+        ----------
+        http
+            A client bound to the platform.
+        user_id, token
+            The ops account's user_id and access token.
+
+        Returns
+        -------
+        list
+            The devices with their derived demo secrets, status and properties.
+        """
+        found: list[_Device] = []
+        page_size = min(1000, self.n_devices)
+        page_no = 1
+        while len(found) < self.n_devices:
+            data = self._post(
+                http,
+                "/device/query_by_user",
+                {
+                    "message_id": str(uuid.uuid4()),
+                    "user_id": user_id,
+                    "params": {
+                        "access_token": token,
+                        "user_id": "",
+                        "page_no": page_no,
+                        "page_size": page_size,
+                    },
+                },
+            )["data"]
+            listed = data.get("device_list") or []
+            for item in listed:
+                found.append(
+                    _Device(
+                        device_id=item["device_id"],
+                        secret=demo_device_secret(item["device_id"]),
+                        status=int(item.get("status") or 0),
+                        properties=dict(item.get("properties") or {}),
+                    )
+                )
+            if len(listed) < page_size or page_no * page_size >= int(data.get("total", 0)):
+                break
+            page_no += 1
+        return found[: self.n_devices]
+
+    # ----------------------------------------------------------------- the event mix
+
+    def _nudge(self, value: Any, key: str) -> Any:
+        rng = self.rng
+        if isinstance(value, bool):
+            return (not value) if rng.random() < 0.1 else value
+        if isinstance(value, int):
+            step = max(1, abs(value) // 20)
+            new = value + int(rng.integers(-step, step + 1))
+            return min(max(new, 0), 100) if key in _PERCENT_KEYS else new
+        if isinstance(value, float):
+            return round(value + float(rng.normal(0.0, max(0.1, abs(value) * 0.02))), 1)
+        return value
+
+    def _next_event(self, device: _Device) -> dict[str, Any]:
+        """The device's next event, and its effect on the device's simulated state."""
+        rng = self.rng
+        if device.status != DeviceStatus.ONLINE:
+            device.status = int(DeviceStatus.ONLINE)
+            return {"event_type": int(EventType.ONLINE), "properties": {"reason": "reconnect"}}
+        u = rng.random()
+        if u < 0.03:
+            device.status = int(DeviceStatus.OFFLINE)
+            return {"event_type": int(EventType.OFFLINE), "properties": {"reason": "network_lost"}}
+        if u < 0.035:
+            device.status = int(DeviceStatus.FAULT)
+            code, message = _FAULTS[int(rng.integers(len(_FAULTS)))]
+            return {
+                "event_type": int(EventType.ALARM),
+                "code": code,
+                "properties": {"level": "fault", "message": message},
+            }
+        if u < 0.085:
+            code, message = _WARNINGS[int(rng.integers(len(_WARNINGS)))]
+            return {
+                "event_type": int(EventType.ALARM),
+                "code": code,
+                "properties": {"level": "warning", "message": message},
+            }
+        if u < 0.115:
+            command = _COMMANDS[int(rng.integers(len(_COMMANDS)))]
+            return {"event_type": int(EventType.COMMAND), "properties": dict(command)}
+        if device.properties:
+            device.properties = {k: self._nudge(v, k) for k, v in device.properties.items()}
+        else:
+            device.properties = {"rssi": int(rng.integers(-80, -40))}
+        return {"event_type": int(EventType.PROPERTY_REPORT), "properties": dict(device.properties)}
+
+    # ----------------------------------------------------------------- the loop
+
+    def stop(self) -> None:
+        """Ask a running :meth:`run` to finish early (thread-safe)."""
+        self._stop.set()
+
+    def _report(
+        self, http: httpx.Client, device: _Device, events: list[dict[str, Any]]
+    ) -> tuple[int, bool]:
+        """Send one device's events; return (accepted, still usable)."""
+        body = {
+            "message_id": str(uuid.uuid4()),
+            "device_id": device.device_id,
+            "device_secret": device.secret,
+            "events": events,
+        }
+        try:
+            response = http.post("/device/report", json=body)
+        except httpx.HTTPError:
+            return 0, True
+        if response.status_code == 200:
+            return int(response.json().get("data", {}).get("accepted", 0)), True
+        if response.status_code == 429:
+            retry = float(response.headers.get("Retry-After", "1") or 1)
+            self._stop.wait(min(retry, 5.0))
+        # 401/404: not a seeded device (its own secret) or gone: drop it.
+        return 0, response.status_code not in (401, 404)
+
+    def run(self, *, out: Callable[[str], Any] | None = None) -> SimulationResult:
+        """Log in, pick the devices, report for ``seconds`` seconds, return the counts.
+
+        Parameters
+        ----------
+        out
+            Where progress lines go (default: nowhere).
+
+        Returns
+        -------
+        SimulationResult
+            Requests, events sent and accepted, by type.
+
+        Raises
+        ------
+        SimulationError
+            Login, token exchange or the fleet listing failed, or the fleet is empty.
+        """
+        result = SimulationResult()
+        with httpx.Client(base_url=self.base_url, timeout=self._timeout, trust_env=False) as http:
+            try:
+                user_id, token = self.login(http)
+                self.devices = self.fleet(http, user_id, token)
+            except (httpx.HTTPError, ValueError, KeyError) as exc:
+                raise SimulationError(
+                    f"cannot reach the platform at {self.base_url}: {exc}"
+                ) from exc
+            if not self.devices:
+                raise SimulationError("the fleet listing is empty: nothing to simulate")
+            if out:
+                out(
+                    f"simulating {len(self.devices)} devices at {self.rate:g} events/s "
+                    f"for {self.seconds:g} s against {self.base_url}"
+                )
+            self._loop(http, result)
+        return result
+
+    def _loop(self, http: httpx.Client, result: SimulationResult) -> None:
+        active = list(self.devices)
+        weights = self.rng.lognormal(0.0, 0.5, len(active))
+        start = time.monotonic()
+        deadline = start + self.seconds
+        scheduled = 0
+        labels = {int(t): t.label for t in EventType}
+        while active and not self._stop.is_set():
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            due = int(self.rate * (now - start)) - scheduled
+            if due <= 0:
+                wake = min(start + (scheduled + 1) / self.rate, deadline)
+                self._stop.wait(max(0.0, min(wake - now, TICK_S)))
+                continue
+            due = min(due, MAX_EVENTS_PER_REPORT * len(active))
+            scheduled += due
+            p = weights / weights.sum()
+            picks = np.bincount(self.rng.choice(len(active), size=due, p=p), minlength=len(active))
+            dropped: list[int] = []
+            for index in np.flatnonzero(picks).tolist():
+                device = active[index]
+                count = min(int(picks[index]), MAX_EVENTS_PER_REPORT)
+                events = [self._next_event(device) for _ in range(count)]
+                accepted, usable = self._report(http, device, events)
+                result.requests += 1
+                result.sent += len(events)
+                result.accepted += accepted
+                if accepted:
+                    result.by_type.update(labels[e["event_type"]] for e in events[:accepted])
+                else:
+                    result.failed_requests += 1
+                if not usable:
+                    dropped.append(index)
+            if dropped:
+                keep = [i for i in range(len(active)) if i not in dropped]
+                active = [active[i] for i in keep]
+                weights = weights[keep]
+        result.devices = len(self.devices)
+        result.seconds = time.monotonic() - start
+
+
+def simulate_command(
+    base_url: str,
+    *,
+    devices: int = 10,
+    rate: float = 5.0,
+    seconds: float = 30.0,
+    out: Callable[[str], Any] = print,
+) -> int:
+    """``opslib simulate``: make seeded devices report for a while and print the counts.
+
+    Parameters
+    ----------
+    base_url
+        The running platform.
+    devices
+        How many fleet devices report.
+    rate
+        Events per second in total.
+    seconds
+        Duration; the run stops by itself.
+    out
+        Where the lines go (default ``print``).
+
+    Returns
+    -------
+    int
+        0 when events were accepted, 1 when the platform could not be used or accepted
+        nothing, 2 on a bad argument.
+    """
+    try:
+        simulator = Simulator(base_url, devices=devices, rate=rate, seconds=seconds)
+    except ValueError as exc:
+        print(f"opslib simulate: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = simulator.run(out=out)
+    except SimulationError as exc:
+        print(f"opslib simulate: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        simulator.stop()
+        return 130
+    out(result.summary())
+    return 0 if result.accepted else 1

@@ -1,0 +1,131 @@
+"""The device simulator against a real platform on loopback (small seeded database)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from opslib.server.simulate import SimulationError, Simulator, simulate_command
+
+
+def _events(db: Any) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_short_run_reports_events_readable_back(fresh_platform: Any) -> None:
+    before = _events(fresh_platform.db)
+    sim = Simulator(fresh_platform.base_url, devices=5, rate=40, seconds=2.0, seed=1)
+    started = time.monotonic()
+    result = sim.run()
+    elapsed = time.monotonic() - started
+    assert elapsed < 10  # bounded: stops by itself
+    assert result.devices == 5
+    assert result.failed_requests == 0
+    assert 30 <= result.accepted <= 100  # about rate x seconds
+    assert result.accepted == result.sent
+    assert result.by_type["property report"] > 0
+    assert _events(fresh_platform.db) == before + result.accepted
+
+    # The events are there through the API, attributed to the devices' owners.
+    device_ids = {d.device_id for d in sim.devices}
+    with httpx.Client(base_url=fresh_platform.base_url, trust_env=False) as http:
+        user_id, token = sim.login(http)
+        now = int(time.time() * 1000)
+        seen: set[str] = set()
+        for device_id in device_ids:
+            body = {
+                "message_id": str(uuid.uuid4()),
+                "user_id": user_id,
+                "params": {
+                    "access_token": token,
+                    "query_model": 1,
+                    "device_id": device_id,
+                    "start": now - 60_000,
+                    "end": now + 60_000,
+                    "page_size": 1000,
+                },
+            }
+            response = http.post("/device/query_record", json=body)
+            assert response.status_code == 200, response.text
+            for event in response.json()["data"]["events_list"]:
+                assert event["device_id"] == device_id
+                assert event["user_id"]  # the owner
+                seen.add(event["event_id"])
+    assert len(seen) == result.accepted
+
+
+def test_reports_update_the_devices(fresh_platform: Any) -> None:
+    sim = Simulator(fresh_platform.base_url, devices=3, rate=30, seconds=1.5, seed=2)
+    result = sim.run()
+    assert result.accepted > 0
+    conn = sqlite3.connect(fresh_platform.db)
+    try:
+        for device in sim.devices:
+            status, last_seen = conn.execute(
+                "SELECT status, gmt_last_seen FROM devices WHERE device_id = ?",
+                (device.device_id,),
+            ).fetchone()
+            assert last_seen is not None
+            assert last_seen > int(time.time() * 1000) - 60_000
+            assert status in (1, 2, 3)
+    finally:
+        conn.close()
+
+
+def test_the_command_prints_counts(fresh_platform: Any) -> None:
+    lines: list[str] = []
+    code = simulate_command(
+        fresh_platform.base_url, devices=4, rate=20, seconds=1.0, out=lines.append
+    )
+    assert code == 0
+    assert "events accepted" in lines[-1]
+    assert "4 devices" in lines[-1]
+
+
+def test_high_rates_are_batched_per_device(fresh_platform: Any) -> None:
+    sim = Simulator(fresh_platform.base_url, devices=10, rate=1000, seconds=1.0, seed=3)
+    result = sim.run()
+    assert result.accepted > 500
+    assert result.requests < result.accepted  # several events per request
+
+
+def test_stop_ends_a_run_early(fresh_platform: Any) -> None:
+    import threading
+
+    sim = Simulator(fresh_platform.base_url, devices=2, rate=10, seconds=60, seed=4)
+    threading.Timer(1.0, sim.stop).start()
+    started = time.monotonic()
+    result = sim.run()
+    assert time.monotonic() - started < 10
+    assert result.seconds < 10
+
+
+def test_an_unreachable_platform_fails_cleanly(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert simulate_command(f"http://127.0.0.1:{port}", devices=1, rate=1, seconds=1) == 1
+    assert "cannot reach" in capsys.readouterr().err
+    with pytest.raises(SimulationError):
+        Simulator(f"http://127.0.0.1:{port}", devices=1, rate=1, seconds=1, timeout=2).run()
+
+
+@pytest.mark.parametrize(
+    ("devices", "rate", "seconds"),
+    [(0, 1.0, 1.0), (1, 0.0, 1.0), (1, 1.0, 0.0), (1, 1.0, float("inf")), (1, float("nan"), 1)],
+)
+def test_bad_arguments_are_refused(devices: int, rate: float, seconds: float) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        Simulator("http://127.0.0.1:9", devices=devices, rate=rate, seconds=seconds)
+    assert simulate_command("http://127.0.0.1:9", devices=devices, rate=rate, seconds=seconds) == 2
