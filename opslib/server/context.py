@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opslib.enums import Role
 from opslib.server.config import Settings
 from opslib.server.database import Database
+from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
 
 __all__ = ["Caller", "Context", "gmt"]
@@ -49,6 +50,7 @@ class Context:
     message_id: str
     caller: Caller | None = None
     prepared: Any = None
+    buckets: BucketIndex = field(default_factory=BucketIndex)
 
     @property
     def user(self) -> Caller:

@@ -41,6 +41,7 @@ from opslib.server.models import UUID_PATTERN
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.routes import Access, Route
 from opslib.server.services.auth import authenticate
+from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
 from opslib.server.store import idempotency as idem_store
 from opslib.server.validation import describe_error
@@ -63,6 +64,7 @@ class Platform:
     sms: SmsGateway
     limiter: RateLimiter
     fingerprint_key: bytes = field(default=b"")
+    buckets: BucketIndex = field(default_factory=BucketIndex)
 
 
 def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
@@ -166,6 +168,7 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
         message_id=req.message_id,
         caller=caller,
         prepared=prepared,
+        buckets=platform.buckets,
     )
     if route.mode == "manual":
         return 200, _success_body(route, req.message_id, route.handler(ctx, params))

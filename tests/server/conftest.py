@@ -10,12 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
 
 from opslib.server import FakeClock, Settings, create_app
 
 from .factories import World, build_world
-from .helpers import Api
+from .helpers import Api, TestClient
 
 START_MS = 1_714_521_600_000  # 2024-05-01 00:00:00 UTC
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import uuid
+import warnings
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
-from starlette.testclient import TestClient
+
+with warnings.catch_warnings():  # starlette prefers httpx2; httpx is what is installed
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 from opslib.server import FakeClock, security
 from opslib.server.store import connect

@@ -18,6 +18,7 @@ from opslib.server import security
 from opslib.server.context import Context
 from opslib.server.errors import ApiError
 from opslib.server.models import QueryRecordParams, ReportRequest
+from opslib.server.services import paging
 from opslib.server.store import devices as devices_store
 from opslib.server.store import events as events_store
 from opslib.server.store import users as users_store
@@ -50,8 +51,9 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
     if p.query_model == RecordQueryModel.FLEET:
         if not caller.is_ops:
             raise ApiError(403, "params.query_model: the fleet query (3) needs the ops role")
-        total, rows = events_store.fleet_page(
+        total, rows = paging.fleet_page(
             ctx.conn,
+            index=ctx.buckets,
             start=p.start,
             end=p.end,
             event_type=p.event_type,

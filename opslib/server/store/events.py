@@ -1,9 +1,8 @@
 """Device event records, their per-bucket counts, and paged reads.
 
-A fleet page at a deep offset does not skip offset rows: :func:`fleet_page` sums the
-per-bucket counts of ``event_counts`` to find the bucket holding the offset, seeks to it
-with ``ts >= bucket start`` and skips only inside that bucket (protocol §9). The partial
-buckets at the two ends of ``[start, end)`` are counted exactly through the index.
+Reads force the index that serves them (``INDEXED BY``): the planner has no statistics on
+a freshly seeded database and could otherwise pick the type index for a one-device read.
+The deep-page seek over ``event_counts`` is in :mod:`opslib.server.services.paging`.
 """
 
 from __future__ import annotations
@@ -90,7 +89,7 @@ def scoped_page(
     return conn.execute(f"{sql} {_ORDER}", (*args, limit, offset)).fetchall()
 
 
-def _range_count(conn: sqlite3.Connection, *, start: int, end: int, event_type: int | None) -> int:
+def range_count(conn: sqlite3.Connection, *, start: int, end: int, event_type: int | None) -> int:
     if start >= end:
         return 0
     if event_type is None:
@@ -107,7 +106,7 @@ def _range_count(conn: sqlite3.Connection, *, start: int, end: int, event_type: 
     return int(row[0])
 
 
-def _range_page(
+def range_page(
     conn: sqlite3.Connection,
     *,
     start: int,
@@ -129,80 +128,23 @@ def _range_page(
     ).fetchall()
 
 
-def bucket_counts(
-    conn: sqlite3.Connection, *, first: int, stop: int, event_type: int | None
-) -> list[tuple[int, int]]:
-    """(bucket, events) for the buckets in ``[first, stop)``, in bucket order."""
+def bucket_counts(conn: sqlite3.Connection, *, event_type: int | None) -> list[tuple[int, int]]:
+    """(bucket, events) of every non-empty bucket, in bucket order (one type, or all)."""
     if event_type is None:
         return conn.execute(
-            "SELECT bucket, SUM(n) FROM event_counts WHERE bucket >= ? AND bucket < ?"
-            " GROUP BY bucket ORDER BY bucket",
-            (first, stop),
+            "SELECT bucket, SUM(n) FROM event_counts GROUP BY bucket ORDER BY bucket"
         ).fetchall()
     return conn.execute(
-        "SELECT bucket, n FROM event_counts WHERE bucket >= ? AND bucket < ?"
-        " AND event_type = ? ORDER BY bucket",
-        (first, stop, event_type),
+        "SELECT bucket, n FROM event_counts WHERE event_type = ? AND n > 0 ORDER BY bucket",
+        (event_type,),
     ).fetchall()
 
 
-def fleet_page(
-    conn: sqlite3.Connection,
-    *,
-    start: int,
-    end: int,
-    event_type: int | None,
-    limit: int,
-    offset: int,
-    bucket_ms: int,
-) -> tuple[int, list[tuple[Any, ...]]]:
-    """The total and one page of every device's events in ``[start, end)``.
+def events_stamp(conn: sqlite3.Connection) -> int:
+    """A value that changes whenever events are added: the largest rowid (O(log n)).
 
-    Parameters
-    ----------
-    conn
-        A connection inside a read transaction (total and rows from one snapshot).
-    start, end
-        Epoch ms, half-open.
-    event_type
-        Only this type, or all.
-    limit, offset
-        The page.
-    bucket_ms
-        Width of an ``event_counts`` bucket.
-
-    Returns
-    -------
-    tuple
-        ``(total, rows)``, rows in wire column order.
+    Events are only ever appended (reports, bulk seeds), and ``event_counts`` changes in
+    the same transaction, so an unchanged stamp means unchanged bucket counts.
     """
-    first_full = -(-start // bucket_ms)  # first bucket wholly inside [start, end)
-    stop_full = end // bucket_ms  # buckets [first_full, stop_full) are wholly inside
-    if first_full >= stop_full:  # shorter than two buckets: count and skip directly
-        total = _range_count(conn, start=start, end=end, event_type=event_type)
-        if offset >= total:
-            return total, []
-        return total, _range_page(
-            conn, start=start, end=end, event_type=event_type, limit=limit, offset=offset
-        )
-    middle_start, middle_end = first_full * bucket_ms, stop_full * bucket_ms
-    lead = _range_count(conn, start=start, end=middle_start, event_type=event_type)
-    trail = _range_count(conn, start=middle_end, end=end, event_type=event_type)
-    buckets = bucket_counts(conn, first=first_full, stop=stop_full, event_type=event_type)
-    middle = sum(n for _, n in buckets)
-    total = lead + middle + trail
-    if offset >= total:
-        return total, []
-    if offset < lead:
-        seek, skip = start, offset
-    elif offset < lead + middle:
-        seek, skip = middle_start, offset - lead
-        for bucket, n in buckets:
-            if skip < n:
-                seek = bucket * bucket_ms
-                break
-            skip -= n
-    else:
-        seek, skip = middle_end, offset - lead - middle
-    rows = _range_page(conn, start=seek, end=end, event_type=event_type, limit=limit, offset=skip)
-    return total, rows
+    row = conn.execute("SELECT MAX(rowid) FROM events").fetchone()
+    return int(row[0] or 0)
