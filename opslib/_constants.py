@@ -23,7 +23,7 @@ DEFAULT_MAX_RETRIES = 4
 INITIAL_RETRY_DELAY = 0.5  # seconds; doubled per attempt, then full jitter
 MAX_RETRY_DELAY = 8.0  # cap of one backoff sleep
 DEFAULT_RETRY_DEADLINE = 60.0  # total seconds a call may spend retrying
-MAX_RETRY_AFTER = 60.0  # a Retry-After longer than this is not waited for
+MAX_RETRY_AFTER = 30.0  # a longer Retry-After (an SMS or login throttle) is raised, not waited
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 # --- Tokens ---------------------------------------------------------------------------

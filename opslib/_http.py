@@ -9,6 +9,7 @@ commented branch per reason, and logs each retry on the ``opslib`` logger at DEB
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import enum
 import logging
@@ -168,6 +169,14 @@ class HTTP:
 
     def close(self) -> None:
         self._client.close()
+
+    def __del__(self) -> None:
+        # A notebook that re-runs connect() drops clients without closing them; release
+        # their sockets when they are collected (as openai-python's client does).
+        client = getattr(self, "_client", None)
+        if client is not None and not client.is_closed:
+            with contextlib.suppress(Exception):
+                client.close()
 
     # -- calls -------------------------------------------------------------------------
 
