@@ -3,6 +3,7 @@ the embedded platform with nothing configured."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -153,7 +154,7 @@ def test_embedded_platform_in_a_subprocess(tmp_path: Path) -> None:
             [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240
         )
         assert out.returncode == 0, out.stderr
-        rows, cols = eval(out.stdout.strip())  # noqa: S307 - a tuple printed by the child
+        rows, cols = ast.literal_eval(out.stdout.strip())
         assert rows > 0
         assert cols > 10
     assert (tmp_path / "embedded" / "demo.db").exists()

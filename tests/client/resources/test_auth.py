@@ -89,7 +89,7 @@ def test_register_with_login_switches(fresh_platform: Platform) -> None:
 
 def test_register_an_existing_phone_conflicts(fresh_platform: Platform) -> None:
     client = fresh_platform.connect()
-    with pytest.raises(opslib.Conflict, match="params.phone"):
+    with pytest.raises(opslib.Conflict, match=r"params\.phone"):
         client.auth.register("1", fresh_platform.user_phone, NEW_PASSWORD, "123456")
 
 
