@@ -1,0 +1,192 @@
+"""client.devices on the real platform: the fleet and one's own, filters, paging, writes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pytest
+
+import opslib
+from opslib import _schemas as S
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+
+def assert_fixed_columns(df: pd.DataFrame, schema: S.FrameSchema) -> None:
+    fixed = schema.empty().dtypes.to_dict()
+    assert list(df.columns[: len(fixed)]) == list(fixed)
+    assert {c: df.dtypes[c] for c in fixed} == fixed
+    assert all(c.startswith("properties.") for c in df.columns[len(fixed) :])
+
+
+def test_fleet_listing(platform: Platform) -> None:
+    df = platform.connect().devices.list()
+    assert_fixed_columns(df, S.DEVICE)
+    assert len(df) == df.attrs["total"]
+    assert df["device_id"].is_unique
+    assert str(df["status"].dtype) == "Int64"
+    assert str(df["status_name"].dtype) == "category"
+    assert str(df["is_sub_device"].dtype) == "boolean"
+    assert str(df["gmt_bind"].dtype) == "datetime64[ns, UTC]"
+    ordered = df.sort_values(["gmt_bind", "device_id"], kind="stable", ignore_index=True)
+    assert df["device_id"].equals(ordered["device_id"])
+    numeric = [c for c in df.columns if c.startswith("properties.")]
+    assert numeric
+    assert any(str(df[c].dtype) in ("Int64", "Float64") for c in numeric)
+
+
+def test_small_pages_read_the_same_devices(platform: Platform) -> None:
+    client = platform.connect()
+    whole = client.devices.list()
+    paged = client.devices.list(page_size=7)
+    assert paged["device_id"].tolist() == whole["device_id"].tolist()
+
+
+def test_a_user_lists_its_own(platform: Platform) -> None:
+    user = platform.connect("user")
+    df = user.devices.list()
+    assert_fixed_columns(df, S.DEVICE)
+    assert len(df) > 0
+    assert df.loc[df["owned"] == 1, "user_id"].eq(user.user_id).all()
+    assert user.devices.list(user.user_id)["device_id"].tolist() == df["device_id"].tolist()
+    with pytest.raises(opslib.NotFound):
+        user.devices.list("u-someone-else")
+
+
+def test_ops_list_another_users_devices(platform: Platform) -> None:
+    ops = platform.connect()
+    user_id = platform.connect("user").user_id
+    df = ops.devices.list(user_id)
+    assert len(df) > 0
+    assert df.attrs["total"] == len(df)
+
+
+@pytest.mark.parametrize(
+    ("filters", "column", "value"),
+    [
+        ({"owned": 1}, "owned", 1),
+        ({"owned": "owner"}, "owned", 1),
+        ({"group_id": 2}, "group_id", 2),
+        ({"is_sub_device": True}, "is_sub_device", True),
+    ],
+)
+def test_filters_hold_on_every_page(
+    platform: Platform, filters: dict[str, object], column: str, value: object
+) -> None:
+    df = platform.connect().devices.list(page_size=3, **filters)
+    assert len(df) > 0
+    assert (df[column] == value).all()
+
+
+def test_limit(platform: Platform) -> None:
+    df = platform.connect().devices.list(limit=5)
+    assert len(df) == 5
+    assert df.attrs["total"] > 5
+
+
+def test_empty_result_keeps_the_schema(platform: Platform) -> None:
+    df = platform.connect().devices.list(group_id=2**31 - 1)
+    assert len(df) == 0
+    assert list(df.columns) == list(S.DEVICE.dtypes())
+    assert df.dtypes.to_dict() == S.DEVICE.empty().dtypes.to_dict()
+
+
+def test_iter_pages(platform: Platform) -> None:
+    client = platform.connect()
+    pages = list(client.devices.iter_pages(page_size=10))
+    total = pages[0].attrs["total"]
+    assert sum(len(p) for p in pages) == total
+    assert [p.attrs["page_no"] for p in pages] == list(range(1, len(pages) + 1))
+    assert all(p.attrs["page_size"] == 10 for p in pages)
+    for page in pages:
+        assert_fixed_columns(page, S.DEVICE)
+    resumed = list(client.devices.iter_pages(page_size=10, page_no=2))
+    assert [p["device_id"].tolist() for p in resumed] == [
+        p["device_id"].tolist() for p in pages[1:]
+    ]
+
+
+def test_get(platform: Platform) -> None:
+    client = platform.connect()
+    listed = client.devices.list(limit=1)
+    df = client.devices.get(listed["device_id"].item())
+    assert_fixed_columns(df, S.DEVICE)
+    assert len(df) == 1
+    assert df["device_id"].item() == listed["device_id"].item()
+    assert df["product_id"].item() == listed["product_id"].item()
+
+
+def test_get_unknown(platform: Platform) -> None:
+    with pytest.raises(opslib.NotFound):
+        platform.connect().devices.get("dev-nope")
+
+
+def test_bind_a_new_device(fresh_platform: Platform) -> None:
+    user = fresh_platform.connect("user")
+    product = user.products.list(1)["product_id"].iloc[0]
+    df = user.devices.bind(
+        "dev-client-001",
+        device_secret="device-secret-1",
+        product_id=product,
+        mac_addr="AA:BB:CC:DD:EE:01",
+        version="1.0.0",
+        group_id=5,
+    )
+    assert list(df.columns) == list(S.DEVICE_WRITE_RESULT.dtypes())
+    assert df.dtypes.to_dict() == S.DEVICE_WRITE_RESULT.empty().dtypes.to_dict()
+    assert df["ok"].tolist() == [True]
+    device = user.devices.get("dev-client-001").iloc[0]
+    assert device["owned"] == 1
+    assert device["status_name"] == "inactive"
+    assert device["group_id"] == 5
+    assert device["user_id"] == user.user_id
+    assert device["category_id"] == "1"
+
+
+def test_bulk_bind_reports_per_row(fresh_platform: Platform) -> None:
+    user = fresh_platform.connect("user")
+    product = user.products.list(1)["product_id"].iloc[0]
+    taken = fresh_platform.connect().devices.list(limit=1)["device_id"].item()
+    rows = pd.DataFrame(
+        {
+            "device_id": ["dev-client-010", "dev-client-011", taken],
+            "device_secret": ["device-secret-10", "device-secret-11", "device-secret-12"],
+            "product_id": [product, "p-unknown", product],
+        }
+    )
+    df = user.devices.bind(rows, is_sub_device=False)
+    assert df["device_id"].tolist() == rows["device_id"].tolist()
+    assert df["ok"].tolist() == [True, False, False]
+    assert df["error_code"].tolist() == [200, 404, 409]  # unknown product; bound to another
+
+
+def test_update_one_and_many(fresh_platform: Platform) -> None:
+    user = fresh_platform.connect("user")
+    mine = user.devices.list(owned=1)
+    first = mine["device_id"].iloc[0]
+    df = user.devices.update(first, group_id=42)
+    assert df["ok"].tolist() == [True]
+    assert user.devices.get(first)["group_id"].item() == 42
+    batch = mine[["device_id"]].head(3).assign(group_id=[7, 8, 9])
+    out = user.devices.update(batch)
+    assert out["ok"].all()
+    after = user.devices.list(owned=1).set_index("device_id").loc[batch["device_id"], "group_id"]
+    assert after.tolist() == [7, 8, 9]
+
+
+def test_update_refusals(fresh_platform: Platform) -> None:
+    user = fresh_platform.connect("user")
+    device = user.devices.list(owned=1)["device_id"].iloc[0]
+    other = (
+        fresh_platform.connect()
+        .users.get(area_code="1", phone=fresh_platform.ops_phone)["user_id"]
+        .item()
+    )
+    with pytest.raises(opslib.PermissionDenied):
+        user.devices.update(device, user_id=other)
+    with pytest.raises(ValueError, match="device_secret"):
+        user.devices.update(device, device_secret="x")
+    with pytest.raises(ValueError, match="no device_id"):
+        user.devices.update([{"group_id": 1}])

@@ -1,0 +1,134 @@
+"""client.events on the real platform: any time range, every query model, paging."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pytest
+
+import opslib
+from client.faults import Faults
+from opslib import _schemas as S
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+
+def assert_fixed_columns(df: pd.DataFrame) -> None:
+    fixed = S.EVENT.empty().dtypes.to_dict()
+    assert list(df.columns[: len(fixed)]) == list(fixed)
+    assert {c: df.dtypes[c] for c in fixed} == fixed
+
+
+def test_fleet_events(platform: Platform) -> None:
+    df = platform.connect().events.list("-30d")
+    assert_fixed_columns(df)
+    assert len(df) == df.attrs["total"] > 0
+    assert df["event_id"].is_unique
+    assert str(df["gmt_create"].dtype) == "datetime64[ns, UTC]"
+    assert str(df["event_type"].dtype) == "Int64"
+    assert str(df["event_type_name"].dtype) == "category"
+    ordered = df.sort_values(["gmt_create", "event_id"], kind="stable", ignore_index=True)
+    assert df["event_id"].equals(ordered["event_id"])
+    assert str(df["properties.temperature"].dtype) == "Float64"
+
+
+def test_small_pages_and_concurrency_read_the_same_events(platform: Platform) -> None:
+    client = platform.connect()
+    whole = client.events.list("-30d")
+    faults = Faults()
+    paged = platform.connect(transport=faults).events.list("-30d", page_size=25)
+    assert paged["event_id"].tolist() == whole["event_id"].tolist()
+    bodies = [s.body for s in faults.to("/device/query_record") if s.body]
+    assert {b["params"]["start"] for b in bodies} == {bodies[0]["params"]["start"]}  # one range
+    assert len({b["params"]["page_no"] for b in bodies}) == len(bodies)
+
+
+def test_by_device(platform: Platform) -> None:
+    client = platform.connect()
+    device = client.events.list("-30d")["device_id"].mode().iloc[0]
+    df = client.events.list("-30d", device_id=device)
+    assert_fixed_columns(df)
+    assert len(df) > 0
+    assert (df["device_id"] == device).all()
+
+
+def test_by_user_and_the_callers_own(platform: Platform) -> None:
+    user = platform.connect("user")
+    own = user.events.list("-30d")
+    assert_fixed_columns(own)
+    assert len(own) > 0
+    assert (own["user_id"] == user.user_id).all()
+    by_id = platform.connect().events.list("-30d", user_id=user.user_id)
+    assert by_id["event_id"].tolist() == own["event_id"].tolist()
+
+
+def test_event_type_filter(platform: Platform) -> None:
+    client = platform.connect()
+    alarms = client.events.list("-30d", event_type="alarm")
+    assert len(alarms) > 0
+    assert (alarms["event_type"] == 4).all()
+    assert set(alarms["event_type_name"]) == {"alarm"}
+    assert (
+        client.events.list("-30d", event_type=4)["event_id"].tolist() == alarms["event_id"].tolist()
+    )
+
+
+def test_every_form_of_time_range_agrees(platform: Platform) -> None:
+    client = platform.connect()
+    end = pd.Timestamp.now(tz="UTC").floor("s")
+    start = end - pd.Timedelta(days=30)
+    reference = client.events.list(start, end)["event_id"].tolist()
+    assert reference
+    forms = [
+        (start.to_pydatetime(), end.to_pydatetime()),
+        (start.tz_localize(None).to_pydatetime(), end.tz_localize(None).isoformat()),  # naive: UTC
+        (int(start.timestamp()), int(end.timestamp())),  # epoch seconds
+        (int(start.timestamp() * 1000), int(end.timestamp() * 1000)),  # epoch ms
+        (start.isoformat(), end.isoformat()),
+    ]
+    for a, b in forms:
+        assert client.events.list(a, b)["event_id"].tolist() == reference
+
+
+def test_empty_range_keeps_the_schema(platform: Platform) -> None:
+    df = platform.connect().events.list(dt.datetime(2001, 1, 1), dt.datetime(2001, 1, 2))
+    assert len(df) == 0
+    assert list(df.columns) == list(S.EVENT.dtypes())
+    assert df.dtypes.to_dict() == S.EVENT.empty().dtypes.to_dict()
+
+
+def test_start_not_before_end_is_refused_before_any_request(platform: Platform) -> None:
+    faults = Faults()
+    client = platform.connect(transport=faults)
+    before = len(faults.sent)
+    with pytest.raises(ValueError, match="start must be before end"):
+        client.events.list("now", "-1d")
+    assert len(faults.sent) == before
+
+
+def test_device_and_user_together_are_refused(platform: Platform) -> None:
+    with pytest.raises(ValueError, match="not both"):
+        platform.connect().events.list("-1d", device_id="d", user_id="u")
+
+
+def test_a_user_reading_others_is_not_found(platform: Platform) -> None:
+    with pytest.raises(opslib.NotFound):
+        platform.connect("user").events.list("-30d", user_id="u-someone-else")
+
+
+def test_limit_and_iter_pages(platform: Platform) -> None:
+    client = platform.connect()
+    assert len(client.events.list("-30d", limit=30)) == 30
+    end = pd.Timestamp.now(tz="UTC")
+    pages = list(client.events.iter_pages(end - pd.Timedelta(days=30), end, page_size=50))
+    total = pages[0].attrs["total"]
+    assert sum(len(p) for p in pages) == total
+    for page in pages:
+        assert_fixed_columns(page)
+    resumed = list(
+        client.events.iter_pages(end - pd.Timedelta(days=30), end, page_size=50, page_no=3)
+    )
+    assert resumed[0]["event_id"].tolist() == pages[2]["event_id"].tolist()

@@ -1,0 +1,137 @@
+"""client.products on the real platform: categories, the catalogue, bulk add and delete."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pytest
+
+import opslib
+from opslib import _schemas as S
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+
+def assert_schema(df: pd.DataFrame, schema: S.FrameSchema) -> None:
+    assert list(df.columns) == list(schema.dtypes())
+    assert df.dtypes.to_dict() == schema.empty().dtypes.to_dict()
+
+
+def new_product(product_id: str, **over: object) -> dict[str, object]:
+    return {
+        "product_id": product_id,
+        "product_secret": "product-secret-1",
+        "product_name": f"Product {product_id}",
+        "category_id": 1,
+        "net_type": "Wi-Fi",
+        "node_type": "direct",
+        **over,
+    }
+
+
+def test_categories(platform: Platform) -> None:
+    df = platform.connect("user").products.categories()
+    assert_schema(df, S.CATEGORY)
+    assert str(df["category_id"].dtype) == "Int64"
+    assert df["category_id"].is_monotonic_increasing
+    assert df["category_name"].iloc[0] == "Lighting"
+
+
+def test_list_one_category(platform: Platform) -> None:
+    df = platform.connect("user").products.list(1)
+    assert_schema(df, S.PRODUCT)
+    assert len(df) > 0
+    assert set(df["category_id"]) == {1}
+    assert set(df["category_name"]) == {"Lighting"}
+    assert df["product_id"].is_monotonic_increasing
+    assert str(df["net_type"].dtype) == "Int64"
+    assert str(df["net_type_name"].dtype) == "category"
+    assert str(df["gmt_create"].dtype) == "datetime64[ns, UTC]"
+    assert "product_secret" not in df.columns
+
+
+def test_list_every_category(platform: Platform) -> None:
+    client = platform.connect("user")
+    df = client.products.list()
+    assert_schema(df, S.PRODUCT)
+    assert set(df["category_id"]) == set(client.products.categories()["category_id"])
+    assert df["product_id"].is_unique
+    assert df[["category_id", "product_id"]].equals(
+        df[["category_id", "product_id"]].sort_values(
+            ["category_id", "product_id"], ignore_index=True
+        )
+    )
+    assert df["category_name"].notna().all()
+
+
+def test_unknown_category(platform: Platform) -> None:
+    with pytest.raises(opslib.NotFound):
+        platform.connect().products.list(999)
+
+
+def test_add_one_and_delete_it(fresh_platform: Platform) -> None:
+    admin = fresh_platform.connect("admin")
+    df = admin.products.add(new_product("p-new-1", encrypt_type="TLS", status="released"))
+    assert_schema(df, S.PRODUCT_WRITE_RESULT)
+    assert df["ok"].tolist() == [True]
+    assert df["product_id"].tolist() == ["p-new-1"]
+    row = admin.products.list(1).set_index("product_id").loc["p-new-1"]
+    assert row["net_type_name"] == "Wi-Fi"
+    assert row["encrypt_type_name"] == "TLS"
+    assert row["status_name"] == "released"
+    gone = admin.products.delete("p-new-1")
+    assert_schema(gone, S.PRODUCT_WRITE_RESULT)
+    assert gone["ok"].tolist() == [True]
+    assert "p-new-1" not in set(admin.products.list(1)["product_id"])
+
+
+def test_bulk_add_collects_failures_per_row(fresh_platform: Platform) -> None:
+    admin = fresh_platform.connect("admin")
+    existing = admin.products.list(1)["product_id"].iloc[0]
+    frame = pd.DataFrame(
+        [new_product("p-bulk-1"), new_product(existing), new_product("p-bulk-2", category_id=999)]
+    )
+    df = admin.products.add(frame)
+    assert_schema(df, S.PRODUCT_WRITE_RESULT)
+    assert df["product_id"].tolist() == ["p-bulk-1", existing, "p-bulk-2"]
+    assert df["ok"].tolist() == [True, False, False]
+    assert df["error_code"].tolist() == [200, 409, 404]
+    assert df["message_id"].is_unique
+
+
+def test_bulk_add_raise_names_the_rows(fresh_platform: Platform) -> None:
+    admin = fresh_platform.connect("admin")
+    existing = admin.products.list(1)["product_id"].iloc[0]
+    with pytest.raises(
+        opslib.BulkWriteError, match=rf"1 of 2 rows failed: row 1 \(product_id='{existing}'\): 409"
+    ):
+        admin.products.add([new_product("p-bulk-3"), new_product(existing)], errors="raise")
+    assert "p-bulk-3" in set(admin.products.list(1)["product_id"])
+
+
+def test_add_refuses_unknown_columns_before_sending(platform: Platform) -> None:
+    with pytest.raises(ValueError, match="colour"):
+        platform.connect("admin").products.add(new_product("p-x", colour="red"))
+    with pytest.raises(ValueError, match="net_type must be one of"):
+        platform.connect("admin").products.add(new_product("p-x", net_type="carrier pigeon"))
+
+
+def test_only_admin_adds(platform: Platform) -> None:
+    with pytest.raises(opslib.PermissionDenied):
+        platform.connect("ops").products.add(new_product("p-ops-1"))
+
+
+def test_bulk_delete(fresh_platform: Platform) -> None:
+    admin = fresh_platform.connect("admin")
+    admin.products.add([new_product("p-del-1"), new_product("p-del-2")])
+    in_use = admin.devices.list(limit=1)["product_id"].item()
+    ids = pd.Series(["p-del-1", "p-missing", in_use, "p-del-2"])
+    df = admin.products.delete(ids)
+    assert_schema(df, S.PRODUCT_WRITE_RESULT)
+    assert df["product_id"].tolist() == ids.tolist()
+    assert df["ok"].tolist() == [True, False, False, True]
+    assert df["error_code"].tolist() == [200, 404, 409, 200]
+    with pytest.raises(opslib.NotFound):
+        admin.products.delete("p-missing")

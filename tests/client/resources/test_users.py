@@ -1,0 +1,134 @@
+"""client.users on the real platform: profiles and settings, typed one-row frames."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pytest
+
+import opslib
+from opslib import _schemas as S
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+
+def assert_schema(df: pd.DataFrame, schema: S.FrameSchema) -> None:
+    assert list(df.columns) == list(schema.dtypes())
+    assert df.dtypes.to_dict() == schema.empty().dtypes.to_dict()
+
+
+def test_get_the_caller(platform: Platform) -> None:
+    user = platform.connect("user")
+    df = user.users.get()
+    assert_schema(df, S.USER)
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert row["user_id"] == user.user_id
+    assert row["phone"] == platform.user_phone
+    assert str(df["status"].dtype) == "Int64"
+    assert row["status_name"] == "active"
+    assert str(df["gmt_register"].dtype) == "datetime64[ns, UTC]"
+    assert isinstance(row["network.ssid"], str)
+    assert "network.pw" not in df.columns
+
+
+def test_ops_look_up_by_each_selector(platform: Platform) -> None:
+    ops = platform.connect()
+    target = ops.users.get(area_code="1", phone=platform.user_phone)
+    user_id, identity_id = target["user_id"].item(), target["identity_id"].item()
+    assert ops.users.get(user_id)["phone"].item() == platform.user_phone
+    assert ops.users.get(identity_id=identity_id)["user_id"].item() == user_id
+
+
+def test_a_user_cannot_see_others(platform: Platform) -> None:
+    user = platform.connect("user")
+    with pytest.raises(opslib.NotFound):
+        user.users.get(area_code="1", phone=platform.ops_phone)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"user_id": "u", "identity_id": "i"},
+        {"area_code": "1"},
+        {"phone": "5550000001", "user_id": "u"},
+    ],
+)
+def test_selector_mistakes(platform: Platform, kwargs: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match="area_code|one of"):
+        platform.connect().users.get(**kwargs)
+
+
+def test_update_profile(fresh_platform: Platform) -> None:
+    user = fresh_platform.connect("user")
+    df = user.users.update(
+        nick_name="Night shift", network={"ssid": "Ops-5G", "pw": "wifi-password"}
+    )
+    assert_schema(df, S.USER_UPDATE_RESULT)
+    assert df["ok"].item()
+    assert df["user_id"].item() == user.user_id
+    me = user.users.get()
+    assert me["nick_name"].item() == "Night shift"
+    assert me["network.ssid"].item() == "Ops-5G"
+
+
+def test_update_needs_a_field_and_known_members(platform: Platform) -> None:
+    client = platform.connect("user")
+    with pytest.raises(ValueError, match="at least one"):
+        client.users.update()
+    with pytest.raises(ValueError, match="password"):
+        client.users.update(network={"password": "x"})
+
+
+def test_identity_id_taken_is_a_conflict(fresh_platform: Platform) -> None:
+    ops = fresh_platform.connect()
+    taken = ops.users.get(area_code="1", phone=fresh_platform.user_phone)["identity_id"].item()
+    with pytest.raises(opslib.Conflict):
+        ops.users.update(identity_id=taken)
+    df = ops.users.update(identity_id=taken, errors="collect")
+    assert df["ok"].tolist() == [False]
+    assert df["error_code"].tolist() == [409]
+    assert "identity_id" in df["error_msg"].item()
+
+
+@pytest.mark.parametrize("which", ["all", "message", "device"])
+def test_settings(platform: Platform, which: str) -> None:
+    user = platform.connect("user")
+    df = user.users.settings(which)
+    assert_schema(df, S.SETTINGS)
+    assert df["user_id"].item() == user.user_id
+    assert str(df["message_config.no_disturbing"].dtype) == "boolean"
+    assert str(df["dev_config.page_size"].dtype) == "Int64"
+    has_message = which in ("all", "message")
+    has_device = which in ("all", "device")
+    assert df["message_config.start"].notna().item() is has_message
+    assert df["dev_config.page_size"].notna().item() is has_device
+
+
+def test_settings_which_is_checked(platform: Platform) -> None:
+    with pytest.raises(ValueError, match="which"):
+        platform.connect().users.settings("everything")
+
+
+def test_update_settings(fresh_platform: Platform) -> None:
+    user = fresh_platform.connect("user")
+    df = user.users.update_settings(no_disturbing=True, start="22:30", end=dt.time(6, 15))
+    assert_schema(df, S.SETTINGS_UPDATE_RESULT)
+    assert df["ok"].item()
+    after = user.users.settings("message").iloc[0]
+    assert after["message_config.no_disturbing"]
+    assert after["message_config.start"] == 22 * 60 + 30
+    assert after["message_config.end"] == 6 * 60 + 15
+
+
+def test_update_settings_checks_names_and_values(platform: Platform) -> None:
+    client = platform.connect("user")
+    with pytest.raises(ValueError, match="unknown setting"):
+        client.users.update_settings(quiet=True)
+    with pytest.raises(TypeError, match="bool"):
+        client.users.update_settings(no_disturbing="yes")
+    with pytest.raises(opslib.BadRequest, match="start"):
+        client.users.update_settings(start=5000)
