@@ -58,7 +58,7 @@ def test_a_user_cannot_see_others(platform: Platform) -> None:
     ],
 )
 def test_selector_mistakes(platform: Platform, kwargs: dict[str, str]) -> None:
-    with pytest.raises(ValueError, match="area_code|one of"):
+    with pytest.raises(ValueError, match=r"area_code|one of"):
         platform.connect().users.get(**kwargs)
 
 
