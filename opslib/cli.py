@@ -52,8 +52,43 @@ def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("demo", help="the main job on the embedded platform")
-    p.add_argument("--out", default="reports", help="where reports go")
+    p = sub.add_parser(
+        "demo", help="run every report on the embedded platform; print the path of index.html"
+    )
+    p.add_argument("--out", default="reports", help="where reports go (default: reports)")
+    p.add_argument("--config", default=None, help="run-all file (default: reports.toml)")
+
+
+def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    report = sub.add_parser("report", help="list, run and schedule the notebook reports")
+    rsub = report.add_subparsers(dest="report_command", required=True)
+    rsub.add_parser("list", help="each report with its parameters, types, defaults and help")
+    run = rsub.add_parser("run", help="run one report unattended: notebook, HTML, status.json")
+    run.add_argument("name", help="a report name (see `opslib report list`) or a notebook path")
+    run.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("KEY", "VALUE"),
+        help="a parameter value, coerced to the parameter's type (repeatable)",
+    )
+    run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
+    run.add_argument("--profile", default=None, help="connection profile of the opslib config file")
+    run.add_argument("--label", default="", help="a suffix for the run directory's name")
+    run.add_argument(
+        "--cell-timeout", type=float, default=None, help="seconds one cell may take (default 600)"
+    )
+    run.add_argument(
+        "--run-timeout", type=float, default=None, help="seconds the report may take (default 1800)"
+    )
+    run_all = rsub.add_parser("run-all", help="run the reports of a TOML file; write index.html")
+    run_all.add_argument(
+        "--config", default=None, help="run-all file (default: ./reports.toml, else the repo's)"
+    )
+    run_all.add_argument("--out", default=None, help="overrides the file's `out`")
+    run_all.add_argument("--profile", default=None, help="connection profile for every run")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_seed(sub)
     _add_simulate(sub)
     _add_demo(sub)
+    _add_report(sub)
     return parser
 
 
@@ -77,9 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "seed":
         from opslib.server.seed import seed_command
 
-        return seed_command(
-            args.db, scale=args.scale, seed_value=args.seed_value, until=args.until
-        )
+        return seed_command(args.db, scale=args.scale, seed_value=args.seed_value, until=args.until)
     if args.command == "simulate":
         from opslib.server.simulate import simulate_command
 
@@ -87,9 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.base_url, devices=args.devices, rate=args.rate, seconds=args.seconds
         )
     if args.command == "demo":
-        from opslib.server.runner import demo
+        from opslib.reports.cli import demo_command
 
-        return demo(out=args.out)
+        return demo_command(out=args.out, config=args.config)
+    if args.command == "report":
+        from opslib.reports.cli import report_command
+
+        return report_command(args)
     raise AssertionError(args.command)  # argparse refuses unknown commands
 
 

@@ -7,6 +7,8 @@ Every function takes an event frame of :data:`opslib._schemas.EVENT` (as returne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
@@ -55,7 +57,7 @@ def _type_value(value: int | str) -> int:
     return int(value)
 
 
-def event_type_values(event_types: list[int | str] | tuple[int | str, ...] | None) -> list[int]:
+def event_type_values(event_types: Sequence[int | str] | None) -> list[int]:
     """Event types given as numbers or labels (``"alarm"``, ``"property report"``) → numbers.
 
     Examples
@@ -69,7 +71,7 @@ def event_type_values(event_types: list[int | str] | tuple[int | str, ...] | Non
 def filter_events(
     events: pd.DataFrame,
     *,
-    event_types: list[int | str] | tuple[int | str, ...] | None = None,
+    event_types: Sequence[int | str] | None = None,
     device_id: str | None = None,
     start: pd.Timestamp | None = None,
     end: pd.Timestamp | None = None,

@@ -1,0 +1,130 @@
+"""Helpers the report notebooks call, so that each notebook cell stays one line or two.
+
+>>> from opslib.reports import notebook as nb
+>>> nb.setup(interactive=False)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from opslib import analysis, plots
+
+__all__ = ["connect", "export_frame", "load_events", "markdown", "parquet_ready", "setup"]
+
+
+def setup(*, interactive: bool) -> None:
+    """The first code cell of every report: offline plotly (plotly.js embedded once here)
+    and readable tables.
+
+    Parameters
+    ----------
+    interactive
+        Also emit plotly's own mimetype for JupyterLab (widgets are created by the panels).
+    """
+    plots.use_offline_renderer(interactive=interactive)
+    pd.set_option("display.max_columns", 40)
+    pd.set_option("display.max_colwidth", 80)
+    pd.set_option("display.width", 200)
+
+
+def markdown(text: str) -> None:
+    """Show Markdown text (a written finding) as a cell output."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(text))
+
+
+def connect() -> Any:
+    """``opslib.connect()`` from the environment, a profile or the embedded platform;
+    shows who is connected (never a secret).
+    """
+    import opslib
+
+    client = opslib.connect()
+    markdown(f"Connected as `{client.user_id}`.")
+    return client
+
+
+def load_events(
+    client: Any,
+    window: analysis.Window,
+    *,
+    device_id: str = "",
+    user_id: str = "",
+    event_types: Sequence[int | str] = (),
+) -> pd.DataFrame:
+    """Events of ``window`` for a device, a user or the fleet, of the given types.
+
+    The platform filters by one event type at a time: one type is asked of it, several
+    are filtered here after one read.
+
+    Examples
+    --------
+    >>> events = nb.load_events(client, analysis.resolve_window("-7d"))  # doctest: +SKIP
+    """
+    types = analysis.event_type_values(list(event_types))
+    events = client.events.list(
+        window[0],
+        window[1],
+        device_id=device_id or None,
+        user_id=user_id or None,
+        event_type=types[0] if len(types) == 1 else None,
+        progress=False,
+    )
+    if len(types) > 1:
+        events = analysis.filter_events(events, event_types=types)
+    return events
+
+
+def parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every column Parquet can store: mixed object columns become text.
+
+    Open-ended ``properties.<key>`` columns may hold numbers for one device and text for
+    another; Arrow refuses such a column, so it is written as strings.
+    """
+    import pyarrow as pa
+
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            try:
+                pa.array(out[column], from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                out[column] = (
+                    out[column].map(lambda v: None if v is None else str(v)).astype("string")
+                )
+    return out
+
+
+def export_frame(
+    frame: pd.DataFrame, output_dir: str | os.PathLike[str], stem: str
+) -> pd.DataFrame:
+    """Write ``frame`` as ``<stem>.csv`` and ``<stem>.parquet`` in ``output_dir``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per file written: ``file``, ``rows``, ``columns`` (empty when
+        ``output_dir`` is empty: nothing is written then).
+
+    Examples
+    --------
+    >>> nb.export_frame(devices, output_dir, "inventory")  # doctest: +SKIP
+    """
+    columns = {"file": "string", "rows": "Int64", "columns": "Int64"}
+    if not str(output_dir):
+        markdown("No `output_dir` given: nothing exported (the report runner sets it).")
+        return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
+    directory = Path(output_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    csv, parquet = directory / f"{stem}.csv", directory / f"{stem}.parquet"
+    frame.to_csv(csv, index=False)
+    parquet_ready(frame).to_parquet(parquet, index=False)
+    rows = [(p.name, len(frame), len(frame.columns)) for p in (csv, parquet)]
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
