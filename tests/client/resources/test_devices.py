@@ -148,9 +148,10 @@ def test_bind_a_new_device(fresh_platform: Platform) -> None:
 def test_bulk_bind_reports_per_row(fresh_platform: Platform) -> None:
     user = fresh_platform.connect("user")
     product = user.products.list(1)["product_id"].iloc[0]
-    fleet = fresh_platform.connect().devices.list()
-    bound = fleet[fleet["user_id"].notna() & (fleet["user_id"] != user.user_id)]
-    taken = bound["device_id"].iloc[0]
+    taken = "dev-client-012"  # bound by someone else first, with the same secret
+    fresh_platform.connect("admin").devices.bind(
+        taken, device_secret="device-secret-12", product_id=product
+    )
     rows = pd.DataFrame(
         {
             "device_id": ["dev-client-010", "dev-client-011", taken],
