@@ -31,56 +31,9 @@ if TYPE_CHECKING:
     from opslib.resources.products import Products
     from opslib.resources.users import Users
 
-__all__ = ["OPERATIONS", "Client", "connect"]
+__all__ = ["Client", "connect"]
 
 log = logging.getLogger("opslib")
-
-# The 18 operations of the interface, by path.
-OPERATIONS = (
-    "/user/auth_code",
-    "/token/access",
-    "/user/login",
-    "/user/register",
-    "/product/query_category",
-    "/product/query_list_by_category",
-    "/device/query_by_user",
-    "/device/query_record",
-    "/device/query",
-    "/user/query",
-    "/device/bind",
-    "/user/query_sys_setting",
-    "/product/delete",
-    "/product/add",
-    "/user/update_sys_setting",
-    "/user/update_pwd",
-    "/user/update_user_info",
-    "/device/update_info",
-)
-# Recorded writes (protocol §10): retried with the same message_id, replayed by the platform.
-_WRITES = frozenset(
-    {
-        "/user/register",
-        "/user/update_pwd",
-        "/user/update_user_info",
-        "/user/update_sys_setting",
-        "/product/add",
-        "/product/delete",
-        "/device/bind",
-        "/device/update_info",
-    }
-)
-# Operations that take no access token.
-_PRE_LOGIN = frozenset({"/user/auth_code", "/user/login", "/user/register"})
-# Operations that carry client_id in params (spec §5.1).
-_WITH_CLIENT_ID = frozenset(
-    {
-        "/user/auth_code",
-        "/user/login",
-        "/user/register",
-        "/product/query_category",
-        "/product/query_list_by_category",
-    }
-)
 
 
 class Client:
@@ -204,8 +157,8 @@ class Client:
         """
         mid = message_id or str(uuid.uuid4())
         if safety is None:
-            safety = Safety.WRITE if path in _WRITES else Safety.READ
-        if path in _WITH_CLIENT_ID:
+            safety = Safety.WRITE if path in C.WRITE_OPERATIONS else Safety.READ
+        if path in C.CLIENT_ID_OPERATIONS:
             params = {"client_id": self.client_id, **params}
         used: dict[str, str] = {}
 
@@ -257,12 +210,12 @@ class Client:
                 "/token/access is not an envelope operation; use client.auth.exchange_code() "
                 "or client.auth.refresh()"
             )
-        if path not in OPERATIONS:
-            raise ValueError(f"unknown operation {path!r}; the operations are {list(OPERATIONS)}")
+        if path not in C.OPERATIONS:
+            raise ValueError(f"unknown operation {path!r}; the operations are {list(C.OPERATIONS)}")
         params = dict(params or {})
         for key in ("access_token", "client_id"):
             params.pop(key, None)
-        pre_login = path in _PRE_LOGIN or (
+        pre_login = path in C.PRE_LOGIN_OPERATIONS or (
             path == "/user/update_pwd" and params.get("update_model") == 2
         )
         safety = None

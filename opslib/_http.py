@@ -47,7 +47,6 @@ _MAYBE_SENT = (
     httpx.RemoteProtocolError,
     httpx.CloseError,
 )
-_BARE_STRING_OPERATIONS = frozenset({"/product/add", "/product/delete"})
 
 
 class Safety(enum.Enum):
@@ -203,7 +202,7 @@ class HTTP:
         body = _loads(response)
         if (
             response.status_code == 200
-            and path in _BARE_STRING_OPERATIONS
+            and path in C.BARE_STRING_OPERATIONS
             and isinstance(body, str)
         ):
             return body

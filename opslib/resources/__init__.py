@@ -17,7 +17,13 @@ events.py     /device/query_record
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from opslib._http import Safety
+from opslib._schemas import FrameSchema
+from opslib._writes import check_errors, run_writes
 
 if TYPE_CHECKING:
     from opslib._client import Client
@@ -33,6 +39,36 @@ class Resource:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
+
+    def _write_one(
+        self,
+        path: str,
+        params: dict[str, Any],
+        *,
+        schema: FrameSchema,
+        key: dict[str, Any],
+        errors: str | None,
+        auth: bool = True,
+        safety: Safety | None = None,
+    ) -> tuple[pd.DataFrame, Any]:
+        """One write (or one checked call) as a one-row result frame, and its answer."""
+        answers: list[Any] = []
+
+        def send(p: dict[str, Any], mid: str) -> Any:
+            answer = self._client._request(path, p, auth=auth, safety=safety, message_id=mid)
+            answers.append(answer)
+            return answer
+
+        frame = run_writes(
+            [params],
+            send,
+            schema=schema,
+            key=lambda p, a: key,
+            errors=check_errors(errors, bulk=False),
+            bulk=False,
+            what=path,
+        )
+        return frame, (answers[0] if answers else None)
 
 
 def coerce_enum(value: int | str | IntEnum, enum: type[IntEnum], field: str) -> int:

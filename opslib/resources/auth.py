@@ -19,7 +19,6 @@ from opslib._config import Secret
 from opslib._exceptions import AuthenticationError
 from opslib._frames import records_to_frame
 from opslib._http import Safety
-from opslib._writes import check_errors, run_writes
 from opslib.enums import AuthModel, CodeModel, UpdateModel
 from opslib.resources import Resource, coerce_enum
 
@@ -53,35 +52,26 @@ class Auth(Resource):
         code: str | Secret | None,
         errors: str | None,
     ) -> pd.DataFrame:
-        model = coerce_enum(code_model, CodeModel, "code_model")
         params: dict[str, Any] = {
             "auth_model": int(auth_model),
-            "code_model": model,
+            "code_model": coerce_enum(code_model, CodeModel, "code_model"),
             "area_code": str(area_code),
             "phone": str(phone),
         }
         if code is not None:
             params["auth_code"] = _plain(code)
+        key = {k: params[k] for k in ("area_code", "phone", "code_model")}
         safety = Safety.WRITE if auth_model is AuthModel.SEND else Safety.READ
-
-        def send(p: dict[str, Any], mid: str) -> Any:
-            return self._client._request(
-                "/user/auth_code", p, auth=False, safety=safety, message_id=mid
-            )
-
-        return run_writes(
-            [params],
-            send,
+        frame, _ = self._write_one(
+            "/user/auth_code",
+            params,
             schema=S.SEND_CODE_RESULT,
-            key=lambda p, _: {
-                "area_code": p["area_code"],
-                "phone": p["phone"],
-                "code_model": p["code_model"],
-            },
-            errors=check_errors(errors, bulk=False),
-            bulk=False,
-            what="send_code" if code is None else "verify_code",
+            key=key,
+            errors=errors,
+            auth=False,
+            safety=safety,
         )
+        return frame
 
     def send_code(
         self,
@@ -203,29 +193,19 @@ class Auth(Resource):
             "password": _plain(password),
             "auth_code": _plain(code),
         }
-        answers: dict[str, Any] = {}
-
-        def send(p: dict[str, Any], mid: str) -> Any:
-            data = self._client._request("/user/register", p, auth=False, message_id=mid)
-            answers.update(data)
-            return data
-
-        frame = run_writes(
-            [params],
-            send,
+        frame, answer = self._write_one(
+            "/user/register",
+            params,
             schema=S.REGISTER_RESULT,
-            key=lambda p, a: {
-                "user_id": (a or {}).get("user_id"),
-                "area_code": p["area_code"],
-                "phone": p["phone"],
-            },
-            errors=check_errors(errors, bulk=False),
-            bulk=False,
-            what="register",
+            key={"area_code": str(area_code), "phone": str(phone)},
+            errors=errors,
+            auth=False,
         )
-        if login and answers.get("code"):
+        if answer:
+            frame["user_id"] = pd.array([answer.get("user_id")], dtype=S.STRING)
+        if login and answer and answer.get("code"):
             tokens = self._client._tokens
-            tokens.exchange(str(answers["code"]))
+            tokens.exchange(str(answer["code"]))
             tokens.remember(Credentials(str(area_code), str(phone), Secret(_plain(password))))
         return frame
 
@@ -379,18 +359,15 @@ class Auth(Resource):
     def _password_write(
         self, params: dict[str, Any], user_id: str | None, *, auth: bool, errors: str | None
     ) -> pd.DataFrame:
-        def send(p: dict[str, Any], mid: str) -> Any:
-            return self._client._request("/user/update_pwd", p, auth=auth, message_id=mid)
-
-        return run_writes(
-            [params],
-            send,
+        frame, _ = self._write_one(
+            "/user/update_pwd",
+            params,
             schema=S.PASSWORD_RESULT,
-            key=lambda p, a: {"user_id": user_id},
-            errors=check_errors(errors, bulk=False),
-            bulk=False,
-            what="update_pwd",
+            key={"user_id": user_id},
+            errors=errors,
+            auth=auth,
         )
+        return frame
 
     # -- tokens ------------------------------------------------------------------------
 

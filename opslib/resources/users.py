@@ -14,7 +14,6 @@ import pandas as pd
 from opslib import _schemas as S
 from opslib._config import Secret
 from opslib._frames import records_to_frame
-from opslib._writes import check_errors, run_writes
 from opslib.enums import SettingQueryModel, UserQueryModel
 from opslib.resources import Resource
 
@@ -156,20 +155,14 @@ class Users(Resource):
             }
         if not params:
             raise ValueError("update needs at least one of nick_name, avatar, identity_id, network")
-        user_id = self._client.user_id
-
-        def send(p: dict[str, Any], mid: str) -> Any:
-            return self._client._request("/user/update_user_info", p, message_id=mid)
-
-        return run_writes(
-            [params],
-            send,
+        frame, _ = self._write_one(
+            "/user/update_user_info",
+            params,
             schema=S.USER_UPDATE_RESULT,
-            key=lambda p, a: {"user_id": user_id},
-            errors=check_errors(errors, bulk=False),
-            bulk=False,
-            what="update_user_info",
+            key={"user_id": self._client.user_id},
+            errors=errors,
         )
+        return frame
 
     def settings(self, which: str = "all") -> pd.DataFrame:
         """Read the caller's settings (``/user/query_sys_setting``).
@@ -235,17 +228,11 @@ class Users(Resource):
                 config[name] = value
             else:
                 raise TypeError(f"{name} must be a bool, got {value!r}")
-        user_id = self._client.user_id
-
-        def send(p: dict[str, Any], mid: str) -> Any:
-            return self._client._request("/user/update_sys_setting", p, message_id=mid)
-
-        return run_writes(
-            [{"message_config": config}],
-            send,
+        frame, _ = self._write_one(
+            "/user/update_sys_setting",
+            {"message_config": config},
             schema=S.SETTINGS_UPDATE_RESULT,
-            key=lambda p, a: {"user_id": user_id},
-            errors=check_errors(errors, bulk=False),
-            bulk=False,
-            what="update_sys_setting",
+            key={"user_id": self._client.user_id},
+            errors=errors,
         )
+        return frame
