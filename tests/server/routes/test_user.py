@@ -16,8 +16,13 @@ NEW_PHONE = "5559990001"
 def send_code(api: Api, phone: str, code_model: int, **kw: Any) -> Any:
     return api.post(
         "/user/auth_code",
-        {"client_id": api.world.client_id, "auth_model": 1, "code_model": code_model,
-         "area_code": api.world.area_code, "phone": phone},
+        {
+            "client_id": api.world.client_id,
+            "auth_model": 1,
+            "code_model": code_model,
+            "area_code": api.world.area_code,
+            "phone": phone,
+        },
         **kw,
     )
 
@@ -25,16 +30,27 @@ def send_code(api: Api, phone: str, code_model: int, **kw: Any) -> Any:
 def verify_code(api: Api, phone: str, code_model: int, code: str) -> Any:
     return api.post(
         "/user/auth_code",
-        {"client_id": api.world.client_id, "auth_model": 2, "code_model": code_model,
-         "area_code": api.world.area_code, "phone": phone, "auth_code": code},
+        {
+            "client_id": api.world.client_id,
+            "auth_model": 2,
+            "code_model": code_model,
+            "area_code": api.world.area_code,
+            "phone": phone,
+            "auth_code": code,
+        },
     )
 
 
 def register(api: Api, phone: str, code: str, password: str = "new-password-1") -> Any:
     return api.post(
         "/user/register",
-        {"client_id": api.world.client_id, "auth_code": code, "area_code": api.world.area_code,
-         "phone": phone, "password": password},
+        {
+            "client_id": api.world.client_id,
+            "auth_code": code,
+            "area_code": api.world.area_code,
+            "phone": phone,
+            "password": password,
+        },
     )
 
 
@@ -124,8 +140,13 @@ def test_sms_throttle_per_minute_and_per_day(api: Api, clock: FakeClock) -> None
 def test_unknown_client_is_refused(api: Api) -> None:
     r = api.post(
         "/user/auth_code",
-        {"client_id": "nope", "auth_model": 1, "code_model": 1, "area_code": "1",
-         "phone": NEW_PHONE},
+        {
+            "client_id": "nope",
+            "auth_model": 1,
+            "code_model": 1,
+            "area_code": "1",
+            "phone": NEW_PHONE,
+        },
     )
     assert r.status_code == 401
     assert r.json()["error_msg"].startswith("params.client_id:")
@@ -140,8 +161,12 @@ def test_end_to_end_register_login_refresh_and_passwords(api: Api, clock: FakeCl
     t = api.exchange(code).json()
     assert t["openid"] == user_id
     assert t["expires_in"] == 7200
-    me = api.post("/user/query", {"query_model": 1, "user_id": user_id},
-                  token=t["access_token"], user_id=user_id)
+    me = api.post(
+        "/user/query",
+        {"query_model": 1, "user_id": user_id},
+        token=t["access_token"],
+        user_id=user_id,
+    )
     assert me.status_code == 200
     assert me.json()["data"]["phone"] == NEW_PHONE
 
@@ -151,9 +176,16 @@ def test_end_to_end_register_login_refresh_and_passwords(api: Api, clock: FakeCl
     # login by SMS code
     clock.advance(seconds=61)
     send_code(api, NEW_PHONE, 2)
-    r = api.post("/user/login", {"client_id": world.client_id, "login_model": 2,
-                                 "area_code": world.area_code, "phone": NEW_PHONE,
-                                 "auth_code": api.last_code(NEW_PHONE)})
+    r = api.post(
+        "/user/login",
+        {
+            "client_id": world.client_id,
+            "login_model": 2,
+            "area_code": world.area_code,
+            "phone": NEW_PHONE,
+            "auth_code": api.last_code(NEW_PHONE),
+        },
+    )
     assert r.status_code == 200, r.text
     data = r.json()["data"]
     assert data["user_id"] == user_id
@@ -166,9 +198,12 @@ def test_end_to_end_register_login_refresh_and_passwords(api: Api, clock: FakeCl
     assert refreshed["access_token"] != sms_pair["access_token"]
 
     # change the password: every token of the user is revoked
-    r = api.post("/user/update_pwd", {"update_model": 1, "old_password": "first-password",
-                                     "new_password": "second-password"},
-                 token=refreshed["access_token"], user_id=user_id)
+    r = api.post(
+        "/user/update_pwd",
+        {"update_model": 1, "old_password": "first-password", "new_password": "second-password"},
+        token=refreshed["access_token"],
+        user_id=user_id,
+    )
     assert r.status_code == 200, r.text
     for token in (refreshed["access_token"], pair["access_token"]):
         r = api.post("/user/query_sys_setting", {"query_model": 1}, token=token, user_id=user_id)
@@ -179,12 +214,20 @@ def test_end_to_end_register_login_refresh_and_passwords(api: Api, clock: FakeCl
     # reset the forgotten password with a code_model 3 code
     clock.advance(seconds=61)
     send_code(api, NEW_PHONE, 3)
-    r = api.post("/user/update_pwd", {"update_model": 2, "area_code": world.area_code,
-                                     "phone": NEW_PHONE, "auth_code": api.last_code(NEW_PHONE),
-                                     "new_password": "third-password"})
+    r = api.post(
+        "/user/update_pwd",
+        {
+            "update_model": 2,
+            "area_code": world.area_code,
+            "phone": NEW_PHONE,
+            "auth_code": api.last_code(NEW_PHONE),
+            "new_password": "third-password",
+        },
+    )
     assert r.status_code == 200, r.text
-    r = api.post("/user/query_sys_setting", {"query_model": 1}, token=pair["access_token"],
-                 user_id=user_id)
+    r = api.post(
+        "/user/query_sys_setting", {"query_model": 1}, token=pair["access_token"], user_id=user_id
+    )
     assert r.status_code == 401
     api.login(NEW_PHONE, "third-password")
 
@@ -210,8 +253,9 @@ def test_login_failures_throttle_one_phone(api: Api, clock: FakeClock) -> None:
     for _ in range(5):
         r = api.post("/user/login", {**base, "phone": world["bob"].phone, "password": "x" * 8})
         assert r.status_code == 422
-    r = api.post("/user/login",
-                 {**base, "phone": world["bob"].phone, "password": world["bob"].password})
+    r = api.post(
+        "/user/login", {**base, "phone": world["bob"].phone, "password": world["bob"].password}
+    )
     assert r.status_code == 429
     assert r.json()["data"]["retry_after"] == 900
     assert "Retry-After" in r.headers
@@ -222,23 +266,40 @@ def test_login_failures_throttle_one_phone(api: Api, clock: FakeClock) -> None:
 
 def test_locked_user_cannot_log_in(api: Api) -> None:
     world = api.world
-    r = api.post("/user/login", {"client_id": world.client_id, "login_model": 1,
-                                 "area_code": world.area_code, "phone": world["locked"].phone,
-                                 "password": world["locked"].password})
+    r = api.post(
+        "/user/login",
+        {
+            "client_id": world.client_id,
+            "login_model": 1,
+            "area_code": world.area_code,
+            "phone": world["locked"].phone,
+            "password": world["locked"].password,
+        },
+    )
     assert r.status_code == 403
 
 
 def test_change_password_with_wrong_old_password(api: Api) -> None:
-    r = api.as_user("alice", "/user/update_pwd",
-                    {"update_model": 1, "old_password": "wrong-password",
-                     "new_password": "another-password"})
+    r = api.as_user(
+        "alice",
+        "/user/update_pwd",
+        {"update_model": 1, "old_password": "wrong-password", "new_password": "another-password"},
+    )
     assert r.status_code == 422
     assert r.json()["error_msg"].startswith("params.old_password:")
 
 
 def test_reset_for_unknown_phone_is_like_a_wrong_code(api: Api) -> None:
-    r = api.post("/user/update_pwd", {"update_model": 2, "area_code": "1", "phone": "5558888888",
-                                     "auth_code": "123456", "new_password": "another-password"})
+    r = api.post(
+        "/user/update_pwd",
+        {
+            "update_model": 2,
+            "area_code": "1",
+            "phone": "5558888888",
+            "auth_code": "123456",
+            "new_password": "another-password",
+        },
+    )
     assert r.status_code == 422
 
 
@@ -246,9 +307,11 @@ def test_query_user_by_each_model(api: Api) -> None:
     alice = api.world["alice"]
     r = api.as_user("alice", "/user/update_user_info", {"identity_id": "alice.id"})
     assert r.status_code == 200
-    for params in ({"query_model": 1, "user_id": alice.user_id},
-                   {"query_model": 2, "area_code": "1", "phone": alice.phone},
-                   {"query_model": 3, "identity_id": "alice.id"}):
+    for params in (
+        {"query_model": 1, "user_id": alice.user_id},
+        {"query_model": 2, "area_code": "1", "phone": alice.phone},
+        {"query_model": 3, "identity_id": "alice.id"},
+    ):
         r = api.as_user("alice", "/user/query", params)
         assert r.status_code == 200, r.text
         data = r.json()["data"]
@@ -257,20 +320,36 @@ def test_query_user_by_each_model(api: Api) -> None:
         assert data["network"] == {"ssid": ""}
         assert data["gmt_register"] == "2024-05-01 00:00:00"
         assert data["gmt_logout"] is None
-        assert set(data) == {"user_id", "identity_id", "area_code", "phone", "nick_name",
-                             "avatar", "status", "network", "gmt_register", "gmt_modified",
-                             "gmt_last_login", "gmt_logout"}
+        assert set(data) == {
+            "user_id",
+            "identity_id",
+            "area_code",
+            "phone",
+            "nick_name",
+            "avatar",
+            "status",
+            "network",
+            "gmt_register",
+            "gmt_modified",
+            "gmt_last_login",
+            "gmt_logout",
+        }
 
 
 @pytest.mark.parametrize(
     "params",
-    [{"query_model": 1, "user_id": "u-bob"}, {"query_model": 2, "area_code": "1",
-                                              "phone": "5550000004"}],
+    [
+        {"query_model": 1, "user_id": "u-bob"},
+        {"query_model": 2, "area_code": "1", "phone": "5550000004"},
+    ],
 )
 def test_user_sees_only_itself(api: Api, params: dict[str, Any]) -> None:
     other = api.as_user("alice", "/user/query", params)
-    missing_params = {**params, "user_id": "u-none"} if "user_id" in params else {
-        **params, "phone": "5550999999"}
+    missing_params = (
+        {**params, "user_id": "u-none"}
+        if "user_id" in params
+        else {**params, "phone": "5550999999"}
+    )
     missing = api.as_user("alice", "/user/query", missing_params)
     assert other.status_code == missing.status_code == 404
     assert other.json()["error_msg"] == missing.json()["error_msg"]
@@ -278,9 +357,16 @@ def test_user_sees_only_itself(api: Api, params: dict[str, Any]) -> None:
 
 
 def test_update_user_info_and_identity_conflict(api: Api) -> None:
-    r = api.as_user("alice", "/user/update_user_info",
-                    {"nick_name": "Alice", "avatar": "https://x/a.png", "identity_id": "taken",
-                     "network": {"ssid": "home", "pw": "wifi-pass"}})
+    r = api.as_user(
+        "alice",
+        "/user/update_user_info",
+        {
+            "nick_name": "Alice",
+            "avatar": "https://x/a.png",
+            "identity_id": "taken",
+            "network": {"ssid": "home", "pw": "wifi-pass"},
+        },
+    )
     assert r.status_code == 200
     assert r.json()["data"] == {}
     data = api.as_user("alice", "/user/query", {"query_model": 1, "user_id": "u-alice"}).json()
@@ -297,11 +383,19 @@ def test_sys_settings_read_and_update(api: Api) -> None:
     assert r.status_code == 200
     data = r.json()["data"]
     assert data["dev_config"] == {"page_size": 20}
-    assert data["message_config"] == {"recv_sys_notice": True, "recv_device_notice": True,
-                                      "no_disturbing": False, "start": 1320, "end": 420,
-                                      "unread_notice_num": 0}
-    r = api.as_user("alice", "/user/update_sys_setting",
-                    {"message_config": {"no_disturbing": True, "start": 60}})
+    assert data["message_config"] == {
+        "recv_sys_notice": True,
+        "recv_device_notice": True,
+        "no_disturbing": False,
+        "start": 1320,
+        "end": 420,
+        "unread_notice_num": 0,
+    }
+    r = api.as_user(
+        "alice",
+        "/user/update_sys_setting",
+        {"message_config": {"no_disturbing": True, "start": 60}},
+    )
     assert r.status_code == 200
     assert r.json()["data"] == {}
     data = api.as_user("alice", "/user/query_sys_setting", {"query_model": 2}).json()["data"]
