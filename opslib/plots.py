@@ -138,15 +138,20 @@ def _values(series: pd.Series) -> list[Any]:
 
 
 def _layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
+    extra.setdefault("height", HEIGHT)
     fig.update_layout(
         title={"text": title, "x": 0.01},
-        height=HEIGHT,
         margin={"l": 60, "r": 20, "t": 60, "b": 50},
         template="plotly_white",
         legend={"orientation": "h", "y": -0.15},
         **extra,
     )
     return fig
+
+
+def _bar_height(rows: int) -> int:
+    """Horizontal bars: about 24 px a bar, never smaller than a short chart."""
+    return max(280, min(900, 110 + 24 * rows))
 
 
 def _empty(title: str, message: str = "No data for this selection") -> go.Figure:
@@ -194,7 +199,14 @@ def counts_bar(
     )
     if len(counts) > top:
         title += f" (top {top} of {len(counts)})"
-    return _layout(fig, title, xaxis_title=value, yaxis={"type": "category"}, showlegend=False)
+    return _layout(
+        fig,
+        title,
+        xaxis_title=value,
+        yaxis={"type": "category", "automargin": True},
+        showlegend=False,
+        height=_bar_height(len(shown)),
+    )
 
 
 def cohorts_chart(cohorts: pd.DataFrame, *, title: str = "Devices by bind date") -> go.Figure:
@@ -305,7 +317,14 @@ def noisiest_chart(noisy: pd.DataFrame, *, title: str = "Noisiest devices") -> g
                     marker_color=EVENT_COLOURS.get(label),
                 )
             )
-    return _layout(fig, title, barmode="stack", xaxis_title="events", yaxis={"type": "category"})
+    return _layout(
+        fig,
+        title,
+        barmode="stack",
+        xaxis_title="events",
+        yaxis={"type": "category", "automargin": True},
+        height=_bar_height(len(shown)),
+    )
 
 
 def alarm_codes_chart(codes: pd.DataFrame, *, title: str = "Alarms by code") -> go.Figure:
@@ -360,7 +379,12 @@ def downtime_chart(
     if len(down) > top:
         title += f" (top {top} of {len(down)})"
     return _layout(
-        fig, title, xaxis_title="hours offline", yaxis={"type": "category"}, showlegend=False
+        fig,
+        title,
+        xaxis_title="hours offline",
+        yaxis={"type": "category", "automargin": True},
+        showlegend=False,
+        height=_bar_height(len(shown)),
     )
 
 

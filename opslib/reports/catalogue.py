@@ -17,9 +17,28 @@ from typing import Any
 
 import pandas as pd
 
-from opslib.analysis.catalogue import CATALOGUE_COLUMNS
+from opslib.analysis.catalogue import (
+    CATALOGUE_COLUMNS,
+    CatalogueCheck,
+    plan_catalogue,
+    read_catalogue,
+    validate_catalogue,
+)
 
-__all__ = ["AUDIT_COLUMNS", "OUTCOME_COLUMNS", "append_audit_log", "apply_plan"]
+__all__ = [
+    "AUDIT_COLUMNS",
+    "OUTCOME_COLUMNS",
+    "CatalogueRefused",
+    "append_audit_log",
+    "apply_if_asked",
+    "apply_plan",
+    "audit_path",
+    "check_file",
+    "check_summary",
+    "form_audit",
+    "plan_for",
+    "plan_summary",
+]
 
 OUTCOME_COLUMNS = [
     "product_id",
@@ -173,3 +192,125 @@ def append_audit_log(
                 ]
             )
     return target
+
+
+# --- what the catalogue notebook calls ---------------------------------------------------
+
+
+class CatalogueRefused(RuntimeError):
+    """apply=True with a desired-state file that has problems (or none given)."""
+
+
+def audit_path(audit_log: str, catalogue_path: str) -> Path:
+    """The audit CSV: ``audit_log``, else ``catalogue_audit.csv`` beside the desired file,
+    else in the current directory."""
+    if audit_log:
+        return Path(audit_log)
+    if catalogue_path:
+        return Path(catalogue_path).parent / "catalogue_audit.csv"
+    return Path("catalogue_audit.csv")
+
+
+def check_file(catalogue_path: str, categories: pd.DataFrame) -> CatalogueCheck | None:
+    """Validate the desired-state file, or None when no path is given."""
+    if not catalogue_path:
+        return None
+    return validate_catalogue(read_catalogue(catalogue_path), categories)
+
+
+def check_summary(check: CatalogueCheck | None, catalogue_path: str) -> str:
+    """One Markdown sentence about the validation."""
+    if check is None:
+        return "No desired-state file given (`catalogue_path`): nothing to validate or plan."
+    rows = len(check.desired) + check.problems["row"].dropna().nunique()
+    if check.ok:
+        return f"`{catalogue_path}`: {rows} rows, no problem."
+    bad_rows = check.problems["row"].dropna().nunique()
+    return (
+        f"`{catalogue_path}`: **{len(check.problems)} problems** in {bad_rows} rows (and the "
+        "header when its row is empty), listed below. The file is refused as a whole: "
+        "nothing is applied until every problem is fixed."
+    )
+
+
+def plan_for(
+    check: CatalogueCheck | None, products: pd.DataFrame, devices: pd.DataFrame
+) -> pd.DataFrame:
+    """The plan of a valid file; an empty plan when there is no file or it has problems."""
+    if check is None or not check.ok:
+        return plan_catalogue(_NO_ROWS, products.iloc[0:0])
+    return plan_catalogue(check.desired, products, devices=devices)
+
+
+_NO_ROWS = pd.DataFrame({name: pd.Series([], dtype="string") for name in CATALOGUE_COLUMNS})
+
+
+def plan_summary(plan: pd.DataFrame) -> str:
+    """The plan in one Markdown line: how many of each action, how many blocked."""
+    if plan.empty:
+        return "No plan."
+    counts = plan["action"].value_counts()
+    parts = [f"{int(counts.get(a, 0))} to {a}" for a in ("add", "replace", "delete")]
+    parts.append(f"{int(counts.get('unchanged', 0))} unchanged")
+    blocked = int(plan["blocked"].sum())
+    text = "Plan: " + ", ".join(parts) + "."
+    if blocked:
+        text += f" **{blocked} blocked** (see the note of each)."
+    return text.replace("to replace", "to delete and add again")
+
+
+def apply_if_asked(
+    client: Any,
+    check: CatalogueCheck | None,
+    plan: pd.DataFrame,
+    *,
+    apply: bool,
+    allow_delete: bool,
+    audit_log: Path,
+) -> pd.DataFrame:
+    """Dry run unless ``apply``; then refuse a file with problems, else apply and log.
+
+    Raises
+    ------
+    CatalogueRefused
+        ``apply`` without a file, or with a file that has problems: nothing is changed.
+    """
+    if not apply:
+        _say("Dry run: nothing was changed. Run with `apply=True` to execute the plan.")
+        return pd.DataFrame({c: pd.Series([], dtype="string") for c in OUTCOME_COLUMNS})
+    if check is None:
+        raise CatalogueRefused("apply=True needs catalogue_path: there is no plan to apply")
+    if not check.ok:
+        raise CatalogueRefused(
+            f"the desired-state file has {len(check.problems)} problems (listed above); "
+            "nothing was applied"
+        )
+    outcome = apply_plan(client, plan, check.desired, allow_delete=allow_delete)
+    if not outcome.empty:
+        append_audit_log(audit_log, outcome, who=str(client.user_id))
+    counts = outcome["result"].value_counts()
+    _say(
+        f"Applied: {int(counts.get('done', 0))} done, {int(counts.get('failed', 0))} failed, "
+        f"{int(counts.get('skipped', 0))} skipped. Audit log: `{audit_log}`."
+    )
+    return outcome
+
+
+def form_audit(audit_log: Path, who: str) -> Any:
+    """A ``CatalogueForm`` ``on_write`` callback that appends each write to the audit log."""
+
+    def write(action: str, result: pd.DataFrame) -> None:
+        rows = [
+            _write(result.iloc[[i]], str(result["product_id"].iloc[i]), action, action)
+            for i in range(len(result))
+        ]
+        outcome = pd.DataFrame(rows, columns=OUTCOME_COLUMNS).astype({"error_code": "Int64"})
+        append_audit_log(audit_log, outcome, who=who)
+
+    return write
+
+
+def _say(text: str) -> None:
+    from opslib.reports.notebook import markdown
+
+    markdown(text)

@@ -15,7 +15,15 @@ import pandas as pd
 
 from opslib import analysis, plots
 
-__all__ = ["connect", "export_frame", "load_events", "markdown", "parquet_ready", "setup"]
+__all__ = [
+    "connect",
+    "export_frame",
+    "load_events",
+    "markdown",
+    "parquet_ready",
+    "settings_for",
+    "setup",
+]
 
 
 def setup(*, interactive: bool) -> None:
@@ -31,6 +39,7 @@ def setup(*, interactive: bool) -> None:
     pd.set_option("display.max_columns", 40)
     pd.set_option("display.max_colwidth", 80)
     pd.set_option("display.width", 200)
+    pd.set_option("display.precision", 3)
 
 
 def markdown(text: str) -> None:
@@ -128,3 +137,18 @@ def export_frame(
     parquet_ready(frame).to_parquet(parquet, index=False)
     rows = [(p.name, len(frame), len(frame.columns)) for p in (csv, parquet)]
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)
+
+
+def settings_for(client: Any, user_id: str) -> pd.DataFrame | None:
+    """The user's notification settings as a field/value table, when the platform shows them.
+
+    ``/user/query_sys_setting`` answers only for the caller: another user's settings are
+    not available to anyone, ops included; a note says so and None is returned.
+    """
+    if user_id != client.user_id:
+        markdown(
+            "The platform shows notification settings only to the user themselves "
+            "(`/user/query_sys_setting` has no user parameter): not available here."
+        )
+        return None
+    return analysis.settings_table(client.users.settings())
