@@ -19,4 +19,3 @@ USER_PASSWORD = "user-demo-pass"  # noqa: S105
 
 # Every other seeded user's password (phones 5551000000 + n).
 SEEDED_USER_PASSWORD = "user-demo-pass"  # noqa: S105
-

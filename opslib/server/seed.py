@@ -892,11 +892,11 @@ class _Generator:
             fw_names[c][v] for c, v in zip(f.kind_code.tolist(), fw_index.tolist(), strict=True)
         ]
         up_dev = np.flatnonzero(up)
-        up_props = [
-            f'{{"from":"{fw_names[f.kind_code[d]][prior[d]]}",'
-            f'"to":"{fw_names[f.kind_code[d]][n_rel[d] - 1]}"}}'
-            for d in up_dev.tolist()
-        ]
+        # "version" is what /device/report reads (protocol §6.19); "from"/"to" for people.
+        up_props = []
+        for d in up_dev.tolist():
+            old, new = fw_names[f.kind_code[d]][prior[d]], fw_names[f.kind_code[d]][n_rel[d] - 1]
+            up_props.append(f'{{"from":"{old}","to":"{new}","version":"{new}"}}')
 
         # Final downs (offline devices: an offline event; faulty ones: a fault alarm).
         final = in_window & (self.device_status != 1)
