@@ -404,5 +404,94 @@ def test_event_mix_has_every_type(conn: sqlite3.Connection) -> None:
     assert counts[3] > sum(counts.values()) / 2  # property reports dominate
     for (props,) in conn.execute("SELECT properties FROM events WHERE event_type = 6"):
         upgrade = json.loads(props)
-        assert set(upgrade) == {"from", "to"}
+        assert set(upgrade) == {"from", "to", "version"}
         assert upgrade["from"] != upgrade["to"]
+        assert upgrade["version"] == upgrade["to"]
+    # A device's firmware is the target of its last upgrade.
+    bad = _one(
+        conn,
+        "SELECT COUNT(*) FROM devices d JOIN events e USING (device_id) WHERE e.event_type = 6 "
+        "AND d.version != json_extract(e.properties, '$.to')",
+    )
+    assert bad == 0
+
+
+# --------------------------------------------------------------------------- realism (mid-size)
+
+
+@pytest.fixture(scope="module")
+def medium_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+    """Six categories, 400 devices and 40,000 events over a week: enough for shapes."""
+    from opslib.server.seed import Scale
+
+    mp = pytest.MonkeyPatch()
+    mp.setitem(SCALES, "medium", Scale("medium", 6, 20, 60, 400, 40_000, 7))
+    path = tmp_path_factory.mktemp("seed") / "medium.db"
+    try:
+        seed_database(path, scale="medium", seed_value=11, until=UNTIL)
+    finally:
+        mp.undo()
+    c = sqlite3.connect(path)
+    yield c
+    c.close()
+
+
+def test_day_night_cycle(medium_db: sqlite3.Connection) -> None:
+    by_hour = dict(
+        medium_db.execute(
+            "SELECT ((ts / 3600000) - 5 + 24) % 24 AS h, COUNT(*) FROM events GROUP BY h"
+        ).fetchall()
+    )
+    evening = sum(by_hour[h] for h in (18, 19, 20))
+    early = sum(by_hour[h] for h in (5, 6, 7))
+    assert evening > 2 * early
+
+
+def test_a_few_noisy_devices_make_a_large_share(medium_db: sqlite3.Connection) -> None:
+    total = _one(medium_db, "SELECT COUNT(*) FROM events")
+    top = [
+        n / total
+        for (n,) in medium_db.execute(
+            "SELECT COUNT(*) AS n FROM events GROUP BY device_id ORDER BY n DESC LIMIT 6"
+        )
+    ]
+    assert sum(top[:5]) > 0.1  # about five devices with 2-5 % each
+    assert top[0] < 0.06
+
+
+def test_status_mix_and_downtime_gaps(medium_db: sqlite3.Connection) -> None:
+    status = dict(medium_db.execute("SELECT status, COUNT(*) FROM devices GROUP BY 1").fetchall())
+    n = sum(status.values())
+    assert status[1] > 0.5 * n
+    assert 0.1 * n < status[2] < 0.4 * n
+    assert 0 < status[3] < 0.1 * n
+    assert 0.02 * n <= status[0] <= 0.05 * n
+    # Nothing between an offline event and the next online event of the same device.
+    rows = medium_db.execute(
+        "SELECT device_id, event_type, code FROM events ORDER BY device_id, ts, event_id"
+    ).fetchall()
+    down: str | None = None
+    for device_id, etype, code in rows:
+        if down is not None and device_id == down:
+            assert etype == 1, (device_id, etype)
+            down = None
+        elif device_id != down:
+            down = None
+        if etype == 2 or (etype == 4 and code.startswith("F")):
+            down = device_id
+
+
+def test_most_devices_run_the_latest_firmware(medium_db: sqlite3.Connection) -> None:
+    rows = medium_db.execute(
+        "SELECT d.category_id, d.version, COUNT(*) FROM devices d GROUP BY 1, 2"
+    ).fetchall()
+    latest: dict[int, tuple[str, int]] = {}
+    totals: dict[int, int] = {}
+    for cat, version, n in rows:
+        key = tuple(int(x) for x in version.split("."))
+        if cat not in latest or key > tuple(int(x) for x in latest[cat][0].split(".")):
+            latest[cat] = (version, n)
+        totals[cat] = totals.get(cat, 0) + n
+    on_latest = sum(n for _, n in latest.values())
+    assert on_latest > 0.5 * sum(totals.values())
+    assert on_latest < sum(totals.values())  # a tail on older releases
