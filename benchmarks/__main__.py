@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"until": UNTIL, "started": datetime.now(UTC).isoformat()}
 
     t0 = time.perf_counter()
-    db = _platform.ensure_db("demo", UNTIL)
+    db = _platform.ensure_db("bench", UNTIL)
     results["seed_seconds_if_new"] = round(time.perf_counter() - t0, 1)
     platform = _platform.start(db)
     try:

@@ -100,6 +100,8 @@ SCALES: dict[str, Scale] = {
     "small": Scale("small", 3, 8, 20, 60, 400, 3),
     "demo": Scale("demo", 6, 40, 500, 5_000, 1_000_000, 30),
     "large": Scale("large", 6, 60, 5_000, 50_000, 20_000_000, 30),
+    # benchmarks: the fleet of 50,000 devices with demo's million events (seeds in seconds)
+    "bench": Scale("bench", 6, 60, 5_000, 50_000, 1_000_000, 30),
 }
 
 # --------------------------------------------------------------------------- catalogue
