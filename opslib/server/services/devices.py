@@ -20,12 +20,26 @@ from opslib.server.store.devices import DEVICE_VIEW_COLUMNS
 DEVICE_NOT_FOUND = "params.device_id: device not found"
 
 
-def _wire(row: Sequence[Any]) -> dict[str, Any]:
+def _wire(r: Sequence[Any]) -> dict[str, Any]:
     """A Device of the wire from a :data:`DEVICE_VIEW_COLUMNS` row (properties embedded as is)."""
-    device = dict(zip(DEVICE_VIEW_COLUMNS, row, strict=True))
-    device["is_sub_device"] = bool(device["is_sub_device"])
-    device["properties"] = orjson.Fragment(device["properties"])
-    return device
+    return {
+        "device_id": r[0],
+        "user_id": r[1],
+        "mac_addr": r[2],
+        "sdk_version": r[3],
+        "version": r[4],
+        "net_addr": r[5],
+        "status": r[6],
+        "owned": r[7],
+        "group_id": r[8],
+        "is_sub_device": bool(r[9]),
+        "product_id": r[10],
+        "category_id": r[11],
+        "properties": orjson.Fragment(r[12]),
+        "nick_name": r[13],
+        "gmt_bind": r[14],
+        "gmt_last_seen": r[15],
+    }
 
 
 def query_device(ctx: Context, *, device_id: str) -> dict[str, Any]:
