@@ -2,7 +2,7 @@
 
 The first page reveals ``total``; the remaining pages are fetched by a small thread pool
 (:data:`~opslib._constants.DEFAULT_CONCURRENCY`) over the client's one connection pool, and
-each worker turns its page into a typed frame right away, so only typed columns are kept.
+each worker turns its page into typed Arrow columns right away, so only those are kept.
 Every page carries the same filters; only ``page_no`` changes. Reading stops at the first
 empty or short page. Offset paging over data that grows while it is read can show a record
 twice; the assembled frame keeps the first and is sorted by the schema's order.
@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from opslib import _constants as C
-from opslib._frames import concat_frames, finish, records_to_frame
+from opslib._frames import PageColumns, build_frame, finish, page_columns
 from opslib._schemas import FrameSchema
 
 __all__ = ["PagedRead", "check_page_size"]
@@ -50,7 +50,12 @@ class _Page:
     page_no: int
     total: int
     rows: int
-    frame: pd.DataFrame
+    columns: PageColumns
+
+    def frame(self, schema: FrameSchema, page_size: int) -> pd.DataFrame:
+        df = build_frame([self.columns], schema)
+        df.attrs = {"page_no": self.page_no, "page_size": page_size, "total": self.total}
+        return df
 
 
 class PagedRead:
@@ -95,13 +100,9 @@ class PagedRead:
     def _page(self, page_no: int) -> _Page:
         data = self._fetch(page_no, self.page_size)
         records = data.get(self.list_key) or []
-        frame = records_to_frame(records, self.schema)
-        frame.attrs = {
-            "page_no": page_no,
-            "page_size": self.page_size,
-            "total": int(data.get("total") or 0),
-        }
-        return _Page(page_no, int(data.get("total") or 0), len(records), frame)
+        # Typed here, in the worker thread; the decoded records are dropped on return.
+        columns = page_columns(records, self.schema)
+        return _Page(page_no, int(data.get("total") or 0), len(records), columns)
 
     def _bar(self, pages: int) -> Any:
         show = self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES
@@ -121,20 +122,20 @@ class PagedRead:
         if self.limit == 0:
             return self.schema.empty()
         first = self._page(1)
-        frames = [first.frame]
+        columns = [first.columns]
         pages = math.ceil(self._wanted(first.total) / self.page_size)
         if first.rows == self.page_size and pages > 1:
-            frames += self._rest(pages)
-        df = finish(concat_frames(frames, self.schema), self.schema)
+            columns += self._rest(pages)
+        df = finish(build_frame(columns, self.schema), self.schema)
         if self.limit is not None and len(df) > self.limit:
             df = df.iloc[: self.limit].reset_index(drop=True)
         df.attrs = {"total": first.total}
         return df
 
-    def _rest(self, pages: int) -> list[pd.DataFrame]:
+    def _rest(self, pages: int) -> list[PageColumns]:
         """Pages 2..pages, ``concurrency`` at a time, in page order; stop after a short one."""
         bar = self._bar(pages)
-        out: list[pd.DataFrame] = []
+        out: list[PageColumns] = []
         workers = min(self.concurrency, pages - 1)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opslib-page") as pool:
             futures: list[Future[_Page]] = [pool.submit(self._page, n) for n in range(2, pages + 1)]
@@ -142,7 +143,7 @@ class PagedRead:
                 for future in futures:
                     page = future.result()
                     if page.rows:
-                        out.append(page.frame)
+                        out.append(page.columns)
                     if bar is not None:
                         bar.update(1)
                     if page.rows < self.page_size:
@@ -170,7 +171,7 @@ class PagedRead:
         try:
             while True:
                 page = self._page(page_no)
-                frame = page.frame
+                frame = page.frame(self.schema, self.page_size)
                 if self.limit is not None and seen + len(frame) > self.limit:
                     frame = frame.iloc[: self.limit - seen]
                 if bar is None and page_no == 1:

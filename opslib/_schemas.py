@@ -194,7 +194,10 @@ EVENT = FrameSchema(
         _c("code", STRING),
     ),
     key=("event_id",),
-    order=("gmt_create", "event_id"),
+    # The platform orders events by (gmt_create in milliseconds, event_id) but shows
+    # gmt_create to the second; sorting by the shown second alone (stably) keeps its exact
+    # order, e.g. an "offline" right after an "online" within the same second.
+    order=("gmt_create",),
     open_objects=("properties",),
 )
 

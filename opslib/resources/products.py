@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from opslib import _schemas as S
-from opslib._frames import concat_frames, finish, records_to_frame
+from opslib._frames import PageColumns, build_frame, finish, page_columns, records_to_frame
 from opslib._writes import check_errors, items_from, run_writes
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
 from opslib.resources import Resource, coerce_enum
@@ -62,13 +62,13 @@ class Products(Resource):
         frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
         return finish(frame, S.CATEGORY)
 
-    def _one_category(self, category_id: int) -> pd.DataFrame:
+    def _one_category(self, category_id: int) -> PageColumns:
         data = self._client._request(
             "/product/query_list_by_category", {"category_id": int(category_id)}
         )
         name = data.get("category_name")
         records = [{**p, "category_name": name} for p in data.get("product_list") or []]
-        return records_to_frame(records, S.PRODUCT)
+        return page_columns(records, S.PRODUCT)
 
     def list(self, category_id: int | None = None) -> pd.DataFrame:
         """List the products of one category or of all (``/product/query_list_by_category``).
@@ -98,8 +98,8 @@ class Products(Resource):
             ids = [category_id]
         else:
             ids = [int(c) for c in self.categories()["category_id"].dropna()]
-        frames = [self._one_category(c) for c in ids]
-        return finish(concat_frames(frames, S.PRODUCT), S.PRODUCT)
+        pages = [self._one_category(c) for c in ids]
+        return finish(build_frame(pages, S.PRODUCT), S.PRODUCT)
 
     def add(
         self,

@@ -30,8 +30,7 @@ def test_fleet_events(platform: Platform) -> None:
     assert str(df["gmt_create"].dtype) == "datetime64[ns, UTC]"
     assert str(df["event_type"].dtype) == "Int64"
     assert str(df["event_type_name"].dtype) == "category"
-    ordered = df.sort_values(["gmt_create", "event_id"], kind="stable", ignore_index=True)
-    assert df["event_id"].equals(ordered["event_id"])
+    assert df["gmt_create"].is_monotonic_increasing  # ties keep the platform's order
     assert str(df["properties.temperature"].dtype) == "Float64"
 
 
