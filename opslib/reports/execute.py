@@ -42,7 +42,6 @@ __all__ = [
 DEFAULT_CELL_TIMEOUT = 600  # seconds one cell may take
 DEFAULT_RUN_TIMEOUT = 1800  # seconds a whole report may take
 STATUS_FILE = "status.json"
-_KILL_GRACE = 10.0  # seconds between SIGTERM and SIGKILL
 _SECRET_NAME = re.compile(r"secret|password|passwd|token|credential|api_?key", re.IGNORECASE)
 _OWN_FILES = {STATUS_FILE, ".job.json", ".result.json", "runner.log"}
 
@@ -158,19 +157,18 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _stop_tree(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the worker and everything it started (the kernel runs in its own session)."""
+    """Kill the worker and everything it started (the kernel runs in a session of its own).
+
+    SIGKILL, not SIGTERM: a worker shutting down gracefully would let papermill rewrite the
+    notebook, while the copy saved when the cell started shows which cell was running.
+    """
     tree = _descendants(proc.pid)
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(_KILL_GRACE)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        os.killpg(proc.pid, signal.SIGKILL)
     for pid in tree:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+    proc.wait()
 
 
 def _failing_cell(notebook: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -319,8 +317,11 @@ def run_report(
         outcome, failing, error = "ok", None, None
     else:
         outcome = "failed"
-        if error is None:
+        if error is None or "cell_index" not in worker:
+            # Not an exception raised by a cell (a cell timeout, a dead kernel...): the
+            # worker's error says what happened; the cell's output only how it ended.
             error = {
+                **(error or {}),
                 "ename": worker.get("ename", "WorkerError"),
                 "evalue": worker.get("evalue", f"the runner's worker exited {proc.returncode}"),
             }

@@ -1,0 +1,101 @@
+"""Fixtures of the report tests: a tiny notebook for the runner, and runs of the real ones."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from opslib.reports import RunResult
+
+from .runs import run_every_report
+
+TINY_PARAMETERS = """\
+n: int = 3  # how many bars
+fail: bool = False  # raise an error in the middle
+sleep_s: float = 0.0  # seconds to sleep in the middle
+tags: list[str] = []  # some words
+interactive: bool = True  # widgets or not
+output_dir: str = ""  # where the export goes"""
+
+
+def write_tiny_notebook(path: Path) -> Path:
+    """A notebook of the reports' shape: parameters, setup, a figure, a failure point, an export."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    params = nbformat.v4.new_code_cell(TINY_PARAMETERS)
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Tiny report"),
+        params,
+        nbformat.v4.new_code_cell(
+            "import plotly.graph_objects as go\n"
+            "from opslib.reports import notebook as nb\n"
+            "nb.setup(interactive=interactive)"
+        ),
+        nbformat.v4.new_code_cell("go.Figure(go.Bar(x=list(range(n)), y=list(range(n))))"),
+        nbformat.v4.new_code_cell(
+            "import time\ntime.sleep(sleep_s)\nif fail:\n    raise RuntimeError('asked to fail')"
+        ),
+        nbformat.v4.new_code_cell(
+            "import pandas as pd\n"
+            "nb.export_frame(pd.DataFrame({'tag': tags, 'n': [n] * len(tags)}), output_dir, 'tags')"
+        ),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def write_quick_notebook(path: Path) -> Path:
+    """A notebook without heavy imports (a run takes a second or two): sleeps, may fail."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    params = nbformat.v4.new_code_cell(
+        "sleep_s: float = 0.0  # seconds to sleep\nfail: bool = False  # raise an error"
+    )
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        params,
+        nbformat.v4.new_code_cell("import time\n\ntime.sleep(sleep_s)"),
+        nbformat.v4.new_code_cell("if fail:\n    raise ValueError('quick failure')"),
+    ]
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A notebook directory holding tiny.ipynb and quick.ipynb (for OPSLIB_NOTEBOOKS)."""
+    directory = tmp_path_factory.mktemp("notebooks")
+    write_tiny_notebook(directory / "tiny.ipynb")
+    write_quick_notebook(directory / "quick.ipynb")
+    return directory
+
+
+@pytest.fixture
+def tiny(tiny_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("OPSLIB_NOTEBOOKS", str(tiny_dir))
+    return tiny_dir / "tiny.ipynb"
+
+
+@pytest.fixture(scope="session")
+def report_runs(
+    platform: object, tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, str], RunResult]:
+    """Every report in both modes against the shared platform (run once per session)."""
+    out = tmp_path_factory.getbasetemp() / "report-runs"
+    t0 = time.monotonic()
+    runs = run_every_report(platform, out)
+    print(f"\n{len(runs)} report runs in {time.monotonic() - t0:.1f} s")
+    return runs

@@ -1,0 +1,295 @@
+"""The runner on a tiny notebook: parameters, outcomes, timeouts, status, HTML, CLI, run-all."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from opslib.reports import (
+    ParameterError,
+    ReportNotFound,
+    ReportParameter,
+    UnknownParameterError,
+    coerce_value,
+    inspect_report,
+    redact,
+    run_report,
+    validate_parameters,
+)
+from opslib.reports.execute import _descendants
+from opslib.reports.runall import ConfigFileError, load_config, run_all, write_index
+
+# --- parameters --------------------------------------------------------------------------
+
+
+def test_inspect_reads_types_defaults_and_help(tiny: Path) -> None:
+    params = inspect_report(tiny)
+    assert list(params) == ["n", "fail", "sleep_s", "tags", "interactive", "output_dir"]
+    assert params["n"] == ReportParameter("n", "int", 3, "how many bars")
+    assert params["tags"].type == "list[str]"
+    assert params["tags"].default == []
+    assert params["sleep_s"].describe() == "sleep_s: float = 0.0  # seconds to sleep in the middle"
+
+
+@pytest.mark.parametrize(
+    ("kind", "given", "expected"),
+    [
+        ("int", "14", 14),
+        ("int", 14.0, 14),
+        ("float", "2.5", 2.5),
+        ("float", 3, 3.0),
+        ("bool", "yes", True),
+        ("bool", "0", False),
+        ("bool", True, True),
+        ("str", "-7d", "-7d"),
+        ("str", 7, "7"),
+        ("list[str]", "alarm, offline", ["alarm", "offline"]),
+        ("list[str]", '["property report"]', ["property report"]),
+        ("list[str]", ["a"], ["a"]),
+        ("list[str]", "", []),
+        ("list[int]", "1,2", [1, 2]),
+    ],
+)
+def test_coerce_value(kind: str, given: object, expected: object) -> None:
+    assert coerce_value(ReportParameter("p", kind, None, ""), given) == expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "given", "message"),
+    [
+        ("int", "seven", "parameter 'p' expects an integer, got str 'seven'"),
+        ("int", True, "parameter 'p' expects an integer"),
+        ("int", 2.5, "parameter 'p' expects an integer"),
+        ("bool", "maybe", "parameter 'p' expects a bool"),
+        ("float", "fast", "parameter 'p' expects a number"),
+        ("str", ["a"], "parameter 'p' expects a string"),
+        ("list[str]", "[1,", "parameter 'p': '[1,' is not a JSON list"),
+    ],
+)
+def test_coerce_value_names_the_parameter(kind: str, given: object, message: str) -> None:
+    with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        coerce_value(ReportParameter("p", kind, None, ""), given)
+
+
+def test_unknown_parameter_lists_the_valid_ones(tiny: Path) -> None:
+    declared = inspect_report(tiny)
+    with pytest.raises(UnknownParameterError) as info:
+        validate_parameters(declared, {"nn": 1, "n": 2})
+    assert str(info.value) == (
+        "unknown parameter 'nn'; valid parameters: n, fail, sleep_s, tags, interactive, output_dir"
+    )
+
+
+def test_redact_hides_secrets_and_masks_phones() -> None:
+    shown = redact({"client_secret": "s", "password": "p", "phone": "5550000003", "days": 7})
+    assert shown == {"client_secret": "***", "password": "***", "phone": "555*****03", "days": 7}
+
+
+# --- runs --------------------------------------------------------------------------------
+
+
+def test_a_run_keeps_notebook_html_status_and_exports(tiny: Path, tmp_path: Path) -> None:
+    result = run_report("tiny", {"n": "5", "tags": "a,b"}, out_dir=tmp_path, cell_timeout=60)
+    assert result.outcome == "ok", result.summary()
+    run_dir = Path(result.run_dir)
+    assert run_dir.parent == tmp_path / "tiny"
+    assert Path(result.output_notebook).name == "tiny.ipynb"
+    assert sorted(Path(p).name for p in result.exports) == ["tags.csv", "tags.parquet"]
+    status = json.loads((run_dir / "status.json").read_text())
+    assert status["outcome"] == "ok"
+    assert status["parameters"]["n"] == 5
+    assert status["parameters"]["tags"] == ["a", "b"]
+    assert status["parameters"]["interactive"] is False  # unattended by default
+    assert status["parameters"]["output_dir"] == str(run_dir)
+    assert status["failing_cell"] is None
+    assert status["duration_s"] > 0
+    html = Path(result.html).read_text()
+    assert html.count("* plotly.js v") == 1  # embedded once
+    assert html.count("Plotly.newPlot(") == 1
+    assert "not able to be represented" not in html
+    assert "<script src=" not in html  # nothing from a CDN
+    assert "nb.setup(interactive" not in html  # code hidden
+    assert '<header class="opslib-header"><h1>tiny</h1>' in html
+
+
+def test_a_failing_run_names_the_cell_and_the_error(tiny: Path, tmp_path: Path) -> None:
+    result = run_report("quick", {"fail": True}, out_dir=tmp_path)
+    assert result.outcome == "failed"
+    assert result.failing_cell is not None
+    assert "raise ValueError('quick failure')" in result.failing_cell["source"]
+    assert result.failing_cell["execution_count"] == 4  # after the injected parameters
+    assert result.error is not None
+    assert result.error["ename"] == "ValueError"
+    assert result.error["evalue"] == "quick failure"
+    assert "In [4]" in result.summary()
+    html = Path(result.html).read_text()
+    assert "ValueError" in html
+    status = json.loads((Path(result.run_dir) / "status.json").read_text())
+    assert status["outcome"] == "failed"
+    assert status["error"]["ename"] == "ValueError"
+
+
+def test_the_whole_run_timeout_stops_the_kernel(tiny: Path, tmp_path: Path) -> None:
+    before = set(_descendants(os.getpid()))
+    result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, run_timeout=12)
+    assert result.outcome == "timeout"
+    assert result.duration_s < 40
+    assert result.error == {"ename": "RunTimeout", "evalue": "the run took longer than 12 s"}
+    assert result.failing_cell is not None
+    assert result.failing_cell["status"] == "running"
+    assert "time.sleep(sleep_s)" in result.failing_cell["source"]
+    assert Path(result.html).exists()
+    assert set(_descendants(os.getpid())) <= before  # the worker and its kernel are gone
+
+
+def test_a_cell_timeout_fails_that_cell(tiny: Path, tmp_path: Path) -> None:
+    result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, cell_timeout=5)
+    assert result.outcome == "failed"
+    assert result.failing_cell is not None
+    assert "time.sleep(sleep_s)" in result.failing_cell["source"]
+    assert result.error is not None
+    assert "Timeout" in str(result.error["ename"]) or "timed out" in str(result.error["evalue"])
+    assert result.duration_s < 60
+
+
+def test_refusals_happen_before_anything_runs(tiny: Path, tmp_path: Path) -> None:
+    with pytest.raises(UnknownParameterError, match="valid parameters: n, fail"):
+        run_report("tiny", {"N": 1}, out_dir=tmp_path)
+    with pytest.raises(ParameterError, match="parameter 'n' expects an integer"):
+        run_report("tiny", {"n": "many"}, out_dir=tmp_path)
+    with pytest.raises(ReportNotFound, match=r"no report named 'nope'; reports: .*tiny"):
+        run_report("nope", out_dir=tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+# --- command line ------------------------------------------------------------------------
+
+
+def opslib_cli(
+    *args: str, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "opslib.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_list_shows_every_report_with_its_parameters(tiny: Path) -> None:
+    done = opslib_cli("report", "list")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    reports = ("fleet_inventory", "event_analysis", "catalogue_upkeep", "user_lookup", "tiny")
+    for report in reports:
+        assert f"{report}  (" in out
+    assert "silent_days: int = 7" in out
+    assert "a device with no report for this many days counts as silent" in out
+    assert "event_types: list[str] = []" in out
+    assert "n: int = 3" in out
+
+
+def test_cli_run_refuses_unknown_and_mistyped_parameters_with_exit_2(
+    tiny: Path, tmp_path: Path
+) -> None:
+    unknown = opslib_cli("report", "run", "tiny", "-p", "colour", "red", "--out", str(tmp_path))
+    assert unknown.returncode == 2
+    assert "unknown parameter 'colour'; valid parameters: n, fail, sleep_s, tags" in unknown.stderr
+    assert "nothing was run" in unknown.stderr
+    mistyped = opslib_cli("report", "run", "tiny", "-p", "n", "three", "--out", str(tmp_path))
+    assert mistyped.returncode == 2
+    assert "parameter 'n' expects an integer, got str 'three'" in mistyped.stderr
+    missing = opslib_cli("report", "run", "no_such_report", "--out", str(tmp_path))
+    assert missing.returncode == 2
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_run_exit_status_and_stderr(tiny: Path, tmp_path: Path) -> None:
+    ok = opslib_cli("report", "run", "quick", "-p", "sleep_s", "0", "--out", str(tmp_path))
+    assert ok.returncode == 0, ok.stderr
+    assert "quick: ok" in ok.stdout
+    assert "status.json" in ok.stdout
+    failed = opslib_cli("report", "run", "quick", "-p", "fail", "true", "--out", str(tmp_path))
+    assert failed.returncode == 1
+    assert "quick: failed" in failed.stderr
+    assert "failing cell" in failed.stderr
+    assert "raise ValueError('quick failure')" in failed.stderr
+    assert "error: ValueError: quick failure" in failed.stderr
+
+
+# --- run-all -----------------------------------------------------------------------------
+
+
+def test_run_all_carries_on_and_indexes_every_run(tiny: Path, tmp_path: Path) -> None:
+    config = tmp_path / "reports.toml"
+    config.write_text(
+        'out = "out"\ncell_timeout = 60\n\n'
+        '[[run]]\nreport = "quick"\nlabel = "short"\nparameters = { sleep_s = 0.1 }\n\n'
+        '[[run]]\nreport = "quick"\nlabel = "broken"\nparameters = { fail = true }\n\n'
+        '[[run]]\nreport = "quick"\nlabel = "typo"\nparameters = { nn = 1 }\n\n'
+        '[[run]]\nreport = "no_such_report"\nlabel = "missing"\n'
+    )
+    seen: list[str] = []
+    batch = run_all(config, progress=lambda r: seen.append(f"{r.label}:{r.outcome}"))
+    assert seen == ["short:ok", "broken:failed", "typo:refused", "missing:refused"]
+    assert not batch.ok
+    assert batch.index == (tmp_path / "out" / "index.html").resolve()
+    page = batch.index.read_text()
+    assert page.count("<tr class=") == 4
+    for text in ("sleep_s=0.1", "fail=True", "nn=1", "unknown parameter", "no report named"):
+        assert text in page
+    assert 'href="quick/' in page
+    refused = next(r for r in batch.results if r.label == "typo")
+    assert json.loads((Path(refused.run_dir) / "status.json").read_text())["outcome"] == "refused"
+    # The index lists every run found under the output directory, not only this batch.
+    extra = tmp_path / "out" / "quick" / "20000101T000000Z"
+    extra.mkdir()
+    (extra / "status.json").write_text(json.dumps({"report": "quick", "outcome": "ok"}))
+    assert write_index(tmp_path / "out").read_text().count("<tr class=") == 5
+
+
+def test_cli_run_all_exits_1_when_a_report_fails(tiny: Path, tmp_path: Path) -> None:
+    config = tmp_path / "reports.toml"
+    config.write_text('[[run]]\nreport = "quick"\nparameters = { fail = true }\n')
+    done = opslib_cli("report", "run-all", "--config", str(config), "--out", str(tmp_path / "o"))
+    assert done.returncode == 1
+    assert "0 of 1 reports ok; index:" in done.stdout
+    assert (tmp_path / "o" / "index.html").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("colour = 1\n[[run]]\nreport = 'tiny'\n", "unknown keys ['colour']"),
+        ("out = 'x'\n", "needs at least one [[run]] table"),
+        ("[[run]]\nname = 'tiny'\n", "run 1 has unknown keys ['name']"),
+        ("[[run]]\nreport = 'tiny'\nlabel = 'a b'\n", "label may hold only"),
+        ("[[run]\n", "cannot read"),
+    ],
+)
+def test_run_all_file_errors_name_the_entry(tmp_path: Path, text: str, message: str) -> None:
+    config = tmp_path / "reports.toml"
+    config.write_text(text)
+    with pytest.raises(ConfigFileError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_config(config)
+
+
+def test_repo_run_all_file_is_valid() -> None:
+    from opslib.reports import inspect_report as inspect
+    from opslib.reports import validate_parameters as validate
+    from opslib.reports._discovery import find_notebook
+
+    _, specs = load_config(Path(__file__).parents[2] / "reports.toml")
+    assert {s.report for s in specs} == {
+        "fleet_inventory", "event_analysis", "catalogue_upkeep", "user_lookup",
+    }  # fmt: skip
+    for spec in specs:
+        validate(inspect(find_notebook(spec.report)), spec.parameters)
