@@ -56,7 +56,12 @@ def _values(enum: type[IntEnum]) -> Any:
 
 def _json_object_max(max_bytes: int) -> AfterValidator:
     def check(value: dict[str, Any]) -> dict[str, Any]:
-        size = len(orjson.dumps(value))
+        try:
+            size = len(orjson.dumps(value))
+        except orjson.JSONEncodeError:  # integers beyond 64 bits
+            raise PydanticCustomError(
+                "json_range", "must hold only integers within 64 bits"
+            ) from None
         if size > max_bytes:
             raise PydanticCustomError(
                 "too_big",
@@ -143,6 +148,22 @@ def _needs(field: str, condition: str) -> PydanticCustomError:
     )
 
 
+def _when(field: str, value: int, *required: str) -> dict[str, Any]:
+    """JSON Schema for "``required`` are required when ``field`` is ``value``" (OpenAPI)."""
+    return {
+        "if": {"properties": {field: {"const": value}}, "required": [field]},
+        "then": {"required": list(required)},
+    }
+
+
+def _conditions(*rules: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"allOf": list(rules)})
+
+
+def _any_of(*fields: str) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"anyOf": [{"required": [f]} for f in fields]})
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -156,6 +177,8 @@ class _Envelope(_Strict):
 
 
 class AuthCodeParams(_Strict):
+    model_config = _conditions(_when("auth_model", 2, "auth_code"))
+
     client_id: ClientId
     auth_model: AuthModelValue
     code_model: CodeModelValue
@@ -172,6 +195,10 @@ class AuthCodeParams(_Strict):
 
 
 class LoginParams(_Strict):
+    model_config = _conditions(
+        _when("login_model", 1, "password"), _when("login_model", 2, "auth_code")
+    )
+
     client_id: ClientId
     login_model: LoginModelValue
     area_code: AreaCode
@@ -199,6 +226,12 @@ class RegisterParams(_Strict):
 
 
 class UserQueryParams(_Strict):
+    model_config = _conditions(
+        _when("query_model", 1, "user_id"),
+        _when("query_model", 2, "area_code", "phone"),
+        _when("query_model", 3, "identity_id"),
+    )
+
     access_token: Token
     query_model: UserQueryModelValue
     user_id: UserId | None = None
@@ -226,6 +259,8 @@ class QuerySysSettingParams(_Strict):
 
 
 class MessageConfigIn(_Strict):
+    model_config = _any_of("recv_sys_notice", "recv_device_notice", "no_disturbing", "start", "end")
+
     recv_sys_notice: bool | None = None
     recv_device_notice: bool | None = None
     no_disturbing: bool | None = None
@@ -249,6 +284,11 @@ class UpdateSysSettingParams(_Strict):
 
 
 class UpdatePwdParams(_Strict):
+    model_config = _conditions(
+        _when("update_model", 1, "access_token", "old_password"),
+        _when("update_model", 2, "area_code", "phone", "auth_code"),
+    )
+
     update_model: UpdateModelValue
     new_password: Password
     access_token: Token | None = None
@@ -277,6 +317,8 @@ class NetworkIn(_Strict):
 
 
 class UpdateUserInfoParams(_Strict):
+    model_config = _any_of("nick_name", "avatar", "identity_id", "network")
+
     access_token: Token
     nick_name: NickName | None = None
     avatar: Url | None = None
@@ -340,6 +382,10 @@ class QueryByUserParams(_Strict):
 
 
 class QueryRecordParams(_Strict):
+    model_config = _conditions(
+        _when("query_model", 1, "device_id"), _when("query_model", 2, "user_id_param")
+    )
+
     access_token: Token
     query_model: RecordQueryModelValue
     start: EpochMs

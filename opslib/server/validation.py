@@ -133,7 +133,8 @@ def describe_error(exc: ValidationError, model: type[BaseModel]) -> str:
     """
     error = exc.errors(include_url=False)[0]
     if error["type"] == "json_invalid":
-        return "body: malformed JSON"
+        reason = (error.get("ctx") or {}).get("error")
+        return f"body: malformed JSON ({reason})" if reason else "body: malformed JSON"
     loc = [str(part) for part in error["loc"]]
     ctx = error.get("ctx") or {}
     if "field" in ctx:  # a model validator naming one field of its model

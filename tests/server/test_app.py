@@ -76,6 +76,10 @@ def test_openapi_describes_every_operation(api: Api) -> None:
     assert params["additionalProperties"] is False
     assert params["properties"]["page_size"]["maximum"] == 1000
     assert params["properties"]["event_type"]["anyOf"][0]["enum"] == [1, 2, 3, 4, 5, 6]
+    assert {
+        "if": {"properties": {"query_model": {"const": 1}}, "required": ["query_model"]},
+        "then": {"required": ["device_id"]},
+    } in params["allOf"]
 
 
 SAMPLES: list[tuple[str, str, dict[str, Any]]] = [

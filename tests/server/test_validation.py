@@ -445,6 +445,10 @@ def test_report_bad_input(api: Api) -> None:
             "events.0.properties: must be at most 8192 bytes",
         ),
         ({**good, "events": [{"event_type": 1, "code": "c" * 33}]}, "events.0.code:"),
+        (
+            {**good, "events": [{"event_type": 1, "properties": {"n": 2**70}}]},
+            "events.0.properties: must hold only integers within 64 bits",
+        ),
         ({**good, "events": [{"event_type": 1, "ts": "now"}]}, "events.0.ts: must be an integer"),
         ({**good, "device_secret": None}, "device_secret: must be a string"),
         ({**good, "bogus": 1}, "bogus: unknown field"),
