@@ -9,159 +9,66 @@ An optional field given as ``null`` counts as absent.
 
 from __future__ import annotations
 
-from enum import IntEnum
-from typing import Annotated, Any
+from typing import Annotated
 
-import orjson
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from opslib import enums
-
-MAX_INT32 = 2**31 - 1
-MAX_MS = 2**53
-
-UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-# What each pattern means, for error messages a person can act on.
-PATTERN_HINTS = {
-    UUID_PATTERN: "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
-    r"^[0-9]{1,4}$": "1 to 4 digits, no '+'",
-    r"^[0-9]{4,15}$": "4 to 15 digits",
-    r"^[0-9]{6}$": "exactly 6 digits",
-    r"^[A-Za-z0-9_.-]{1,64}$": "1 to 64 of A-Z a-z 0-9 _ . -",
-    r"^[A-Za-z0-9_.:-]{1,64}$": "1 to 64 of A-Z a-z 0-9 _ . : -",
-    r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$": "a MAC address XX:XX:XX:XX:XX:XX",
-    r"^[1-9][0-9]{0,9}$": "a positive integer written as digits",
-}
-
-
-def _member_of(enum: type[IntEnum]) -> AfterValidator:
-    allowed = [int(member) for member in enum]
-
-    def check(value: int) -> int:
-        if value not in allowed:
-            raise PydanticCustomError(
-                "enum_value",
-                "must be one of {allowed}, got {got}",
-                {"allowed": ", ".join(map(str, allowed)), "got": value},
-            )
-        return value
-
-    return AfterValidator(check)
-
-
-def _values(enum: type[IntEnum]) -> Any:
-    return Field(json_schema_extra={"enum": [int(member) for member in enum]})
-
-
-def _json_object_max(max_bytes: int) -> AfterValidator:
-    def check(value: dict[str, Any]) -> dict[str, Any]:
-        try:
-            size = len(orjson.dumps(value))
-        except orjson.JSONEncodeError:  # integers beyond 64 bits
-            raise PydanticCustomError(
-                "json_range", "must hold only integers within 64 bits"
-            ) from None
-        if size > max_bytes:
-            raise PydanticCustomError(
-                "too_big",
-                "must be at most {limit} bytes encoded, got {size}",
-                {"limit": max_bytes, "size": size},
-            )
-        return value
-
-    return AfterValidator(check)
-
-
-def _text(min_length: int, max_length: int) -> Any:
-    return Field(min_length=min_length, max_length=max_length)
-
-
-def _pattern(pattern: str) -> Any:
-    return Field(pattern=pattern)
-
-
-def _range(ge: int, le: int) -> Any:
-    return Field(ge=ge, le=le)
-
-
-MessageId = Annotated[str, _pattern(UUID_PATTERN)]
-EnvelopeUserId = Annotated[str, _text(0, 64)]
-ClientId = Annotated[str, _text(1, 64)]
-Token = Annotated[str, _text(1, 256)]
-OptionalToken = Annotated[str, _text(0, 256)]  # ignored on pre-login operations
-AreaCode = Annotated[str, _pattern(r"^[0-9]{1,4}$")]
-Phone = Annotated[str, _pattern(r"^[0-9]{4,15}$")]
-SmsCode = Annotated[str, _pattern(r"^[0-9]{6}$")]
-Password = Annotated[str, _text(8, 128)]
-NickName = Annotated[str, _text(0, 64)]
-Url = Annotated[str, _text(0, 512)]
-IdentityId = Annotated[str, _pattern(r"^[A-Za-z0-9_.-]{1,64}$")]
-UserId = Annotated[str, _text(1, 64)]
-ListedUserId = Annotated[str, _text(0, 64)]  # "" is the whole fleet
-DeviceId = Annotated[str, _pattern(r"^[A-Za-z0-9_.:-]{1,64}$")]
-Secret = Annotated[str, _text(8, 128)]
-MacAddr = Annotated[str, _pattern(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")]
-Version = Annotated[str, _text(1, 32)]
-NetAddr = Annotated[str, _text(0, 64)]
-Ssid = Annotated[str, _text(0, 32)]
-WifiPassword = Annotated[str, _text(0, 63)]
-ProductId = Annotated[str, _pattern(r"^[A-Za-z0-9_.-]{1,64}$")]
-Name = Annotated[str, _text(1, 128)]
-CategoryId = Annotated[int, _range(1, MAX_INT32)]
-CategoryIdText = Annotated[str, _pattern(r"^[1-9][0-9]{0,9}$")]
-GroupId = Annotated[int, _range(0, MAX_INT32)]
-VendorType = Annotated[int, _range(0, 99)]
-PageNo = Annotated[int, _range(1, MAX_INT32)]
-PageSize = Annotated[int, _range(1, 1000)]
-EpochMs = Annotated[int, _range(0, MAX_MS)]
-Minute = Annotated[int, _range(0, 1439)]
-EventCode = Annotated[str, _text(0, 32)]
-Properties = Annotated[dict[str, Any], _json_object_max(8192)]
-
-AuthModelValue = Annotated[int, _member_of(enums.AuthModel), _values(enums.AuthModel)]
-CodeModelValue = Annotated[int, _member_of(enums.CodeModel), _values(enums.CodeModel)]
-LoginModelValue = Annotated[int, _member_of(enums.LoginModel), _values(enums.LoginModel)]
-UserQueryModelValue = Annotated[
-    int, _member_of(enums.UserQueryModel), _values(enums.UserQueryModel)
-]
-RecordQueryModelValue = Annotated[
-    int, _member_of(enums.RecordQueryModel), _values(enums.RecordQueryModel)
-]
-SettingQueryModelValue = Annotated[
-    int, _member_of(enums.SettingQueryModel), _values(enums.SettingQueryModel)
-]
-UpdateModelValue = Annotated[int, _member_of(enums.UpdateModel), _values(enums.UpdateModel)]
-OwnedValue = Annotated[int, _member_of(enums.Owned), _values(enums.Owned)]
-EventTypeValue = Annotated[int, _member_of(enums.EventType), _values(enums.EventType)]
-DeviceStatusValue = Annotated[int, _member_of(enums.DeviceStatus), _values(enums.DeviceStatus)]
-NetTypeValue = Annotated[int, _member_of(enums.NetType), _values(enums.NetType)]
-NodeTypeValue = Annotated[int, _member_of(enums.NodeType), _values(enums.NodeType)]
-EncryptTypeValue = Annotated[int, _member_of(enums.EncryptType), _values(enums.EncryptType)]
-ProductStatusValue = Annotated[int, _member_of(enums.ProductStatus), _values(enums.ProductStatus)]
-PopularValue = Annotated[int, _member_of(enums.Popular), _values(enums.Popular)]
-
-
-def _needs(field: str, condition: str) -> PydanticCustomError:
-    return PydanticCustomError(
-        "required_when", "required when {condition}", {"field": field, "condition": condition}
-    )
-
-
-def _when(field: str, value: int, *required: str) -> dict[str, Any]:
-    """JSON Schema for "``required`` are required when ``field`` is ``value``" (OpenAPI)."""
-    return {
-        "if": {"properties": {field: {"const": value}}, "required": [field]},
-        "then": {"required": list(required)},
-    }
-
-
-def _conditions(*rules: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"allOf": list(rules)})
-
-
-def _any_of(*fields: str) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"anyOf": [{"required": [f]} for f in fields]})
+from opslib.server.fields import (
+    AreaCode,
+    AuthModelValue,
+    CategoryId,
+    CategoryIdText,
+    ClientId,
+    CodeModelValue,
+    DeviceId,
+    DeviceStatusValue,
+    EncryptTypeValue,
+    EnvelopeUserId,
+    EpochMs,
+    EventCode,
+    EventTypeValue,
+    GroupId,
+    IdentityId,
+    ListedUserId,
+    LoginModelValue,
+    MacAddr,
+    MessageId,
+    Minute,
+    Name,
+    NetAddr,
+    NetTypeValue,
+    NickName,
+    NodeTypeValue,
+    OptionalToken,
+    OwnedValue,
+    PageNo,
+    PageSize,
+    Password,
+    Phone,
+    PopularValue,
+    ProductId,
+    ProductStatusValue,
+    Properties,
+    RecordQueryModelValue,
+    Secret,
+    SettingQueryModelValue,
+    SmsCode,
+    Ssid,
+    Token,
+    UpdateModelValue,
+    Url,
+    UserId,
+    UserQueryModelValue,
+    VendorType,
+    Version,
+    WifiPassword,
+    any_of,
+    conditions,
+    needs,
+    when,
+)
 
 
 class _Strict(BaseModel):
@@ -177,7 +84,7 @@ class _Envelope(_Strict):
 
 
 class AuthCodeParams(_Strict):
-    model_config = _conditions(_when("auth_model", 2, "auth_code"))
+    model_config = conditions(when("auth_model", 2, "auth_code"))
 
     client_id: ClientId
     auth_model: AuthModelValue
@@ -190,13 +97,13 @@ class AuthCodeParams(_Strict):
     @model_validator(mode="after")
     def _conditional(self) -> AuthCodeParams:
         if self.auth_model == enums.AuthModel.VERIFY and self.auth_code is None:
-            raise _needs("auth_code", "auth_model is 2")
+            raise needs("auth_code", "auth_model is 2")
         return self
 
 
 class LoginParams(_Strict):
-    model_config = _conditions(
-        _when("login_model", 1, "password"), _when("login_model", 2, "auth_code")
+    model_config = conditions(
+        when("login_model", 1, "password"), when("login_model", 2, "auth_code")
     )
 
     client_id: ClientId
@@ -210,9 +117,9 @@ class LoginParams(_Strict):
     @model_validator(mode="after")
     def _conditional(self) -> LoginParams:
         if self.login_model == enums.LoginModel.PASSWORD and self.password is None:
-            raise _needs("password", "login_model is 1")
+            raise needs("password", "login_model is 1")
         if self.login_model == enums.LoginModel.SMS_CODE and self.auth_code is None:
-            raise _needs("auth_code", "login_model is 2")
+            raise needs("auth_code", "login_model is 2")
         return self
 
 
@@ -226,10 +133,10 @@ class RegisterParams(_Strict):
 
 
 class UserQueryParams(_Strict):
-    model_config = _conditions(
-        _when("query_model", 1, "user_id"),
-        _when("query_model", 2, "area_code", "phone"),
-        _when("query_model", 3, "identity_id"),
+    model_config = conditions(
+        when("query_model", 1, "user_id"),
+        when("query_model", 2, "area_code", "phone"),
+        when("query_model", 3, "identity_id"),
     )
 
     access_token: Token
@@ -242,14 +149,14 @@ class UserQueryParams(_Strict):
     @model_validator(mode="after")
     def _conditional(self) -> UserQueryParams:
         if self.query_model == enums.UserQueryModel.BY_USER_ID and self.user_id is None:
-            raise _needs("user_id", "query_model is 1")
+            raise needs("user_id", "query_model is 1")
         if self.query_model == enums.UserQueryModel.BY_PHONE:
             if self.area_code is None:
-                raise _needs("area_code", "query_model is 2")
+                raise needs("area_code", "query_model is 2")
             if self.phone is None:
-                raise _needs("phone", "query_model is 2")
+                raise needs("phone", "query_model is 2")
         if self.query_model == enums.UserQueryModel.BY_IDENTITY_ID and self.identity_id is None:
-            raise _needs("identity_id", "query_model is 3")
+            raise needs("identity_id", "query_model is 3")
         return self
 
 
@@ -259,7 +166,7 @@ class QuerySysSettingParams(_Strict):
 
 
 class MessageConfigIn(_Strict):
-    model_config = _any_of("recv_sys_notice", "recv_device_notice", "no_disturbing", "start", "end")
+    model_config = any_of("recv_sys_notice", "recv_device_notice", "no_disturbing", "start", "end")
 
     recv_sys_notice: bool | None = None
     recv_device_notice: bool | None = None
@@ -284,9 +191,9 @@ class UpdateSysSettingParams(_Strict):
 
 
 class UpdatePwdParams(_Strict):
-    model_config = _conditions(
-        _when("update_model", 1, "access_token", "old_password"),
-        _when("update_model", 2, "area_code", "phone", "auth_code"),
+    model_config = conditions(
+        when("update_model", 1, "access_token", "old_password"),
+        when("update_model", 2, "area_code", "phone", "auth_code"),
     )
 
     update_model: UpdateModelValue
@@ -301,13 +208,13 @@ class UpdatePwdParams(_Strict):
     def _conditional(self) -> UpdatePwdParams:
         if self.update_model == enums.UpdateModel.CHANGE:
             if self.access_token is None:
-                raise _needs("access_token", "update_model is 1")
+                raise needs("access_token", "update_model is 1")
             if self.old_password is None:
-                raise _needs("old_password", "update_model is 1")
+                raise needs("old_password", "update_model is 1")
         else:
             for name in ("area_code", "phone", "auth_code"):
                 if getattr(self, name) is None:
-                    raise _needs(name, "update_model is 2")
+                    raise needs(name, "update_model is 2")
         return self
 
 
@@ -317,7 +224,7 @@ class NetworkIn(_Strict):
 
 
 class UpdateUserInfoParams(_Strict):
-    model_config = _any_of("nick_name", "avatar", "identity_id", "network")
+    model_config = any_of("nick_name", "avatar", "identity_id", "network")
 
     access_token: Token
     nick_name: NickName | None = None
@@ -382,8 +289,8 @@ class QueryByUserParams(_Strict):
 
 
 class QueryRecordParams(_Strict):
-    model_config = _conditions(
-        _when("query_model", 1, "device_id"), _when("query_model", 2, "user_id_param")
+    model_config = conditions(
+        when("query_model", 1, "device_id"), when("query_model", 2, "user_id_param")
     )
 
     access_token: Token
@@ -406,9 +313,9 @@ class QueryRecordParams(_Strict):
                 {"field": "start", "start": self.start, "end": self.end},
             )
         if self.query_model == enums.RecordQueryModel.DEVICE and self.device_id is None:
-            raise _needs("device_id", "query_model is 1")
+            raise needs("device_id", "query_model is 1")
         if self.query_model == enums.RecordQueryModel.USER and self.user_id_param is None:
-            raise _needs("user_id_param", "query_model is 2")
+            raise needs("user_id_param", "query_model is 2")
         return self
 
 

@@ -37,7 +37,7 @@ from opslib.server.config import Settings
 from opslib.server.context import Caller, Context
 from opslib.server.database import Database
 from opslib.server.errors import ApiError, too_many
-from opslib.server.models import UUID_PATTERN
+from opslib.server.fields import UUID_PATTERN
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.routes import Access, Route
 from opslib.server.services.auth import authenticate

@@ -13,7 +13,7 @@ import annotated_types
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from opslib.server.models import PATTERN_HINTS
+from opslib.server.fields import PATTERN_HINTS
 
 __all__ = ["describe_error"]
 
