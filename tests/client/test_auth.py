@@ -136,10 +136,10 @@ def test_threads_hitting_expiry_cause_a_single_refresh(platform: Platform) -> No
 def test_concurrent_pages_after_expiry_refresh_once(
     platform_factory: Callable[..., Platform],
 ) -> None:
-    short = platform_factory(access_token_ttl_s=2)
+    short = platform_factory(access_token_ttl_s=3)
     faults = Faults()
     client = short.connect(transport=faults)
-    time.sleep(2.1)
+    time.sleep(3.1)
     df = client.events.list("-30d", page_size=20)  # many pages, fetched 4 at a time
     assert len(df) == df.attrs["total"]
     assert refreshes(faults) == 1
