@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import parse_qsl, unquote_plus
 
 import orjson
 from starlette.concurrency import run_in_threadpool
@@ -70,7 +70,7 @@ def _basic_credentials(request: Request) -> tuple[str, str] | None:
     client_id, sep, secret = decoded.partition(":")
     if not sep:
         raise OAuthError(401, "invalid_client", "Authorization: malformed Basic credentials")
-    return unquote(client_id), unquote(secret)  # RFC 6749 §2.3.1 form-encodes both
+    return unquote_plus(client_id), unquote_plus(secret)  # RFC 6749 §2.3.1 form-encodes both
 
 
 async def _inputs(request: Request, max_body: int) -> dict[str, str]:
