@@ -52,6 +52,7 @@ errlog = logging.getLogger("opslib.server.errors")
 _UUID = re.compile(UUID_PATTERN)
 _RANK = {Access.USER: 1, Access.OPS: 2, Access.ADMIN: 3}
 JSON = "application/json"
+PURGE_EVERY = 1000  # idempotency records between purges of expired ones
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Platform:
     limiter: RateLimiter
     fingerprint_key: bytes = field(default=b"")
     buckets: BucketIndex = field(default_factory=BucketIndex)
+    records: int = 0  # idempotency records written by this process
 
 
 def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
@@ -206,6 +208,9 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
         idem_store.put_record(
             ctx.conn, fingerprint=fingerprint, status=200, body=kept, now=now, **key
         )
+        platform.records += 1
+        if platform.records % PURGE_EVERY == 0:  # keep the table to about one window
+            idem_store.purge(ctx.conn, before=since)
         return 200, body
 
 
