@@ -92,6 +92,23 @@ CLIENT_ID_OPERATIONS = frozenset(
 )
 BARE_STRING_OPERATIONS = frozenset({"/product/add", "/product/delete"})
 
+# --- Event cache (opslib/_cache.py) -----------------------------------------------------
+# Closed windows of event records are kept as Parquet under <user cache dir>/events.
+CACHE_DIR_ENV = "OPSLIB_CACHE_DIR"  # overrides <user cache dir>/opslib
+CACHE_WINDOW_MS = 86_400_000  # one cached window: a whole UTC day
+# A window is closed once its end is older than now minus this margin: devices report late
+# (the `ts` of /device/report), and an hour covers a reconnecting device's backlog.
+CACHE_CLOSED_MARGIN_MS = 3_600_000
+# Missing windows fetched at once (each window's pages are fetched concurrently too).
+CACHE_FETCH_CONCURRENCY = 2
+
+# --- Dask (opslib/dask.py) ---------------------------------------------------------------
+DASK_DEFAULT_PARTITION = "1D"  # one partition per UTC day
+# Workers get the driver's access token; refresh it first if it has less left than this.
+DASK_TOKEN_MIN_VALIDITY_S = 1800.0
+DASK_SAMPLE_ROWS = 1000  # rows per sampled partition when properties= is not given
+DASK_SAMPLE_PARTITIONS = 3  # first, middle and last partition
+
 # --- Embedded platform ----------------------------------------------------------------
 EMBEDDED_DB_FILENAME = "demo.db"
 EMBEDDED_DEFAULT_SCALE = "demo"
