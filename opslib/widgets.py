@@ -47,13 +47,14 @@ def figure_widget_available() -> bool:
     return True
 
 
-def _in_kernel() -> bool:
+def _shell() -> Any:
+    """The IPython kernel shell running this code, or None outside a kernel."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return False
+        return None
     shell = get_ipython()
-    return shell is not None and hasattr(shell, "kernel")
+    return shell if shell is not None and hasattr(shell, "kernel") else None
 
 
 def _figure_html(fig: go.Figure) -> str:
@@ -129,13 +130,16 @@ class View:
             return
         if self.output is None:
             self.output = w.Output()
-        if not _in_kernel():
+        shell = _shell()
+        if shell is None:
             return
-        from IPython.display import display
-
-        self.output.clear_output(wait=True)
-        with self.output:
-            display(self.figure if self.kind == "figure" else self.frame.head(self.max_rows))  # type: ignore[union-attr]
+        shown = self.figure if self.kind == "figure" else self.frame.head(self.max_rows)  # type: ignore[union-attr]
+        # Set the Output widget's outputs in one state update instead of capturing a
+        # display inside `with output:`: a headless runner (nbclient, under papermill)
+        # answers captured outputs on the shell channel while it waits there for the
+        # cell's reply, and can then miss that reply until the cell timeout.
+        data, metadata = shell.display_formatter.format(shown)
+        self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
 
     @property
     def widget(self) -> w.DOMWidget | None:
