@@ -94,7 +94,7 @@ BARE_STRING_OPERATIONS = frozenset({"/product/add", "/product/delete"})
 
 # --- Event cache (opslib/_cache.py) -----------------------------------------------------
 # Closed windows of event records are kept as Parquet under <user cache dir>/events.
-CACHE_DIR_ENV = "OPSLIB_CACHE_DIR"  # overrides <user cache dir>/opslib
+CACHE_DIR_ENV = "OPSLIB_CACHE_DIR"  # replaces <user cache dir>/opslib/events
 CACHE_WINDOW_MS = 86_400_000  # one cached window: a whole UTC day
 # A window is closed once its end is older than now minus this margin: devices report late
 # (the `ts` of /device/report), and an hour covers a reconnecting device's backlog.

@@ -91,6 +91,20 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run_all.add_argument("--profile", default=None, help="connection profile for every run")
 
 
+def _add_cache(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cache = sub.add_parser("cache", help="the local cache of event windows (events.list cache=)")
+    csub = cache.add_subparsers(dest="cache_command", required=True)
+    csub.add_parser("info", help="where it is, its size, windows and platforms")
+    clear = csub.add_parser("clear", help="remove cached windows")
+    clear.add_argument(
+        "--older-than",
+        type=float,
+        default=None,
+        metavar="DAYS",
+        help="only windows cached more than DAYS days ago (default: all)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opslib", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -99,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate(sub)
     _add_demo(sub)
     _add_report(sub)
+    _add_cache(sub)
     return parser
 
 
@@ -128,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.reports.cli import report_command
 
         return report_command(args)
+    if args.command == "cache":
+        from opslib._cache import cache_command
+
+        return cache_command(args.cache_command, older_than=getattr(args, "older_than", None))
     raise AssertionError(args.command)  # argparse refuses unknown commands
 
 

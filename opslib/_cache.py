@@ -1,0 +1,595 @@
+"""A local cache of event records: closed time windows, fetched once, kept as Parquet.
+
+``client.events.list(..., cache=True)`` cuts ``[start, end)`` into windows aligned to
+:data:`~opslib._constants.CACHE_WINDOW_MS` (whole UTC days). A window whose end is older
+than now minus :data:`~opslib._constants.CACHE_CLOSED_MARGIN_MS` is *closed*: it is read
+from the cache, or fetched whole from the platform and stored. The still-open part of the
+range is always fetched. A closed window the range only overlaps is still fetched whole, so
+that tomorrow's ``"-30d"`` finds it; the rows outside the range are cut off on read.
+
+Layout (``OPSLIB_CACHE_DIR`` replaces ``<user cache dir>/opslib/events``)::
+
+    events/v1/<digest>/key.json                  base_url, caller, query, window size
+    events/v1/<digest>/<start_ms>-<end_ms>.parquet
+
+The digest is a hash of everything that changes the answer: the platform (base_url), the
+caller (user_id: two users see different events), the query (query_model, device_id or
+user_id_param, event_type) and the window size. A window is never served to another.
+
+Equal to an uncached read, dtypes included: each window is stored as the typed Arrow
+columns an uncached read of that window builds, and a cached read joins windows exactly as
+an uncached read joins pages (:func:`opslib._frames.build_frame`), so ``properties.*``
+dtypes come out the same, including members absent from some windows. Members holding
+mixed Python objects are stored as JSON text and decoded on read. Two cases can differ, as
+two uncached reads with different page sizes can: a member that is a number in one window
+and text in another (an ``object`` column either way, but numbers of a float window read
+back as floats), and a member that is an object in some rows and a scalar in others.
+
+Writes go to a temporary file in the same directory, then ``os.replace``: a crash leaves no
+half window. Late reports: an event reported more than the margin after its window closed
+is not in a window cached before it arrived; ``opslib cache clear`` drops windows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+
+from opslib import _constants as C
+from opslib._frames import PageColumns, build_frame, finish
+from opslib._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
+
+__all__ = [
+    "CacheInfo",
+    "EventCache",
+    "cache_command",
+    "cache_dir",
+    "cache_info",
+    "clear_cache",
+    "describe_span",
+    "frame_to_columns",
+    "read_cached",
+    "windows",
+]
+
+log = logging.getLogger("opslib")
+
+FORMAT = "v1"  # bump when the stored layout changes; old windows are then ignored
+KEY_FILE = "key.json"
+_JSON_COLUMNS = b"opslib.json_columns"  # schema metadata: members stored as JSON text
+_TIME_ARROW = pa.timestamp("ns", tz="UTC")
+# pandas dtype of a column → the Arrow type it is stored as
+_STORED: list[tuple[object, pa.DataType]] = [
+    (STRING, pa.large_string()),
+    (INT, pa.int64()),
+    (FLOAT, pa.float64()),
+    (BOOL, pa.bool_()),
+    (TIME, _TIME_ARROW),
+]
+
+FetchFrame = Callable[[int, int], pd.DataFrame]
+"""``fetch(start_ms, end_ms)`` → the uncached typed frame of ``[start_ms, end_ms)``."""
+
+
+def cache_dir() -> Path:
+    """The event cache: ``OPSLIB_CACHE_DIR``, else ``<user cache dir>/opslib/events``.
+
+    Examples
+    --------
+    >>> cache_dir().name  # doctest: +SKIP
+    'events'
+    """
+    explicit = os.environ.get(C.CACHE_DIR_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(C.APP_NAME)) / "events"
+
+
+def windows(start_ms: int, end_ms: int, size_ms: int) -> list[tuple[int, int]]:
+    """The windows of ``size_ms`` (aligned to the epoch, so UTC days) that ``[start, end)``
+    touches, each whole.
+
+    Examples
+    --------
+    >>> day = 86_400_000
+    >>> windows(day + 5, 3 * day, day) == [(day, 2 * day), (2 * day, 3 * day)]
+    True
+    """
+    first = start_ms - start_ms % size_ms
+    return [(w, w + size_ms) for w in range(first, end_ms, size_ms)]
+
+
+# -- frames <-> stored columns -----------------------------------------------------------
+
+
+def _stored_type(dtype: object) -> pa.DataType | None:
+    for pandas_dtype, arrow_type in _STORED:
+        if dtype == pandas_dtype:
+            return arrow_type
+    return None
+
+
+def _as_arrow(values: Any, arrow_type: pa.DataType) -> pa.Array:
+    arr = pa.array(values)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr if arr.type == arrow_type else arr.cast(arrow_type)
+
+
+def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColumns:
+    """A typed frame back to the columns :func:`~opslib._frames.build_frame` joins.
+
+    Fixed columns become Arrow arrays of their declared type; members become Arrow arrays
+    of their dtype, or Python objects for ``object`` columns (all-missing ones: nulls).
+    Label columns are left out: build_frame computes them from the codes.
+
+    Examples
+    --------
+    >>> from opslib._frames import records_to_frame
+    >>> df = records_to_frame([{"event_id": "e1", "properties": {"on": True}}], EVENT)
+    >>> cols = frame_to_columns(df)
+    >>> cols.rows, sorted(cols.members)
+    (1, ['properties.on'])
+    """
+    fixed: dict[str, pa.Array] = {}
+    for col in schema.columns:
+        arrow_type = _stored_type(col.dtype)
+        assert arrow_type is not None, col
+        fixed[col.name] = _as_arrow(df[col.name].array, arrow_type)
+    labels = {c.label_name for c in schema.columns if c.enum is not None}
+    members: dict[str, Any] = {}
+    for name in df.columns:
+        if name in fixed or name in labels:
+            continue
+        series = df[name]
+        arrow_type = _stored_type(series.dtype)
+        if arrow_type is not None:
+            members[name] = _as_arrow(series.array, arrow_type)
+            continue
+        values = series.tolist()  # build_frame's object members hold None for missing
+        if all(v is None for v in values):
+            members[name] = pa.nulls(len(values))
+        else:
+            members[name] = values
+    return PageColumns(len(df), fixed, members)
+
+
+def _to_table(cols: PageColumns) -> pa.Table:
+    """Stored form: fixed and typed members as they are, object members as JSON text."""
+    arrays: dict[str, pa.Array] = dict(cols.fixed)
+    json_names = []
+    for name, chunk in cols.members.items():
+        if isinstance(chunk, list):
+            json_names.append(name)
+            arrays[name] = pa.array(
+                [None if v is None else orjson.dumps(v).decode() for v in chunk],
+                type=pa.large_string(),
+            )
+        else:
+            arrays[name] = chunk
+    table = pa.table(arrays) if arrays else pa.table({})
+    return table.replace_schema_metadata({_JSON_COLUMNS: orjson.dumps(json_names)})
+
+
+def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> PageColumns:
+    """The stored form back to build_frame's columns (checked against the schema)."""
+    meta = table.schema.metadata or {}
+    json_names = set(orjson.loads(meta.get(_JSON_COLUMNS, b"[]")))
+    n = table.num_rows
+    fixed: dict[str, pa.Array] = {}
+    for col in schema.columns:
+        arrow_type = _stored_type(col.dtype)
+        fixed[col.name] = _as_arrow(table.column(col.name), arrow_type)
+    members: dict[str, Any] = {}
+    for name in table.column_names:
+        if name in fixed:
+            continue
+        column = table.column(name).combine_chunks()
+        if name in json_names:
+            members[name] = [None if v is None else orjson.loads(v) for v in column.to_pylist()]
+        else:
+            members[name] = column
+    return PageColumns(n, fixed, members)
+
+
+def _slice(cols: PageColumns, lo_ms: int, hi_ms: int) -> PageColumns:
+    """Rows with ``lo_ms <= gmt_create < hi_ms`` (whole seconds; the rows are in order)."""
+    times = cols.fixed["gmt_create"].cast(pa.int64()).to_numpy(zero_copy_only=False)
+    i, j = np.searchsorted(times, [lo_ms * 1_000_000, hi_ms * 1_000_000], side="left")
+    i, j = int(i), int(j)
+    if (i, j) == (0, cols.rows):
+        return cols
+    fixed = {k: v.slice(i, j - i) for k, v in cols.fixed.items()}
+    members = {
+        k: v[i:j] if isinstance(v, list) else v.slice(i, j - i) for k, v in cols.members.items()
+    }
+    return PageColumns(j - i, fixed, members)
+
+
+# -- the store ---------------------------------------------------------------------------
+
+
+def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+class EventCache:
+    """The cached windows of one (platform, caller, query, window size).
+
+    Parameters
+    ----------
+    base_url
+        The platform.
+    caller
+        The logged-in user's id: different users see different events.
+    query
+        The query params without the time range and page (``query_model``, ``device_id``
+        or ``user_id_param``, ``event_type``).
+    window_ms
+        The window size.
+    root
+        The cache directory (default :func:`cache_dir`).
+
+    Examples
+    --------
+    >>> cache = EventCache("http://127.0.0.1:8000", "u-1", {"query_model": 3})
+    >>> cache.key["caller"]
+    'u-1'
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        caller: str,
+        query: Mapping[str, Any],
+        *,
+        window_ms: int = C.CACHE_WINDOW_MS,
+        root: Path | None = None,
+    ) -> None:
+        self.key = {
+            "base_url": base_url.rstrip("/"),
+            "caller": caller,
+            "query": dict(sorted(query.items())),
+            "window_ms": window_ms,
+        }
+        digest = hashlib.sha256(orjson.dumps(self.key, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        self.dir = (root or cache_dir()) / FORMAT / digest[:32]
+        self.window_ms = window_ms
+
+    def path(self, window: tuple[int, int]) -> Path:
+        return self.dir / f"{window[0]}-{window[1]}.parquet"
+
+    def load(self, window: tuple[int, int]) -> PageColumns | None:
+        """The stored window, or None when it is missing or unreadable (then removed)."""
+        import pyarrow.parquet as pq
+
+        path = self.path(window)
+        try:
+            table = pq.read_table(path)
+            return _from_table(table)
+        except FileNotFoundError:
+            return None
+        except (OSError, pa.ArrowException, KeyError, ValueError, orjson.JSONDecodeError) as exc:
+            log.warning("dropping an unreadable cached window %s: %s", path.name, exc)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+
+    def store(self, window: tuple[int, int], cols: PageColumns) -> None:
+        """Write a window atomically; a failure to write is logged, never raised."""
+        import pyarrow.parquet as pq
+
+        table = _to_table(cols)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            key_path = self.dir / KEY_FILE
+            if not key_path.exists():
+                doc = orjson.dumps(self.key, option=orjson.OPT_INDENT_2)
+                _atomic_write(key_path, lambda p: p.write_bytes(doc))
+            _atomic_write(self.path(window), lambda p: pq.write_table(table, p))
+        except OSError as exc:
+            log.warning("could not cache the window %s: %s", self.path(window).name, exc)
+
+
+# -- the cached read ---------------------------------------------------------------------
+
+
+def _ceil_s(ms: int) -> int:
+    return -(-ms // 1000) * 1000
+
+
+def _plan(
+    start_ms: int, end_ms: int, cutoff_ms: int, window_ms: int
+) -> list[tuple[str, int, int, tuple[int, int] | None]]:
+    """The pieces of ``[start, end)`` in time order: ``("window", lo, hi, window)`` read
+    from a closed window (cut to ``[lo, hi)``, whole seconds) or ``("direct", lo, hi, None)``
+    fetched from the platform."""
+    pieces: list[tuple[str, int, int, tuple[int, int] | None]] = []
+
+    def direct(lo: int, hi: int) -> None:
+        if lo >= hi:
+            return
+        if pieces and pieces[-1][0] == "direct" and pieces[-1][2] == lo:
+            lo = pieces.pop()[1]
+        pieces.append(("direct", lo, hi, None))
+
+    for window in windows(start_ms, end_ms, window_ms):
+        lo, hi = max(window[0], start_ms), min(window[1], end_ms)
+        if window[1] > cutoff_ms:
+            direct(lo, hi)
+            continue
+        # gmt_create is shown to the second (truncated), so a cached window can be cut
+        # exactly only at whole seconds; the sub-second slivers come from the platform.
+        inner_lo, inner_hi = _ceil_s(lo), hi - hi % 1000
+        if inner_lo >= inner_hi:
+            direct(lo, hi)
+            continue
+        direct(lo, inner_lo)
+        pieces.append(("window", inner_lo, inner_hi, window))
+        direct(inner_hi, hi)
+    return pieces
+
+
+def read_cached(
+    fetch: FetchFrame,
+    cache: EventCache,
+    start_ms: int,
+    end_ms: int,
+    *,
+    now_ms: int | None = None,
+    margin_ms: int = C.CACHE_CLOSED_MARGIN_MS,
+    concurrency: int = C.CACHE_FETCH_CONCURRENCY,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """``[start, end)`` from the cached closed windows, fetching the missing and open parts.
+
+    Parameters
+    ----------
+    fetch
+        The uncached read of a range (``fetch(start_ms, end_ms)`` → typed frame).
+    cache
+        Where the windows of this query are kept.
+    start_ms, end_ms
+        The range, epoch milliseconds.
+    now_ms
+        The present (default: the clock), which decides which windows are closed.
+    margin_ms
+        A window is closed when its end is at least this long ago.
+    concurrency
+        Missing parts fetched at once.
+    progress
+        A progress bar over the parts to fetch; None: when more than a few are missing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Equal to ``fetch(start_ms, end_ms)``, dtypes included.
+
+    Examples
+    --------
+    >>> df = read_cached(fetch, EventCache(url, user, query), start, end)  # doctest: +SKIP
+    """
+    now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    pieces = _plan(start_ms, end_ms, now - margin_ms, cache.window_ms)
+    parts: list[PageColumns | None] = [None] * len(pieces)
+    todo: list[int] = []
+    for i, (kind, lo, hi, window) in enumerate(pieces):
+        if kind == "window":
+            assert window is not None
+            stored = cache.load(window)
+            if stored is not None:
+                parts[i] = _slice(stored, lo, hi)
+                continue
+        todo.append(i)
+
+    def get(i: int) -> PageColumns:
+        kind, lo, hi, window = pieces[i]
+        if kind == "direct":
+            return frame_to_columns(fetch(lo, hi))
+        assert window is not None
+        whole = frame_to_columns(fetch(*window))
+        cache.store(window, whole)
+        return _slice(whole, lo, hi)
+
+    if todo:
+        log.debug("event cache: %d of %d parts to fetch", len(todo), len(pieces))
+        for i, cols in zip(todo, _run(get, todo, concurrency, progress), strict=True):
+            parts[i] = cols
+    pages = [p for p in parts if p is not None]
+    df = finish(build_frame(pages, EVENT), EVENT)
+    df.attrs = {"total": len(df)}
+    return df
+
+
+def _run(
+    get: Callable[[int], PageColumns], todo: list[int], concurrency: int, progress: bool | None
+) -> Iterator[PageColumns]:
+    show = progress if progress is not None else len(todo) > C.PROGRESS_MIN_PAGES
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), unit="window", desc="events", leave=False)
+    workers = max(1, min(concurrency, len(todo)))
+    try:
+        with ThreadPoolExecutor(workers, thread_name_prefix="opslib-cache") as pool:
+            for cols in pool.map(get, todo):
+                if bar is not None:
+                    bar.update(1)
+                yield cols
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+# -- info and clear ----------------------------------------------------------------------
+
+
+@dataclass
+class CacheInfo:
+    """What the cache holds: its directory, size, windows and, per platform, the same."""
+
+    path: Path
+    bytes: int = 0
+    windows: int = 0
+    platforms: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _entries(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    base = root / FORMAT
+    if not base.is_dir():
+        return
+    for entry in sorted(base.iterdir()):
+        try:
+            key = orjson.loads((entry / KEY_FILE).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            key = {}
+        yield entry, key
+
+
+def _window_of(path: Path) -> tuple[int, int] | None:
+    try:
+        lo, hi = path.stem.split("-")
+        return int(lo), int(hi)
+    except ValueError:
+        return None
+
+
+def cache_info(root: Path | None = None) -> CacheInfo:
+    """Size, windows and platforms of the event cache (``opslib cache info``).
+
+    Examples
+    --------
+    >>> info = cache_info()
+    >>> info.windows >= 0
+    True
+    """
+    root = root or cache_dir()
+    info = CacheInfo(root)
+    for entry, key in _entries(root):
+        platform = str(key.get("base_url", "?"))
+        stats = info.platforms.setdefault(
+            platform, {"bytes": 0, "windows": 0, "queries": 0, "callers": set(), "span": None}
+        )
+        stats["queries"] += 1
+        stats["callers"].add(str(key.get("caller", "?")))
+        for path in entry.glob("*.parquet"):
+            window = _window_of(path)
+            if window is None:
+                continue
+            size = path.stat().st_size
+            info.bytes += size
+            info.windows += 1
+            stats["bytes"] += size
+            stats["windows"] += 1
+            lo, hi = stats["span"] or window
+            stats["span"] = (min(lo, window[0]), max(hi, window[1]))
+    for stats in info.platforms.values():
+        stats["callers"] = len(stats["callers"])
+    return info
+
+
+def clear_cache(older_than_days: float | None = None, root: Path | None = None) -> int:
+    """Remove cached windows (all, or those cached more than ``older_than_days`` ago).
+
+    Leftover temporary files of interrupted writes go too, and directories left empty.
+
+    Returns
+    -------
+    int
+        The number of windows removed.
+
+    Examples
+    --------
+    >>> clear_cache(older_than_days=90)  # doctest: +SKIP
+    12
+    """
+    root = root or cache_dir()
+    cutoff = None if older_than_days is None else time.time() - older_than_days * 86_400
+    removed = 0
+    for entry, _key in _entries(root):
+        for path in entry.iterdir():
+            if path.name == KEY_FILE:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                is_window = path.suffix == ".parquet" and not path.name.startswith(".")
+                if cutoff is not None and path.stat().st_mtime >= cutoff:
+                    continue
+                path.unlink()
+                removed += is_window
+        if not any(p.name != KEY_FILE for p in entry.iterdir()):
+            with contextlib.suppress(OSError):
+                (entry / KEY_FILE).unlink(missing_ok=True)
+                entry.rmdir()
+    return removed
+
+
+def describe_span(span: tuple[int, int] | None) -> str:
+    """``2026-10-01 .. 2026-10-31`` for a span of window starts and ends (epoch ms)."""
+    if span is None:
+        return "-"
+    first = dt.datetime.fromtimestamp(span[0] / 1000, dt.UTC)
+    last = dt.datetime.fromtimestamp(span[1] / 1000, dt.UTC)
+    return f"{first:%Y-%m-%d %H:%M} .. {last:%Y-%m-%d %H:%M} UTC"
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"  # pragma: no cover - the loop returns
+
+
+def cache_command(action: str, *, older_than: float | None = None) -> int:
+    """``opslib cache info`` and ``opslib cache clear [--older-than DAYS]``; the exit status.
+
+    Examples
+    --------
+    >>> cache_command("info")  # doctest: +SKIP
+    event cache: /home/me/.cache/opslib/events
+    """
+    if action == "info":
+        info = cache_info()
+        print(f"event cache: {info.path}")
+        print(f"{_size(info.bytes)} in {info.windows} windows, {len(info.platforms)} platforms")
+        for platform, stats in sorted(info.platforms.items()):
+            print(
+                f"  {platform}: {stats['windows']} windows, {_size(stats['bytes'])}, "
+                f"{stats['queries']} queries, {stats['callers']} callers, "
+                f"{describe_span(stats['span'])}"
+            )
+        return 0
+    if action == "clear":
+        if older_than is not None and older_than < 0:
+            print(f"opslib cache clear: --older-than must be >= 0, got {older_than}")
+            return 2
+        removed = clear_cache(older_than)
+        when = "" if older_than is None else f" cached more than {older_than:g} days ago"
+        print(f"removed {removed} windows{when} from {cache_dir()}")
+        return 0
+    raise AssertionError(action)  # argparse refuses unknown actions
