@@ -61,11 +61,16 @@ AUDIT_COLUMNS = [
 ]
 
 
+def _missing(value: Any) -> bool:
+    """None, NA, NaN or NaT (a scalar that pandas counts as missing)."""
+    return value is None or (not isinstance(value, str | bytes) and bool(pd.isna(value)))
+
+
 def _add_item(row: pd.Series) -> dict[str, Any]:
     item: dict[str, Any] = {}
     for name in CATALOGUE_COLUMNS:
-        value = row.get(name)
-        if value is None or value is pd.NA or (name == "product_icon" and value == ""):
+        value: Any = row.get(name)
+        if _missing(value) or (name == "product_icon" and value == ""):
             continue
         item[name] = int(value) if not isinstance(value, str) else value
     return item
@@ -88,8 +93,8 @@ def _step(
 def _write(frame: pd.DataFrame, pid: str, action: str, step: str) -> dict[str, Any]:
     row = frame.iloc[0]
     ok = bool(row["ok"])
-    code = None if row["error_code"] is pd.NA else int(row["error_code"])
-    msg = "" if ok or row["error_msg"] is pd.NA else str(row["error_msg"])
+    code = None if _missing(row["error_code"]) else int(row["error_code"])
+    msg = "" if ok or _missing(row["error_msg"]) else str(row["error_msg"])
     return _step(pid, action, step, "done" if ok else "failed", code, msg, str(row["message_id"]))
 
 
@@ -178,7 +183,7 @@ def append_audit_log(
         if new:
             writer.writerow(AUDIT_COLUMNS)
         for _, row in outcome.iterrows():
-            code = "" if row["error_code"] is pd.NA else int(row["error_code"])
+            code = "" if _missing(row["error_code"]) else int(row["error_code"])
             writer.writerow(
                 [
                     moment,
@@ -187,8 +192,8 @@ def append_audit_log(
                     row["product_id"],
                     row["result"],
                     code,
-                    "" if row["error_msg"] is pd.NA else row["error_msg"],
-                    "" if row["message_id"] is pd.NA else row["message_id"],
+                    "" if _missing(row["error_msg"]) else row["error_msg"],
+                    "" if _missing(row["message_id"]) else row["message_id"],
                 ]
             )
     return target
