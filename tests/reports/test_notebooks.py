@@ -13,12 +13,10 @@ import pytest
 from opslib import _schemas
 from opslib.reports import RunResult, find_notebook, inspect_report
 
-from .runs import MODES, REPORTS
+from .runs import FIGURES, MODES, REPORTS
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 WIDGET = "application/vnd.jupyter.widget-view+json"
-# Figures each report draws in either mode.
-FIGURES = {"fleet_inventory": 5, "event_analysis": 7, "catalogue_upkeep": 1, "user_lookup": 2}
 CASES = [(report, mode) for report in REPORTS for mode in MODES]
 
 

@@ -1,0 +1,69 @@
+"""Headless Chromium (Debian's, never a downloaded one) for the browser tests.
+
+Each test that needs it asks for ``chromium``; when /usr/bin/chromium or Playwright is
+missing the test is skipped and the reason printed (``-ra`` lists skip reasons).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reports.runs import run_every_report
+
+from opslib.reports import RunResult
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent == Path(__file__).parent:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture
+def chromium(tmp_path: Path) -> Iterator[Any]:
+    """A Chromium browser context with a fresh profile in the test's tmp dir."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright (python) is not installed: pip install -e '.[dev]'")
+    profile = tmp_path / "chromium-profile"
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 900},
+        )
+        context.set_default_timeout(30_000)
+        try:
+            yield context
+        finally:
+            context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def report_runs(
+    platform: object, tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, str], RunResult]:
+    """The same runs as tests/reports uses (shared when both run in one session)."""
+    return run_every_report(platform, tmp_path_factory.getbasetemp() / "report-runs")
