@@ -16,14 +16,16 @@ The digest is a hash of everything that changes the answer: the platform (base_u
 caller (user_id: two users see different events), the query (query_model, device_id or
 user_id_param, event_type) and the window size. A window is never served to another.
 
-Equal to an uncached read, dtypes included: each window is stored as the typed Arrow
-columns an uncached read of that window builds, and a cached read joins windows exactly as
-an uncached read joins pages (:func:`opslib._frames.build_frame`), so ``properties.*``
-dtypes come out the same, including members absent from some windows. Members holding
-mixed Python objects are stored as JSON text and decoded on read. Two cases can differ, as
-two uncached reads with different page sizes can: a member that is a number in one window
-and text in another (an ``object`` column either way, but numbers of a float window read
-back as floats), and a member that is an object in some rows and a scalar in others.
+Equal to an uncached read, dtypes included. A window is stored as the typed Arrow columns
+an uncached read of it builds, and a cached read joins windows exactly as an uncached read
+joins pages (:func:`opslib._frames.build_frame`): ``properties.*`` members absent from some
+windows, or ints in one and floats in another, come out as they would uncached. Members of
+mixed Python objects are stored as JSON text. Each row's raw ``properties`` object is kept
+too: a window the range only partly covers is cut, and its property columns are rebuilt
+from the kept rows' raw objects, as a page of those rows would build them. Uncached reads
+themselves depend on page boundaries in one corner (a member that is a number on one page
+and text on another is an ``object`` column whose numbers follow their page's type); a
+cached read has the same corner at window boundaries.
 
 Writes go to a temporary file in the same directory, then ``os.replace``: a crash leaves no
 half window. Late reports: an event reported more than the margin after its window closed
@@ -51,12 +53,14 @@ import pandas as pd
 import pyarrow as pa
 
 from opslib import _constants as C
-from opslib._frames import PageColumns, build_frame, finish
+from opslib._frames import PageColumns, build_frame, finish, page_columns
 from opslib._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
 
 __all__ = [
     "CacheInfo",
     "EventCache",
+    "RawProperties",
+    "Stored",
     "cache_command",
     "cache_dir",
     "cache_info",
@@ -72,6 +76,8 @@ log = logging.getLogger("opslib")
 FORMAT = "v1"  # bump when the stored layout changes; old windows are then ignored
 KEY_FILE = "key.json"
 _JSON_COLUMNS = b"opslib.json_columns"  # schema metadata: members stored as JSON text
+RAW = "__properties__"  # each row's raw properties object, JSON text
+_OPEN = FrameSchema("event_properties", (), open_objects=EVENT.open_objects)
 _TIME_ARROW = pa.timestamp("ns", tz="UTC")
 # pandas dtype of a column → the Arrow type it is stored as
 _STORED: list[tuple[object, pa.DataType]] = [
@@ -82,8 +88,9 @@ _STORED: list[tuple[object, pa.DataType]] = [
     (TIME, _TIME_ARROW),
 ]
 
-FetchFrame = Callable[[int, int], pd.DataFrame]
-"""``fetch(start_ms, end_ms)`` → the uncached typed frame of ``[start_ms, end_ms)``."""
+FetchFrame = Callable[[int, int], tuple[pd.DataFrame, list[str | None]]]
+"""``fetch(start_ms, end_ms)`` → the uncached typed frame of ``[start_ms, end_ms)`` and each
+row's raw ``properties`` as JSON text (see :class:`RawProperties`)."""
 
 
 def cache_dir() -> Path:
@@ -171,11 +178,37 @@ def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColum
     return PageColumns(len(df), fixed, members)
 
 
-def _to_table(cols: PageColumns) -> pa.Table:
-    """Stored form: fixed and typed members as they are, object members as JSON text."""
-    arrays: dict[str, pa.Array] = dict(cols.fixed)
+class RawProperties:
+    """Each fetched record's raw ``properties`` as JSON text, by event_id (an ``on_page``
+    hook of the read), then lined up with the frame's rows by :meth:`align`."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, str | None] = {}
+
+    def add(self, data: Mapping[str, Any]) -> None:
+        for record in data.get("events_list") or []:
+            props = record.get("properties")
+            text = None if props is None else orjson.dumps(props).decode()
+            self._by_id[str(record.get("event_id"))] = text
+
+    def align(self, df: pd.DataFrame) -> tuple[pd.DataFrame, list[str | None]]:
+        return df, [self._by_id.get(e) for e in df["event_id"].tolist()]
+
+
+@dataclass
+class Stored:
+    """One window: its typed columns, and the rows' raw properties when they were asked for."""
+
+    cols: PageColumns
+    raw: list[str | None] | None
+
+
+def _to_table(stored: Stored) -> pa.Table:
+    """Stored form: fixed and typed members as they are, object members and the raw
+    properties as JSON text."""
+    arrays: dict[str, pa.Array] = dict(stored.cols.fixed)
     json_names = []
-    for name, chunk in cols.members.items():
+    for name, chunk in stored.cols.members.items():
         if isinstance(chunk, list):
             json_names.append(name)
             arrays[name] = pa.array(
@@ -184,43 +217,52 @@ def _to_table(cols: PageColumns) -> pa.Table:
             )
         else:
             arrays[name] = chunk
-    table = pa.table(arrays) if arrays else pa.table({})
+    arrays[RAW] = pa.array(stored.raw or [None] * stored.cols.rows, type=pa.large_string())
+    table = pa.table(arrays)
     return table.replace_schema_metadata({_JSON_COLUMNS: orjson.dumps(json_names)})
 
 
-def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> PageColumns:
+def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> Stored:
     """The stored form back to build_frame's columns (checked against the schema)."""
     meta = table.schema.metadata or {}
     json_names = set(orjson.loads(meta.get(_JSON_COLUMNS, b"[]")))
-    n = table.num_rows
     fixed: dict[str, pa.Array] = {}
     for col in schema.columns:
         arrow_type = _stored_type(col.dtype)
         fixed[col.name] = _as_arrow(table.column(col.name), arrow_type)
     members: dict[str, Any] = {}
+    raw = None
     for name in table.column_names:
         if name in fixed:
             continue
         column = table.column(name).combine_chunks()
-        if name in json_names:
+        if name == RAW:
+            raw = column.to_pylist()
+        elif name in json_names:
             members[name] = [None if v is None else orjson.loads(v) for v in column.to_pylist()]
         else:
             members[name] = column
-    return PageColumns(n, fixed, members)
+    return Stored(PageColumns(table.num_rows, fixed, members), raw)
 
 
-def _slice(cols: PageColumns, lo_ms: int, hi_ms: int) -> PageColumns:
-    """Rows with ``lo_ms <= gmt_create < hi_ms`` (whole seconds; the rows are in order)."""
+def _slice(stored: Stored, lo_ms: int, hi_ms: int) -> PageColumns:
+    """Rows with ``lo_ms <= gmt_create < hi_ms`` (whole seconds; the rows are in order).
+
+    A part of a window gets its property columns from its rows' raw objects, as a page of
+    those rows would: the window's own columns may hold members and types of other rows.
+    """
+    cols = stored.cols
     times = cols.fixed["gmt_create"].cast(pa.int64()).to_numpy(zero_copy_only=False)
     i, j = np.searchsorted(times, [lo_ms * 1_000_000, hi_ms * 1_000_000], side="left")
     i, j = int(i), int(j)
     if (i, j) == (0, cols.rows):
         return cols
+    assert stored.raw is not None, "a part of a window needs the raw properties"
+    records = [
+        {"properties": None if text is None else orjson.loads(text)} for text in stored.raw[i:j]
+    ]
     fixed = {k: v.slice(i, j - i) for k, v in cols.fixed.items()}
-    members = {
-        k: v[i:j] if isinstance(v, list) else v.slice(i, j - i) for k, v in cols.members.items()
-    }
-    return PageColumns(j - i, fixed, members)
+    return PageColumns(j - i, fixed, page_columns(records, _OPEN).members)
 
 
 # -- the store ---------------------------------------------------------------------------
@@ -283,14 +325,16 @@ class EventCache:
     def path(self, window: tuple[int, int]) -> Path:
         return self.dir / f"{window[0]}-{window[1]}.parquet"
 
-    def load(self, window: tuple[int, int]) -> PageColumns | None:
-        """The stored window, or None when it is missing or unreadable (then removed)."""
+    def load(self, window: tuple[int, int], *, raw: bool = False) -> Stored | None:
+        """The stored window (with the rows' raw properties if ``raw``), or None when it is
+        missing or unreadable (then removed)."""
         import pyarrow.parquet as pq
 
         path = self.path(window)
         try:
-            table = pq.read_table(path)
-            return _from_table(table)
+            file = pq.ParquetFile(path)
+            names = [n for n in file.schema_arrow.names if raw or n != RAW]
+            return _from_table(file.read(columns=names))
         except FileNotFoundError:
             return None
         except (OSError, pa.ArrowException, KeyError, ValueError, orjson.JSONDecodeError) as exc:
@@ -299,11 +343,11 @@ class EventCache:
                 path.unlink()
             return None
 
-    def store(self, window: tuple[int, int], cols: PageColumns) -> None:
+    def store(self, window: tuple[int, int], stored: Stored) -> None:
         """Write a window atomically; a failure to write is logged, never raised."""
         import pyarrow.parquet as pq
 
-        table = _to_table(cols)
+        table = _to_table(stored)
         try:
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             key_path = self.dir / KEY_FILE
@@ -400,7 +444,7 @@ def read_cached(
     for i, (kind, lo, hi, window) in enumerate(pieces):
         if kind == "window":
             assert window is not None
-            stored = cache.load(window)
+            stored = cache.load(window, raw=(lo, hi) != window)
             if stored is not None:
                 parts[i] = _slice(stored, lo, hi)
                 continue
@@ -409,9 +453,10 @@ def read_cached(
     def get(i: int) -> PageColumns:
         kind, lo, hi, window = pieces[i]
         if kind == "direct":
-            return frame_to_columns(fetch(lo, hi))
+            return frame_to_columns(fetch(lo, hi)[0])
         assert window is not None
-        whole = frame_to_columns(fetch(*window))
+        df, raw = fetch(*window)
+        whole = Stored(frame_to_columns(df), raw)
         cache.store(window, whole)
         return _slice(whole, lo, hi)
 

@@ -7,7 +7,7 @@ everyone else their own devices' events (2).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -74,12 +74,16 @@ class Events(Resource):
         limit: int | None = None,
         progress: bool | None = None,
         page_size: int = C.DEFAULT_PAGE_SIZE,
+        on_page: Callable[[dict[str, Any]], None] | None = None,
     ) -> PagedRead:
         params = {**query, "start": start_ms, "end": end_ms}
 
         def fetch(page_no: int, size: int) -> dict[str, Any]:
             page = {**params, "page_no": page_no, "page_size": size}
-            return dict(self._client._request("/device/query_record", page))
+            data = dict(self._client._request("/device/query_record", page))
+            if on_page is not None:
+                on_page(data)  # the event cache keeps each record's raw properties
+            return data
 
         return PagedRead(
             fetch,
@@ -131,7 +135,9 @@ class Events(Resource):
             in the local cache and read them from there next time; only the missing
             windows and the still-open one are fetched. The result equals an uncached
             read. The cache is per platform, caller and query; ``OPSLIB_CACHE_DIR`` moves
-            it, ``opslib cache info`` and ``opslib cache clear`` manage it.
+            it, ``opslib cache info`` and ``opslib cache clear`` manage it. With ``limit``,
+            the first rows of the cached read are kept, with the property columns of the
+            whole range.
 
         Returns
         -------
@@ -166,7 +172,7 @@ class Events(Resource):
         progress: bool | None,
         page_size: int,
     ) -> pd.DataFrame:
-        from opslib._cache import EventCache, read_cached
+        from opslib._cache import EventCache, RawProperties, read_cached
 
         start_ms, end_ms = time_range(start, end)
         query = self._query(device_id, user_id, event_type)
@@ -178,8 +184,9 @@ class Events(Resource):
             raise AuthenticationError(401, "not logged in: the event cache is kept per user")
         store = EventCache(self._client.base_url, caller, query)
 
-        def fetch(lo: int, hi: int) -> pd.DataFrame:
-            return self._read(query, lo, hi, None, False, page_size).frame()
+        def fetch(lo: int, hi: int) -> tuple[pd.DataFrame, list[str | None]]:
+            raw = RawProperties()
+            return raw.align(self._read(query, lo, hi, None, False, page_size, raw.add).frame())
 
         df = read_cached(fetch, store, start_ms, end_ms, progress=progress)
         if limit is not None and len(df) > limit:
