@@ -106,8 +106,10 @@ CACHE_FETCH_CONCURRENCY = 2
 DASK_DEFAULT_PARTITION = "1D"  # one partition per UTC day
 # Workers get the driver's access token; refresh it first if it has less left than this.
 DASK_TOKEN_MIN_VALIDITY_S = 1800.0
-DASK_SAMPLE_ROWS = 1000  # rows per sampled partition when properties= is not given
-DASK_SAMPLE_PARTITIONS = 3  # first, middle and last partition
+# Without properties=, the property columns come from a sample: the first rows of each
+# event type over the range, and the first rows of its last day (one request each).
+DASK_SAMPLE_ROWS = 1000
+DASK_SAMPLE_LAST_MS = 86_400_000
 
 # --- Embedded platform ----------------------------------------------------------------
 EMBEDDED_DB_FILENAME = "demo.db"

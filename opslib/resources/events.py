@@ -7,8 +7,8 @@ everyone else their own devices' events (2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -19,6 +19,9 @@ from opslib._paging import PagedRead
 from opslib._timeutil import Moment, time_range
 from opslib.enums import EventType, RecordQueryModel
 from opslib.resources import Resource, coerce_enum
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
 __all__ = ["Events"]
 
@@ -192,6 +195,68 @@ class Events(Resource):
         if limit is not None and len(df) > limit:
             df = df.iloc[:limit].reset_index(drop=True)
         return df
+
+    def to_dask(
+        self,
+        start: Moment,
+        end: Moment = "now",
+        *,
+        partition: str | pd.Timedelta = C.DASK_DEFAULT_PARTITION,
+        device_id: str | None = None,
+        user_id: str | None = None,
+        event_type: int | str | EventType | None = None,
+        properties: Mapping[str, Any] | None = None,
+        auth: str = "token",
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+    ) -> dd.DataFrame:
+        """Event records in ``[start, end)`` as a Dask DataFrame, one partition per window.
+
+        Each partition is fetched by the Dask worker that runs it (``compute()`` uses the
+        current Dask scheduler: ``opslib.dask.dask_client()`` starts a local cluster or
+        connects to a scheduler). Needs the ``dask`` extra. See :mod:`opslib.dask`.
+
+        Parameters
+        ----------
+        start, end, device_id, user_id, event_type, page_size
+            As in :meth:`list`.
+        partition
+            The window of one partition, aligned to the epoch (``"1D"``: UTC days).
+        properties
+            The ``properties.*`` columns and their dtypes, e.g. ``{"temperature":
+            "Float64"}``; None reads a small sample to find them (a property the sample
+            misses is dropped from the partitions, with a warning).
+        auth
+            ``"token"``: the workers get the caller's short-lived access token (never a
+            password or client secret); ``"environment"``: each worker logs in from its
+            own ``OPSLIB_*`` environment or profile.
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            The columns and dtypes of :meth:`list`; ``compute()`` gives its rows.
+
+        Examples
+        --------
+        >>> from opslib.dask import dask_client
+        >>> with dask_client(workers=2):  # doctest: +SKIP
+        ...     ddf = client.events.to_dask("-30d", properties={"temperature": "Float64"})
+        ...     daily = ddf.groupby(ddf.gmt_create.dt.floor("1D"))["properties.temperature"].mean()
+        ...     daily.compute()
+        """
+        from opslib.dask import events_frame
+
+        start_ms, end_ms = time_range(start, end)
+        query = self._query(device_id, user_id, event_type)
+        return events_frame(
+            self._client,
+            query,
+            start_ms,
+            end_ms,
+            partition=partition,
+            properties=properties,
+            auth=auth,
+            page_size=page_size,
+        )
 
     def iter_pages(
         self,
