@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarks import _platform, server
+from benchmarks import _platform, cache_dask, server
 
 UNTIL = "2026-11-01T00:00:00+00:00"
 RESULTS = Path(__file__).parent / "results"
@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only",
         nargs="*",
-        default=["events", "matrix", "server", "devices"],
-        help="events matrix server devices",
+        default=["events", "matrix", "server", "devices", "cache", "dask"],
+        help="events matrix server devices cache dask",
     )
     args = ap.parse_args(argv)
     start, end = _window()
@@ -137,6 +137,20 @@ def main(argv: list[str] | None = None) -> int:
                 "4. devices.list, whole fleet",
                 [results["devices"]],
                 ["case", "seconds", "rows", "rows_per_s", "peak_rss_mb"],
+            )
+        if "cache" in args.only:
+            results["cache"] = cache_dask.run_cache(platform.base_url, window, args.repeat)
+            _print_table(
+                "5. events.list(cache=True), 30 days: first read, then from the cache",
+                results["cache"],
+                ["case", "seconds", "rows", "peak_rss_mb", "cache_mb", "speedup_vs_first"],
+            )
+        if "dask" in args.only:
+            results["dask"] = cache_dask.run_dask(platform.base_url, window, args.repeat)
+            _print_table(
+                "6. 30 days: one process vs events.to_dask on a 2-process LocalCluster",
+                results["dask"],
+                ["case", "seconds", "rows", "partitions", "cluster_start_s", "vs_single"],
             )
     finally:
         platform.stop()
