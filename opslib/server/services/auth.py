@@ -128,8 +128,8 @@ def login(ctx: Context, p: LoginParams) -> dict[str, Any]:
 def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
     """Create a user from a register code; ``ctx.prepared`` is the password's hash."""
     require_client(ctx.conn, client_id=p.client_id)
-    if users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone):
-        raise ApiError(409, "params.phone: already registered")
+    # The code first: a wrong code answers the same 422 for any phone, so register does not
+    # tell which phones are registered (a register code is only sent to unregistered ones).
     check_code(
         ctx,
         area_code=p.area_code,
@@ -138,6 +138,8 @@ def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
         code=p.auth_code,
         consume=True,
     )
+    if users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone):
+        raise ApiError(409, "params.phone: already registered")
     user_id = uuid.uuid4().hex
     users_store.insert_user(
         ctx.conn,

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 from opslib.server import FakeClock
+from opslib.server.store import connect, transaction
+from opslib.server.store import users as users_store
 
 from ..helpers import Api
 
@@ -232,8 +234,31 @@ def test_end_to_end_register_login_refresh_and_passwords(api: Api, clock: FakeCl
     api.login(NEW_PHONE, "third-password")
 
 
-def test_register_twice_is_409(api: Api) -> None:
-    r = register(api, api.world["alice"].phone, "123456")
+def test_register_checks_the_code_before_the_phone(api: Api) -> None:
+    # A wrong code answers the same 422 for a registered and an unregistered phone.
+    registered = register(api, api.world["alice"].phone, "123456")
+    unknown = register(api, NEW_PHONE, "123456")
+    assert registered.status_code == unknown.status_code == 422
+    assert registered.json()["error_msg"] == unknown.json()["error_msg"]
+    # Only a right register code of a phone registered meanwhile gives the 409.
+    send_code(api, NEW_PHONE, 1)
+    code = api.last_code(NEW_PHONE)
+    conn = connect(api.world.db)
+    try:
+        with transaction(conn):
+            users_store.insert_user(
+                conn,
+                user_id="u-late",
+                area_code=api.world.area_code,
+                phone=NEW_PHONE,
+                password_hash="x",
+                role=1,
+                status=1,
+                now=api.clock.now_ms(),
+            )
+    finally:
+        conn.close()
+    r = register(api, NEW_PHONE, code)
     assert r.status_code == 409
     assert r.json()["error_msg"] == "params.phone: already registered"
 
