@@ -7,7 +7,7 @@ models so the document stays true.
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -78,6 +78,7 @@ class UserData(_Out):
     gmt_modified: str
     gmt_last_login: str | None
     gmt_logout: str | None
+    role: Literal["user", "ops", "admin"]  # extension (protocol §6.10)
 
 
 class DevConfig(_Out):
@@ -167,6 +168,7 @@ class EventOut(_Out):
     properties: dict[str, Any]
     code: str
     gmt_create: str
+    ts: int  # extension (protocol §6.8): the moment in epoch ms; gmt_create shows seconds
 
 
 class EventListData(_Out):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opslib.enums import SettingQueryModel, UserQueryModel
+from opslib.enums import Role, SettingQueryModel, UserQueryModel
 from opslib.server.context import Context, gmt
 from opslib.server.errors import ApiError
 from opslib.server.models import UpdateSysSettingParams, UpdateUserInfoParams, UserQueryParams
@@ -52,6 +52,7 @@ def query_user(ctx: Context, p: UserQueryParams) -> dict[str, Any]:
         "gmt_modified": gmt(user["gmt_modified"]),
         "gmt_last_login": gmt(user["gmt_last_login"]),
         "gmt_logout": gmt(user["gmt_logout"]),
+        "role": Role(user["role"]).name.lower(),
     }
 
 

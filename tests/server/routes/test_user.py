@@ -358,7 +358,20 @@ def test_query_user_by_each_model(api: Api) -> None:
             "gmt_modified",
             "gmt_last_login",
             "gmt_logout",
+            "role",
         }
+        assert data["role"] == "user"
+
+
+@pytest.mark.parametrize(("name", "role"), [("alice", "user"), ("ops", "ops"), ("admin", "admin")])
+def test_query_user_tells_the_role(api: Api, name: str, role: str) -> None:
+    me = api.world[name]
+    r = api.as_user(name, "/user/query", {"query_model": 1, "user_id": me.user_id})
+    assert r.status_code == 200, r.text
+    assert r.json()["data"]["role"] == role
+    # ops reading another user sees that user's role
+    r = api.as_user("ops", "/user/query", {"query_model": 1, "user_id": "u-admin"})
+    assert r.json()["data"]["role"] == "admin"
 
 
 @pytest.mark.parametrize(
