@@ -1,12 +1,16 @@
 """Event records: paged reads (protocol §6.8, §9) and device reports (§6.19).
 
-Pages are built straight from SQL rows: ``gmt_create`` is formatted by SQLite and the
-stored ``properties`` JSON text is embedded with :class:`orjson.Fragment`, so a 1000-row
-page never goes through pydantic or a JSON re-parse.
+Pages are built straight from SQL rows: ``gmt_create`` is formatted from ``ts`` through
+two small tables (the day, the time of day) and the stored ``properties`` JSON text is
+embedded with :class:`orjson.Fragment`, so a 1000-row page never goes through pydantic or a
+JSON re-parse. Each record also carries ``ts``, its moment in epoch milliseconds (an
+extension, protocol §6.8): gmt_create shows only the second.
 """
 
 from __future__ import annotations
 
+import functools
+import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +30,32 @@ from opslib.server.store import users as users_store
 BAD_DEVICE = "device_secret: unknown device_id or wrong device_secret"
 
 
+# "HH:MM:SS" of every second of a day, and "YYYY-MM-DD " of the days seen lately: a
+# gmt_create is two lookups and a concatenation (0.2 ms a page, SQLite's strftime 0.7 ms).
+_TIME_OF_DAY = tuple(
+    f"{h:02d}:{m:02d}:{s:02d}" for h in range(24) for m in range(60) for s in range(60)
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _day(days: int) -> str:
+    return time.strftime("%Y-%m-%d ", time.gmtime(days * 86_400))
+
+
+def gmt_of(ms: int) -> str:
+    """``YYYY-MM-DD HH:MM:SS`` (UTC) of epoch ms, as :func:`opslib.server.context.gmt`.
+
+    Examples
+    --------
+    >>> gmt_of(1714521600999)
+    '2024-05-01 00:00:00'
+    """
+    seconds = ms // 1000
+    return _day(seconds // 86_400) + _TIME_OF_DAY[seconds % 86_400]
+
+
 def _records(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    """Wire records of ``(device_id, user_id, event_id, event_type, properties, code, ts)``."""
     fragment = orjson.Fragment
     return [
         {
@@ -36,7 +65,8 @@ def _records(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
             "event_type": r[3],
             "properties": fragment(r[4]),
             "code": r[5],
-            "gmt_create": r[6],
+            "gmt_create": gmt_of(r[6]),
+            "ts": r[6],
         }
         for r in rows
     ]

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from opslib.server.context import gmt
+
 from ..helpers import Api
 
 EVENT_FIELDS = {
@@ -17,6 +19,7 @@ EVENT_FIELDS = {
     "properties",
     "code",
     "gmt_create",
+    "ts",  # extension (protocol §6.8): epoch ms
 }
 
 
@@ -49,6 +52,9 @@ def test_device_model(api: Api) -> None:
     assert event["user_id"] == "u-alice"
     assert event["properties"] == {"n": 0, "device": "dev-a1"}
     assert event["gmt_create"] == "2024-04-30 21:00:00"
+    # ts (extension): the moment in epoch ms; gmt_create is ts shown to the second
+    assert api.world.events_start <= event["ts"] < api.world.events_end
+    assert event["gmt_create"] == gmt(event["ts"])
 
 
 def test_user_model_and_event_type(api: Api) -> None:
