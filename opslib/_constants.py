@@ -101,6 +101,7 @@ CACHE_WINDOW_MS = 86_400_000  # one cached window: a whole UTC day
 CACHE_CLOSED_MARGIN_MS = 3_600_000
 # Missing windows fetched at once (each window's pages are fetched concurrently too).
 CACHE_FETCH_CONCURRENCY = 2
+CACHE_READ_THREADS = 2  # cached windows decoded at once (Parquet releases the GIL)
 
 # --- Dask (opslib/dask.py) ---------------------------------------------------------------
 DASK_DEFAULT_PARTITION = "1D"  # one partition per UTC day
