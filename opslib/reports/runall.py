@@ -21,12 +21,13 @@ A run that fails, or whose parameters are refused, is recorded and the others st
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
 import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from opslib.reports.execute import (
 )
 from opslib.reports.params import ParameterError
 
-__all__ = ["BatchResult", "RunSpec", "load_config", "run_all", "write_index"]
+__all__ = ["BatchResult", "RunSpec", "load_config", "run_all", "run_spec", "write_index"]
 
 INDEX_FILE = "index.html"
 _CONFIG_KEYS = {"out", "cell_timeout", "run_timeout", "run"}
@@ -139,6 +140,37 @@ def _refused(spec: RunSpec, out_dir: Path, error: Exception, profile: str | None
     return result
 
 
+def run_spec(
+    spec: RunSpec,
+    *,
+    out_dir: Path,
+    profile: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
+    run_timeout: float = DEFAULT_RUN_TIMEOUT,
+) -> RunResult:
+    """Run one entry of a run-all file; a refused report or parameter is recorded, not raised.
+
+    Examples
+    --------
+    >>> run_spec(RunSpec("fleet_inventory"), out_dir=Path("reports")).outcome  # doctest: +SKIP
+    'ok'
+    """
+    try:
+        return run_report(
+            spec.report,
+            spec.parameters,
+            out_dir=out_dir,
+            profile=profile,
+            label=spec.label,
+            cell_timeout=cell_timeout,
+            run_timeout=run_timeout,
+            env=env,
+        )
+    except (ReportNotFound, ParameterError) as exc:
+        return _refused(spec, out_dir, exc, profile)
+
+
 def run_all(
     config: str | os.PathLike[str],
     *,
@@ -146,6 +178,7 @@ def run_all(
     profile: str | None = None,
     env: Mapping[str, str] | None = None,
     progress: Any = None,
+    executor: Callable[..., list[RunResult]] | None = None,
 ) -> BatchResult:
     """Run every report of a run-all file, carrying on past failures; refresh index.html.
 
@@ -161,6 +194,10 @@ def run_all(
         Extra environment for every run.
     progress
         Called with each :class:`RunResult` as it finishes (e.g. to print a line).
+    executor
+        Runs the entries elsewhere: ``executor(run, specs, progress)`` calls
+        ``run(spec)`` for each and returns the results in the file's order (e.g.
+        :class:`opslib.reports.distributed.DaskExecutor`). None: one after another here.
 
     Examples
     --------
@@ -171,21 +208,19 @@ def run_all(
     settings, specs = load_config(config)
     out = Path(out_dir or settings.get("out") or "reports").resolve()
     out.mkdir(parents=True, exist_ok=True)
+    run = functools.partial(
+        run_spec,
+        out_dir=out,
+        profile=profile,
+        env=env,
+        cell_timeout=float(settings.get("cell_timeout", DEFAULT_CELL_TIMEOUT)),
+        run_timeout=float(settings.get("run_timeout", DEFAULT_RUN_TIMEOUT)),
+    )
+    if executor is not None:
+        return BatchResult(executor(run, specs, progress), write_index(out))
     results = []
     for spec in specs:
-        try:
-            result = run_report(
-                spec.report,
-                spec.parameters,
-                out_dir=out,
-                profile=profile,
-                label=spec.label,
-                cell_timeout=float(settings.get("cell_timeout", DEFAULT_CELL_TIMEOUT)),
-                run_timeout=float(settings.get("run_timeout", DEFAULT_RUN_TIMEOUT)),
-                env=env,
-            )
-        except (ReportNotFound, ParameterError) as exc:
-            result = _refused(spec, out, exc, profile)
+        result = run(spec)
         results.append(result)
         if progress is not None:
             progress(result)
