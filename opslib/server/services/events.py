@@ -137,9 +137,8 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
 def report(ctx: Context, req: ReportRequest) -> dict[str, Any]:
     """Store a device's events and update its status, properties, version, last seen."""
     device = devices_store.get_device(ctx.conn, device_id=req.device_id)
-    if device is None:
-        raise ApiError(404, BAD_DEVICE)
-    if not security.matches(req.device_secret, device["secret_hash"]):
+    # An unknown device answers exactly like a wrong secret: device_ids cannot be probed.
+    if device is None or not security.matches(req.device_secret, device["secret_hash"]):
         raise ApiError(401, BAD_DEVICE)
     owner = devices_store.get_owner_binding(ctx.conn, device_id=req.device_id)
     owner_id = owner["user_id"] if owner else ""

@@ -78,7 +78,7 @@ def test_fault_alarm_sets_status_3(api: Api) -> None:
 def test_unknown_device_and_wrong_secret_say_the_same(api: Api) -> None:
     unknown = report(api, [{"event_type": 1}], device_id="dev-none")
     wrong = report(api, [{"event_type": 1}], secret="wrong-secret")
-    assert (unknown.status_code, wrong.status_code) == (404, 401)
+    assert (unknown.status_code, wrong.status_code) == (401, 401)
     assert unknown.json()["error_msg"] == wrong.json()["error_msg"]
 
 
