@@ -89,6 +89,20 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     run_all.add_argument("--out", default=None, help="overrides the file's `out`")
     run_all.add_argument("--profile", default=None, help="connection profile for every run")
+    parallel = run_all.add_mutually_exclusive_group()
+    parallel.add_argument(
+        "--dask",
+        default=None,
+        metavar="SCHEDULER_ADDRESS",
+        help="run the reports in parallel on the workers of this Dask scheduler",
+    )
+    parallel.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the reports in parallel on a local Dask cluster of N processes",
+    )
 
 
 def _add_cache(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

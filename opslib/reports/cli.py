@@ -90,8 +90,23 @@ def _run_all(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_REFUSED
+    executor = None
+    if getattr(args, "dask", None) or getattr(args, "workers", None) is not None:
+        from opslib.reports.distributed import DaskExecutor
+
+        try:
+            executor = DaskExecutor(args.dask, workers=args.workers)
+        except ValueError as exc:
+            print(f"opslib report run-all: {exc}; nothing was run", file=sys.stderr)
+            return EXIT_REFUSED
     try:
-        batch = run_all(config, out_dir=args.out, profile=args.profile, progress=_print_result)
+        batch = run_all(
+            config,
+            out_dir=args.out,
+            profile=args.profile,
+            progress=_print_result,
+            executor=executor,
+        )
     except ConfigFileError as exc:
         print(f"opslib report run-all: {exc}; nothing was run", file=sys.stderr)
         return EXIT_REFUSED

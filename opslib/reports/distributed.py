@@ -1,0 +1,154 @@
+"""Run the entries of a run-all file in parallel on Dask workers.
+
+``opslib report run-all --workers N`` starts a local cluster of N worker processes;
+``--dask tcp://scheduler:8786`` uses a running ``dask.distributed`` scheduler. Each entry is
+one Dask task that calls the serial runner's own :func:`~opslib.reports.runall.run_spec`,
+so every report is still its own papermill process (started by the worker that runs the
+task) with its timeouts, run directory and ``status.json``. The driver prints each result
+as it arrives and writes the same ``index.html``; the exit status is the serial one.
+
+Workers write the run directories themselves: with a remote scheduler, ``--out`` must be a
+path every worker and the driver see (a shared file system), and the workers need opslib,
+the notebooks and their own connection settings (``OPSLIB_*`` or a config profile).
+
+Secrets stay out of the task graph: environment entries whose names look secret
+(``OPSLIB_PASSWORD``, ``OPSLIB_CLIENT_SECRET``...) are given to a local cluster's worker
+processes when they start, not to the tasks; with a remote scheduler they are refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from opslib.reports.execute import _SECRET_NAME, STATUS_FILE, RunResult, _new_run_dir, redact
+from opslib.reports.runall import RunSpec
+
+__all__ = ["DaskExecutor"]
+
+Run = Callable[..., RunResult]  # run(spec): run_spec with the batch's settings bound
+
+
+class DaskExecutor:
+    """Runs run-all entries as Dask tasks, as many at once as the workers have threads.
+
+    Parameters
+    ----------
+    address
+        A ``dask.distributed`` scheduler; None starts a local cluster for the batch.
+    workers
+        Worker processes of the local cluster (one report at a time each); None: one per
+        CPU. Ignored with ``address``.
+
+    Examples
+    --------
+    >>> from opslib.reports.distributed import DaskExecutor
+    >>> from opslib.reports.runall import run_all
+    >>> batch = run_all("reports.toml", executor=DaskExecutor(workers=4))  # doctest: +SKIP
+    >>> batch.ok  # doctest: +SKIP
+    True
+    """
+
+    def __init__(self, address: str | None = None, *, workers: int | None = None) -> None:
+        if workers is not None and (isinstance(workers, bool) or workers < 1):
+            raise ValueError(f"workers must be a positive int, got {workers!r}")
+        self.address = address
+        self.workers = workers
+
+    def __repr__(self) -> str:
+        where = self.address or f"a local cluster of {self.workers or 'one per CPU'} workers"
+        return f"<DaskExecutor on {where}>"
+
+    def _split_env(self, run: Run) -> tuple[Run, dict[str, str]]:
+        """The task without secret environment entries, and those entries."""
+        keywords = getattr(run, "keywords", {})
+        env = dict(keywords.get("env") or {})
+        secret = {k: v for k, v in env.items() if _SECRET_NAME.search(k)}
+        if not secret:
+            return run, {}
+        if self.address:
+            raise ValueError(
+                f"the run environment holds {sorted(secret)}: a remote scheduler would "
+                "carry them in its task graph; give the workers their own credentials "
+                "(OPSLIB_* in their environment, or a config profile with --profile)"
+            )
+        public = {k: v for k, v in env.items() if k not in secret}
+        return functools.partial(run, env=public), secret
+
+    def __call__(
+        self,
+        run: Run,
+        specs: Sequence[RunSpec],
+        progress: Callable[[RunResult], Any] | None = None,
+    ) -> list[RunResult]:
+        """Run ``run(spec)`` for every entry on the workers; results in the file's order.
+
+        A task that fails outright (a worker died, opslib is missing on it) is recorded as
+        a failed run, like a failed report, and the others carry on.
+        """
+        from distributed import Client, as_completed
+
+        task, secret_env = self._split_env(run)
+        if self.address:
+            client = Client(self.address)
+        else:  # one report at a time per worker process: each runs a kernel of its own
+            client = Client(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                env=secret_env,
+                dashboard_address=None,
+            )
+        batch = uuid.uuid4().hex[:8]  # two batches on one scheduler never share a key
+        results: dict[int, RunResult] = {}
+        with client:
+            futures = [
+                client.submit(task, spec, key=f"opslib-report-{batch}-{i}-{_slug(spec)}")
+                for i, spec in enumerate(specs)
+            ]
+            order = {future.key: i for i, future in enumerate(futures)}
+            for future in as_completed(futures):
+                i = order[future.key]
+                try:
+                    result = future.result()
+                except Exception as exc:  # the task, not the report, failed: record it
+                    result = _lost(specs[i], exc, getattr(run, "keywords", {}))
+                results[i] = result
+                if progress is not None:
+                    progress(result)
+        return [results[i] for i in range(len(specs))]
+
+
+def _slug(spec: RunSpec) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "report"
+    return f"{name}-{spec.label}" if spec.label else name
+
+
+def _lost(spec: RunSpec, error: Exception, keywords: dict[str, Any]) -> RunResult:
+    """A failed run for an entry whose task never returned (its worker died, say)."""
+    now = dt.datetime.now(dt.UTC)
+    out = Path(keywords.get("out_dir") or "reports")
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "unknown"
+    run_dir = _new_run_dir(out, name, now, spec.label)
+    stamp = now.isoformat(timespec="seconds")
+    result = RunResult(
+        report=name,
+        notebook="",
+        parameters=redact(spec.parameters),
+        outcome="failed",
+        started_at=stamp,
+        finished_at=stamp,
+        duration_s=0.0,
+        run_dir=str(run_dir),
+        output_notebook="",
+        error={"ename": type(error).__name__, "evalue": f"the Dask task failed: {error}"},
+        profile=str(keywords.get("profile") or ""),
+        label=spec.label,
+    )
+    (run_dir / STATUS_FILE).write_text(result.to_json(), encoding="utf-8")
+    return result
