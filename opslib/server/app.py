@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
@@ -27,7 +28,13 @@ from opslib.server.config import Settings
 from opslib.server.context import Context
 from opslib.server.database import Database
 from opslib.server.errors import ApiError
-from opslib.server.pipeline import Platform, build_endpoint, failure, new_fingerprint_key
+from opslib.server.pipeline import (
+    Platform,
+    build_endpoint,
+    failure,
+    json_response,
+    new_fingerprint_key,
+)
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.responses import Failure, TokenFailure
 from opslib.server.routes import token as token_route
@@ -185,10 +192,17 @@ def create_app(
     _install_openapi(app)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> Response:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return failure(ApiError(404, "path: no such operation"), "")
         if exc.status_code == 405:
+            if request.url.path == "/token/access":  # the token op's failures are flat (§3)
+                body = {
+                    "error_code": 405,
+                    "error": "invalid_request",
+                    "error_description": "method: every operation is POST",
+                }
+                return json_response(405, orjson.dumps(body), token_route.NO_STORE)
             return failure(ApiError(405, "method: every operation is POST"), "")
         return failure(ApiError(exc.status_code, "request refused"), "")
 

@@ -31,6 +31,19 @@ def test_wrong_method_is_a_405_envelope(api: Api) -> None:
     assert r.json()["error_code"] == 405
 
 
+def test_wrong_method_on_the_token_op_is_a_flat_405(api: Api) -> None:
+    # found by Schemathesis (tests/security/test_fuzz.py): TRACE /token/access
+    for method in ("GET", "TRACE", "PUT"):
+        r = api.client.request(method, "/token/access")
+        assert r.status_code == 405
+        assert r.json() == {
+            "error_code": 405,
+            "error": "invalid_request",
+            "error_description": "method: every operation is POST",
+        }
+        assert r.headers["Cache-Control"] == "no-store"
+
+
 def test_internal_error_never_shows_a_stack_trace(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
