@@ -130,15 +130,28 @@ class View:
             return
         if self.output is None:
             self.output = w.Output()
-        shell = _shell()
-        if shell is None:
+        if _shell() is None:
             return
-        shown = self.figure if self.kind == "figure" else self.frame.head(self.max_rows)  # type: ignore[union-attr]
         # Set the Output widget's outputs in one state update instead of capturing a
         # display inside `with output:`: a headless runner (nbclient, under papermill)
         # answers captured outputs on the shell channel while it waits there for the
-        # cell's reply, and can then miss that reply until the cell timeout.
-        data, metadata = shell.display_formatter.format(shown)
+        # cell's reply, and can then miss that reply until the cell timeout. The bundle is
+        # built here: IPython's formatter would call a figure's _ipython_display_, which
+        # displays it in the cell instead.
+        if self.kind == "figure":
+            assert self.figure is not None
+            data = dict(self.figure._repr_mimebundle_())
+        else:
+            assert self.frame is not None
+            data = {
+                "text/html": _table_html(self.frame, self.max_rows),
+                "text/plain": repr(self.frame.head(self.max_rows)),
+            }
+        metadata: dict[str, Any] = {}
+        if self.output.outputs:
+            # Empty it first: JupyterLab reuses the renderer of an output replaced by one of
+            # the same mimetype, and plotly's renderer then keeps the figure it drew.
+            self.output.outputs = ()
         self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
 
     @property

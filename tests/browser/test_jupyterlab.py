@@ -1,0 +1,160 @@
+"""The interactive path as a person uses it: JupyterLab, run all cells, change a filter.
+
+JupyterLab runs on a free loopback port (no token) in a tmp root holding a copy of
+event_analysis.ipynb, with the environment pointing at the test platform. Headless
+Chromium opens the notebook, runs every cell, picks one event type in the filter and sees
+the volume figure redrawn with that type only. Every process started is stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reports.runs import platform_env
+
+from opslib.reports.execute import _descendants
+
+NOTEBOOK = Path(__file__).parents[2] / "notebooks" / "event_analysis.ipynb"
+START_TIMEOUT = 90  # seconds for JupyterLab to answer
+RUN_TIMEOUT_MS = 180_000  # for every cell to run and draw
+REDRAW_TIMEOUT_MS = 60_000
+
+# The figures' data as plotly holds it in the page: {title: [trace names]}.
+FIGURE_TRACES = """() => Object.fromEntries([...document.querySelectorAll('.js-plotly-plot')]
+  .map(gd => [(gd.layout && gd.layout.title && gd.layout.title.text) || '',
+              (gd.data || []).map(trace => trace.name)]))"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _settings(directory: Path) -> None:
+    """Render every cell (no windowing: off-screen plots would not draw) and fetch no news."""
+    files = {
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+    }
+    for name, content in files.items():
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(content))
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    tree = _descendants(proc.pid)
+    proc.send_signal(signal.SIGTERM)  # the server shuts its kernels down
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    for pid in tree:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def jupyterlab(tmp_path: Path, platform: Any) -> Iterator[str]:
+    """JupyterLab serving a copy of event_analysis.ipynb; yields its base URL."""
+    root = tmp_path / "root"
+    root.mkdir()
+    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    _settings(tmp_path / "lab-settings")
+    port = _free_port()
+    env = {
+        **os.environ,
+        **platform_env(platform),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+    }
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=", "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]  # fmt: skip
+    log = tmp_path / "jupyterlab.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = log.read_text(errors="replace")[-2000:]
+                pytest.fail(f"JupyterLab did not start within {START_TIMEOUT} s:\n{tail}")
+            time.sleep(0.5)
+        yield base
+    finally:
+        _stop(proc)
+    assert proc.poll() is not None
+
+
+def test_run_all_cells_then_a_filter_redraws_the_figure(
+    chromium: Any, jupyterlab: str, tmp_path: Path
+) -> None:
+    page = chromium.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{jupyterlab}/lab/tree/{NOTEBOOK.name}")
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=90_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    page.wait_for_function(
+        "document.querySelectorAll('.widget-output .js-plotly-plot .main-svg').length >= 6",
+        timeout=RUN_TIMEOUT_MS,
+    )
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=RUN_TIMEOUT_MS)
+    before = page.evaluate(FIGURE_TRACES)
+    assert len(before["Events over time"]) > 1, before
+    assert "alarm" in before["Events over time"]
+    assert page.locator(".jp-OutputArea-output[data-mime-type*='error']").count() == 0
+    page.screenshot(path=str(tmp_path / "after-run-all.png"))
+
+    types = page.locator(".widget-select-multiple select").first
+    types.select_option(label="alarm")
+    page.wait_for_function(
+        f"""() => {{ const traces = ({FIGURE_TRACES})();
+            const names = traces['Events over time'] || [];
+            const noisy = traces['Noisiest devices'] || [];
+            return names.length === 1 && names[0] === 'alarm'
+                && noisy.every(name => name === 'alarm'); }}""",
+        timeout=REDRAW_TIMEOUT_MS,
+    )
+    after = page.evaluate(FIGURE_TRACES)
+    assert after["Events over time"] == ["alarm"]
+    assert set(after["Noisiest devices"]) <= {"alarm"}
+    page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "after-filter.png"))
+    assert (tmp_path / "after-filter.png").stat().st_size > 10_000
