@@ -28,6 +28,8 @@ class Op:
     ints: tuple[str, ...] = ()
     bools: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    objects: tuple[str, ...] = ()  # nested objects
+    empty_ok: tuple[str, ...] = ()  # strings that may be "" (every other one must not)
 
 
 OPS = [
@@ -42,7 +44,7 @@ OPS = [
             "phone": "5559990001",
         },
         ("client_id", "auth_model", "code_model", "area_code", "phone"),
-        strings=("client_id", "phone"),
+        strings=("client_id", "phone", "area_code", "auth_code"),
         ints=("auth_model", "code_model"),
     ),
     Op(
@@ -56,7 +58,7 @@ OPS = [
             "password": "user-demo-pass",
         },
         ("client_id", "login_model", "area_code", "phone", "password"),
-        strings=("client_id", "password"),
+        strings=("client_id", "password", "area_code", "phone", "auth_code"),
         ints=("login_model",),
     ),
     Op(
@@ -70,7 +72,7 @@ OPS = [
             "password": "new-password",
         },
         ("client_id", "auth_code", "area_code", "phone", "password"),
-        strings=("client_id", "password", "auth_code"),
+        strings=("client_id", "password", "auth_code", "area_code", "phone"),
     ),
     Op(
         "/product/query_category",
@@ -84,7 +86,7 @@ OPS = [
         "alice",
         {"client_id": CLIENT, "category_id": 1},
         ("access_token", "client_id", "category_id"),
-        strings=("client_id",),
+        strings=("client_id", "access_token"),
         ints=("category_id",),
     ),
     Op(
@@ -92,31 +94,32 @@ OPS = [
         "alice",
         {"page_no": 1, "page_size": 20},
         ("access_token",),
-        strings=("user_id",),
-        ints=("page_no", "page_size", "group_id"),
+        strings=("user_id", "access_token"),
+        ints=("page_no", "page_size", "group_id", "owned"),
         bools=("is_sub_device",),
+        empty_ok=("user_id",),  # "" is the whole fleet
     ),
     Op(
         "/device/query_record",
         "alice",
         {"query_model": 1, "device_id": "dev-a1", "start": 0, "end": 10**12},
         ("access_token", "query_model", "start", "end", "device_id"),
-        strings=("device_id", "user_id_param"),
-        ints=("query_model", "start", "end", "page_no"),
+        strings=("device_id", "user_id_param", "user_id", "access_token"),
+        ints=("query_model", "start", "end", "page_no", "page_size", "event_type"),
     ),
     Op(
         "/device/query",
         "alice",
         {"device_id": "dev-a1"},
         ("access_token", "device_id"),
-        strings=("device_id",),
+        strings=("device_id", "user_id", "access_token"),
     ),
     Op(
         "/user/query",
         "alice",
         {"query_model": 1, "user_id": "u-alice"},
         ("access_token", "query_model", "user_id"),
-        strings=("user_id", "identity_id"),
+        strings=("user_id", "identity_id", "area_code", "phone", "access_token"),
         ints=("query_model",),
     ),
     Op(
@@ -124,15 +127,27 @@ OPS = [
         "alice",
         {"device_id": "dev-x", "device_secret": "device-secret-x", "product_id": "p-lamp"},
         ("access_token", "device_id", "device_secret", "product_id"),
-        strings=("device_id", "device_secret", "product_id", "version", "net_addr"),
-        ints=("group_id", "status"),
+        strings=(
+            "device_id",
+            "device_secret",
+            "product_id",
+            "mac_addr",
+            "sdk_version",
+            "version",
+            "net_addr",
+            "category_id",
+            "access_token",
+        ),
+        ints=("group_id", "status", "owned"),
         bools=("is_sub_device",),
+        empty_ok=("net_addr",),
     ),
     Op(
         "/user/query_sys_setting",
         "alice",
         {"query_model": 1},
         ("access_token", "query_model"),
+        strings=("access_token",),
         ints=("query_model",),
     ),
     Op(
@@ -140,7 +155,7 @@ OPS = [
         "admin",
         {"product_id": "p-spare"},
         ("access_token", "product_id"),
-        strings=("product_id",),
+        strings=("product_id", "access_token"),
     ),
     Op(
         "/product/add",
@@ -162,21 +177,32 @@ OPS = [
             "net_type",
             "node_type",
         ),
-        strings=("product_id", "product_name", "product_icon"),
-        ints=("category_id", "net_type", "vendor_type", "popular"),
+        strings=("product_id", "product_secret", "product_name", "product_icon", "access_token"),
+        ints=(
+            "category_id",
+            "net_type",
+            "node_type",
+            "vendor_type",
+            "encrypt_type",
+            "status",
+            "popular",
+        ),
+        empty_ok=("product_icon",),
     ),
     Op(
         "/user/update_sys_setting",
         "alice",
         {"message_config": {"no_disturbing": True}},
         ("access_token", "message_config"),
+        strings=("access_token",),
+        objects=("message_config",),
     ),
     Op(
         "/user/update_pwd",
         "alice",
         {"update_model": 1, "old_password": "user-demo-pass", "new_password": "new-password"},
         ("update_model", "new_password", "old_password", "access_token"),
-        strings=("new_password", "old_password"),
+        strings=("new_password", "old_password", "access_token", "area_code", "phone", "auth_code"),
         ints=("update_model",),
     ),
     Op(
@@ -184,14 +210,16 @@ OPS = [
         "alice",
         {"nick_name": "A"},
         ("access_token",),
-        strings=("nick_name", "avatar", "identity_id"),
+        strings=("nick_name", "avatar", "identity_id", "access_token"),
+        objects=("network",),
+        empty_ok=("nick_name", "avatar"),
     ),
     Op(
         "/device/update_info",
         "alice",
         {"device_id": "dev-a1", "group_id": 2},
         ("access_token", "device_id"),
-        strings=("device_id", "user_id"),
+        strings=("device_id", "user_id", "access_token"),
         ints=("group_id", "owned"),
         bools=("is_sub_device",),
     ),
@@ -243,6 +271,27 @@ def cases() -> list[Any]:
                         id=f"{op.path}-type-{name}-{bad!r}",
                     )
                 )
+            for bad in (-1, 2**64):  # below every minimum; beyond 64 bits
+                out.append(
+                    pytest.param(
+                        op,
+                        ("set", name, bad),
+                        400,
+                        f"params.{name}: must be",
+                        id=f"{op.path}-range-{name}-{bad}",
+                    )
+                )
+        for name in op.objects:
+            for bad in (5, "x", [1]):
+                out.append(
+                    pytest.param(
+                        op,
+                        ("set", name, bad),
+                        400,
+                        f"params.{name}: must be an object",
+                        id=f"{op.path}-type-{name}-{bad!r}",
+                    )
+                )
         for name in op.bools:
             out.append(
                 pytest.param(
@@ -253,8 +302,8 @@ def cases() -> list[Any]:
                     id=f"{op.path}-type-{name}",
                 )
             )
-        required_strings = [n for n in op.required if n in op.strings or n == "access_token"]
-        for name in required_strings[:2]:
+        non_empty = [n for n in op.strings if n not in op.empty_ok]
+        for name in non_empty:
             out.append(
                 pytest.param(
                     op, ("set", name, ""), 400, f"params.{name}: must", id=f"{op.path}-empty-{name}"
@@ -456,4 +505,138 @@ def test_report_bad_input(api: Api) -> None:
     for body, message in bad:
         r = api.client.post("/device/report", json=body)
         assert_failure(r, 400, message)
+    assert dump(api.world.db) == before
+
+
+def token_params(api: Api, grant: str) -> dict[str, str]:
+    """Valid /token/access parameters of ``grant`` (the code or refresh token is made up:
+    every case below fails before it is looked at)."""
+    base = {
+        "grant_type": grant,
+        "client_id": api.world.client_id,
+        "client_secret": api.world.client_secret,
+    }
+    if grant == "authorization_code":
+        return {**base, "code": "c" * 43, "redirect_uri": "none"}
+    return {**base, "refresh_token": "r" * 43}
+
+
+TOKEN_FIELDS = {
+    "authorization_code": ("grant_type", "client_id", "client_secret", "code", "redirect_uri"),
+    "refresh_token": ("grant_type", "client_id", "client_secret", "refresh_token"),
+}
+TOKEN_LIMITS = {
+    "client_id": 64,
+    "client_secret": 256,
+    "code": 256,
+    "redirect_uri": 2048,
+    "refresh_token": 256,
+}
+
+
+def token_cases() -> list[Any]:
+    out: list[Any] = []
+    for grant, fields in TOKEN_FIELDS.items():
+        for name in fields:
+            out.append(
+                pytest.param(
+                    grant, name, None, 400, f"{name}: required", id=f"{grant}-missing-{name}"
+                )
+            )
+            out.append(
+                pytest.param(grant, name, "", 400, f"{name}: required", id=f"{grant}-empty-{name}")
+            )
+            if name in TOKEN_LIMITS:
+                long = "x" * (TOKEN_LIMITS[name] + 1)
+                out.append(
+                    pytest.param(
+                        grant,
+                        name,
+                        long,
+                        400,
+                        f"{name}: must be at most",
+                        id=f"{grant}-long-{name}",
+                    )
+                )
+    out.append(
+        pytest.param(
+            "refresh_token", "grant_type", "password", 400, "grant_type:", id="unknown-grant"
+        )
+    )
+    return out
+
+
+@pytest.mark.parametrize(("grant", "name", "value", "status", "message"), token_cases())
+def test_token_op_bad_params(
+    api: Api, grant: str, name: str, value: str | None, status: int, message: str
+) -> None:
+    params = token_params(api, grant)
+    if value is None:
+        params.pop(name)
+    else:
+        params[name] = value
+    before = dump(api.world.db)
+    for send in (
+        lambda: api.client.post("/token/access", params=params),  # the spec's way
+        lambda: api.client.post("/token/access", data=params),  # a form body
+    ):
+        r = send()
+        assert r.status_code == status, r.text
+        body = r.json()
+        assert set(body) == {"error_code", "error", "error_description"}
+        assert body["error_code"] == status
+        assert body["error"] in ("invalid_request", "unsupported_grant_type")
+        assert body["error_description"].startswith(message), body
+        assert r.headers["Cache-Control"] == "no-store"
+    assert dump(api.world.db) == before
+
+
+def test_token_op_envelope_errors(api: Api) -> None:
+    before = dump(api.world.db)
+    form = "application/x-www-form-urlencoded"
+    good = token_params(api, "refresh_token")
+    cases: list[tuple[dict[str, Any], int, str, str]] = [
+        # a parameter twice, in the query and the form
+        (
+            {"params": {"grant_type": "refresh_token"}, "data": good},
+            400,
+            "invalid_request",
+            "grant_type: given more than once",
+        ),
+        # malformed form body (not UTF-8)
+        (
+            {"content": b"grant_type=\xff", "headers": {"Content-Type": form}},
+            400,
+            "invalid_request",
+            "body: form fields must be UTF-8",
+        ),
+        # a JSON body is not where the parameters go: they are missing
+        ({"json": good}, 400, "invalid_request", "grant_type: required"),
+        # a form body over 1 MiB
+        (
+            {"content": b"a=" + b"x" * (1024 * 1024), "headers": {"Content-Type": form}},
+            413,
+            "invalid_request",
+            "body: larger than 1048576 bytes",
+        ),
+        # client_secret both as a parameter and through HTTP Basic
+        (
+            {"params": good, "headers": {"Authorization": "Basic b3BzbGliLWRlbW86eA=="}},
+            400,
+            "invalid_request",
+            "client_secret: use either",
+        ),
+        (
+            {"params": good, "headers": {"Authorization": "Basic !!"}},
+            401,
+            "invalid_client",
+            "Authorization:",
+        ),
+    ]
+    for kwargs, status, error, message in cases:
+        r = api.client.post("/token/access", **kwargs)
+        assert r.status_code == status, r.text
+        body = r.json()
+        assert (body["error_code"], body["error"]) == (status, error), body
+        assert body["error_description"].startswith(message), body
     assert dump(api.world.db) == before
