@@ -3,8 +3,8 @@
 A panel holds one source frame and a few filter widgets (dropdowns, multi-selects, a date
 range). Each ``panel.plot(build)`` / ``panel.table(build)`` call adds a *view*: ``build``
 turns the filtered frame into a figure or a table, and is called again whenever a filter
-changes. Views keep the same figure object across redraws (a ``FigureWidget`` when
-anywidget is installed, else a ``Figure`` shown in an ``Output`` widget), so a test can set
+changes. Views keep the same figure object across redraws (a ``Figure`` whose traces and
+layout are replaced, shown in an ``Output`` widget), so a test can set
 ``panel.<filter>.value`` and assert on ``panel.filtered`` and ``panel.figures[name].data``.
 
 With ``interactive=False`` a panel creates no widget at all: views render once as static
@@ -30,21 +30,12 @@ import plotly.io as pio
 from opslib import analysis, enums
 from opslib.analysis._common import NONE_LABEL, fill_label
 
-__all__ = ["CatalogueForm", "EventPanel", "FleetPanel", "Panel", "View", "figure_widget_available"]
+__all__ = ["CatalogueForm", "EventPanel", "FleetPanel", "Panel", "View"]
 
 ALL = ""
 """The dropdown value that means "no filter"."""
 MAX_DROPDOWN_OPTIONS = 500
 _TABLE_ROWS = 20
-
-
-def figure_widget_available() -> bool:
-    """Whether plotly's ``FigureWidget`` works here (it needs the anywidget package)."""
-    try:
-        import anywidget  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _shell() -> Any:
@@ -78,11 +69,15 @@ def _table_html(frame: pd.DataFrame, max_rows: int) -> str:
 class View:
     """One figure or table computed from a panel's filtered frame.
 
+    Live, the view is an ``Output`` widget holding the figure; a redraw replaces the
+    figure's traces and layout and the widget's one output. (plotly's ``FigureWidget``
+    would need the anywidget package, which opslib does not depend on.)
+
     Attributes
     ----------
     name : str
         Its key in ``panel.figures`` or ``panel.tables``.
-    figure : plotly Figure or FigureWidget, or None
+    figure : plotly Figure or None
         For a figure view: the same object across redraws.
     frame : pandas.DataFrame or None
         For a table view: the latest table.
@@ -114,8 +109,7 @@ class View:
             if not isinstance(result, go.Figure):
                 raise TypeError(f"view {self.name!r}: build must return a plotly Figure")
             if self.figure is None:
-                use_widget = self.interactive and figure_widget_available()
-                self.figure = go.FigureWidget(result) if use_widget else result
+                self.figure = result
             else:
                 _replace_figure(self.figure, result)
         else:
@@ -126,7 +120,7 @@ class View:
         self._refresh_output()
 
     def _refresh_output(self) -> None:
-        if not self.interactive or isinstance(self.figure, go.FigureWidget):
+        if not self.interactive:
             return
         if self.output is None:
             self.output = w.Output()
@@ -140,7 +134,8 @@ class View:
         # displays it in the cell instead.
         if self.kind == "figure":
             assert self.figure is not None
-            data = dict(self.figure._repr_mimebundle_())
+            data = dict(self.figure._repr_mimebundle_() or {})
+            data.setdefault("text/html", _figure_html(self.figure))
         else:
             assert self.frame is not None
             data = {
@@ -156,11 +151,9 @@ class View:
 
     @property
     def widget(self) -> w.DOMWidget | None:
-        """What is shown live: the FigureWidget or the Output widget (None when static)."""
+        """What is shown live: the Output widget (None when static)."""
         if not self.interactive:
             return None
-        if isinstance(self.figure, go.FigureWidget):
-            return self.figure
         return self.output
 
     def snapshot_html(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 from test_analysis import T0, make_devices, make_events
 
@@ -94,7 +95,6 @@ def test_static_panel_has_no_widgets_and_renders_html() -> None:
     view = panel.plot(status_counts)
     assert view.widget is None
     assert isinstance(view.figure, go.Figure)
-    assert not isinstance(view.figure, go.FigureWidget)
     bundle = panel._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" not in bundle
     assert "all devices" in bundle["text/plain"]
@@ -195,3 +195,26 @@ def test_catalogue_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None
     assert written == ["add", "delete"]
     assert form.last_result is not None
     assert not bool(form.last_result["ok"].iloc[0])
+
+
+def test_live_views_fill_their_output_widget_and_empty_it_before_a_redraw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(widgets, "_shell", lambda: object())  # as if in a kernel
+    monkeypatch.setattr(pio.renderers, "default", pio.renderers.default)  # restored after
+    plots.use_offline_renderer(interactive=True, embed_plotlyjs=False)
+    panel = widgets.EventPanel(make_events())
+    view = panel.plot(lambda e: plots.event_volume_chart(analysis.event_volume(e, "1D")))
+    table = panel.table(analysis.alarm_codes)
+    assert view.output is not None
+    (shown,) = view.output.outputs
+    assert shown["output_type"] == "display_data"
+    assert {"application/vnd.plotly.v1+json", "text/html"} <= set(shown["data"])
+    changes: list[int] = []
+    view.output.observe(lambda c: changes.append(len(c["new"])), names="outputs")
+    panel.event_types.value = ("alarm",)
+    assert changes == [0, 1]  # emptied, then the new figure: JupyterLab draws it anew
+    (shown,) = view.output.outputs
+    assert "Plotly.newPlot" in shown["data"]["text/html"]
+    assert '"name":"alarm"' in shown["data"]["text/html"].replace(" ", "")
+    assert "<table" in table.output.outputs[0]["data"]["text/html"]
