@@ -395,7 +395,11 @@ def property_boxes(
     title: str = "Reported properties",
     max_properties: int = 6,
 ) -> go.Figure:
-    """One box plot per numeric property, each on its own scale.
+    """One box per numeric property, each on its own scale: quartiles, mean, and whiskers
+    at the 5th and 95th percentiles.
+
+    The boxes are drawn from precomputed statistics, so the figure stays small however
+    many events there are.
 
     Parameters
     ----------
@@ -417,7 +421,23 @@ def property_boxes(
     fig = make_subplots(rows=1, cols=len(shown), subplot_titles=names)
     for i, column in enumerate(shown, start=1):
         values = pd.to_numeric(events[column], errors="coerce").dropna().astype("float64")
-        fig.add_trace(go.Box(y=values.tolist(), name=names[i - 1], boxmean=True), row=1, col=i)
+        if values.empty:
+            continue
+        q = values.quantile([0.05, 0.25, 0.5, 0.75, 0.95]).tolist()
+        fig.add_trace(
+            go.Box(
+                x=[names[i - 1]],
+                lowerfence=[q[0]],
+                q1=[q[1]],
+                median=[q[2]],
+                q3=[q[3]],
+                upperfence=[q[4]],
+                mean=[float(values.mean())],
+                name=names[i - 1],
+            ),
+            row=1,
+            col=i,
+        )
     return _layout(fig, title, showlegend=False)
 
 

@@ -75,6 +75,12 @@ def test_event_charts() -> None:
     assert down.data[0].x[0] == pytest.approx(3.5)
     boxes = plots.property_boxes(events, analysis.property_columns(events))
     assert [t.name for t in boxes.data] == ["humidity", "temperature"]
+    temperature = boxes.data[1]
+    assert temperature.y is None  # statistics only: the figure does not grow with the data
+    assert temperature.median[0] == pytest.approx(events["properties.temperature"].median())
+    assert temperature.upperfence[0] == pytest.approx(
+        events["properties.temperature"].astype("float64").quantile(0.95)
+    )
     for fig in (volume, heat, noisy, alarms, down, boxes):
         _json_ok(fig)
 
