@@ -200,7 +200,7 @@ def test_catalogue_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None
 def test_live_views_fill_their_output_widget_and_empty_it_before_a_redraw(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(widgets, "_shell", lambda: object())  # as if in a kernel
+    monkeypatch.setattr(widgets._views, "_shell", lambda: object())  # as if in a kernel
     monkeypatch.setattr(pio.renderers, "default", pio.renderers.default)  # restored after
     plots.use_offline_renderer(interactive=True, embed_plotlyjs=False)
     panel = widgets.EventPanel(make_events())

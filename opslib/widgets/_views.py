@@ -1,0 +1,273 @@
+"""Views (one figure or table bound to a panel's filtered frame) and the Panel base class."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as w
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+__all__ = ["ALL", "MAX_DROPDOWN_OPTIONS", "Panel", "View"]
+
+ALL = ""
+"""The dropdown value that means "no filter"."""
+MAX_DROPDOWN_OPTIONS = 500
+_TABLE_ROWS = 20
+
+
+def _shell() -> Any:
+    """The IPython kernel shell running this code, or None outside a kernel."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and hasattr(shell, "kernel") else None
+
+
+def _figure_html(fig: go.Figure) -> str:
+    return pio.to_html(
+        fig,
+        include_plotlyjs=False,
+        include_mathjax=False,
+        full_html=False,
+        default_width="100%",
+        config={"displaylogo": False, "responsive": True},
+    )
+
+
+def _table_html(frame: pd.DataFrame, max_rows: int) -> str:
+    note = ""
+    if len(frame) > max_rows:
+        note = f"<p><em>{max_rows} of {len(frame)} rows shown.</em></p>"
+    return frame.head(max_rows).to_html(index=False, na_rep="", border=0) + note
+
+
+class View:
+    """One figure or table computed from a panel's filtered frame.
+
+    Live, the view is an ``Output`` widget holding the figure; a redraw replaces the
+    figure's traces and layout and the widget's one output. (plotly's ``FigureWidget``
+    would need the anywidget package, which opslib does not depend on.)
+
+    Attributes
+    ----------
+    name : str
+        Its key in ``panel.figures`` or ``panel.tables``.
+    figure : plotly Figure or None
+        For a figure view: the same object across redraws.
+    frame : pandas.DataFrame or None
+        For a table view: the latest table.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        build: Callable[[pd.DataFrame], Any],
+        *,
+        kind: str,
+        interactive: bool,
+        max_rows: int = _TABLE_ROWS,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.build = build
+        self.interactive = interactive
+        self.max_rows = max_rows
+        self.figure: go.Figure | None = None
+        self.frame: pd.DataFrame | None = None
+        self.output: w.Output | None = None
+        self.redraws = 0
+
+    def update(self, filtered: pd.DataFrame) -> None:
+        """Rebuild from the filtered frame; a figure is changed in place, not replaced."""
+        result = self.build(filtered)
+        if self.kind == "figure":
+            if not isinstance(result, go.Figure):
+                raise TypeError(f"view {self.name!r}: build must return a plotly Figure")
+            if self.figure is None:
+                self.figure = result
+            else:
+                _replace_figure(self.figure, result)
+        else:
+            if not isinstance(result, pd.DataFrame):
+                raise TypeError(f"view {self.name!r}: build must return a DataFrame")
+            self.frame = result
+        self.redraws += 1
+        self._refresh_output()
+
+    def _refresh_output(self) -> None:
+        if not self.interactive:
+            return
+        if self.output is None:
+            self.output = w.Output()
+        if _shell() is None:
+            return
+        # Set the Output widget's outputs in one state update instead of capturing a
+        # display inside `with output:`: a headless runner (nbclient, under papermill)
+        # answers captured outputs on the shell channel while it waits there for the
+        # cell's reply, and can then miss that reply until the cell timeout. The bundle is
+        # built here: IPython's formatter would call a figure's _ipython_display_, which
+        # displays it in the cell instead.
+        if self.kind == "figure":
+            assert self.figure is not None
+            data = dict(self.figure._repr_mimebundle_() or {})
+            data.setdefault("text/html", _figure_html(self.figure))
+        else:
+            assert self.frame is not None
+            data = {
+                "text/html": _table_html(self.frame, self.max_rows),
+                "text/plain": repr(self.frame.head(self.max_rows)),
+            }
+        metadata: dict[str, Any] = {}
+        if self.output.outputs:
+            # Empty it first: JupyterLab reuses the renderer of an output replaced by one of
+            # the same mimetype, and plotly's renderer then keeps the figure it drew.
+            self.output.outputs = ()
+        self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": metadata},)
+
+    @property
+    def widget(self) -> w.DOMWidget | None:
+        """What is shown live: the Output widget (None when static)."""
+        if not self.interactive:
+            return None
+        return self.output
+
+    def snapshot_html(self) -> str:
+        """The current figure or table as static HTML (plotly.js must be on the page)."""
+        if self.kind == "figure":
+            assert self.figure is not None
+            return _figure_html(self.figure)
+        assert self.frame is not None
+        return _table_html(self.frame, self.max_rows)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        widget = self.widget
+        if widget is not None:
+            # Live in Jupyter; the static HTML is what an exported report shows.
+            bundle = dict(widget._repr_mimebundle_())
+            bundle["text/html"] = self.snapshot_html()
+            return bundle
+        if self.kind == "figure":
+            assert self.figure is not None
+            return self.figure._repr_mimebundle_(include, exclude)
+        assert self.frame is not None
+        return {
+            "text/html": self.snapshot_html(),
+            "text/plain": repr(self.frame.head(self.max_rows)),
+        }
+
+
+def _replace_figure(target: go.Figure, new: go.Figure) -> None:
+    """Give ``target`` the traces and layout of ``new``, keeping the object."""
+    target.data = ()
+    target.add_traces(list(new.data))
+    target.layout = new.layout
+
+
+class Panel:
+    """Filters over one frame and the views that follow them.
+
+    Subclasses create the filter widgets (in ``_make_controls``) and say how they filter
+    (``_apply``). ``interactive=False`` creates no widgets: every view renders once.
+
+    Attributes
+    ----------
+    source : pandas.DataFrame
+        The frame given.
+    filtered : pandas.DataFrame
+        The rows the current filter values keep.
+    figures, tables : dict
+        Figure (``panel.figures[name]``) and table views' current results by name.
+    """
+
+    title = "Filters"
+
+    def __init__(self, frame: pd.DataFrame, *, interactive: bool = True) -> None:
+        self.source = frame
+        self.interactive = interactive
+        self.views: list[View] = []
+        self.controls: w.Box | None = None
+        if interactive:
+            self.controls = self._make_controls()
+            for control in self._filter_widgets():
+                control.observe(self._on_change, names="value")
+        self.filtered = self._apply()
+
+    # -- for subclasses ------------------------------------------------------------------
+    def _make_controls(self) -> w.Box:
+        return w.HBox([])
+
+    def _filter_widgets(self) -> list[w.ValueWidget]:
+        return []
+
+    def _apply(self) -> pd.DataFrame:
+        return self.source
+
+    def describe(self) -> str:
+        """The current filters in words."""
+        return "no filter"
+
+    # -- views ---------------------------------------------------------------------------
+    def plot(self, build: Callable[[pd.DataFrame], go.Figure], *, name: str = "") -> View:
+        """Add a figure view: ``build(filtered)`` → plotly Figure, redrawn on every change."""
+        return self._add(
+            View(
+                name or f"figure{len(self.figures) + 1}",
+                build,
+                kind="figure",
+                interactive=self.interactive,
+            )
+        )
+
+    def table(
+        self,
+        build: Callable[[pd.DataFrame], pd.DataFrame],
+        *,
+        name: str = "",
+        max_rows: int = _TABLE_ROWS,
+    ) -> View:
+        """Add a table view: ``build(filtered)`` → DataFrame (first ``max_rows`` shown)."""
+        view = View(
+            name or f"table{len(self.tables) + 1}",
+            build,
+            kind="table",
+            interactive=self.interactive,
+            max_rows=max_rows,
+        )
+        return self._add(view)
+
+    def _add(self, view: View) -> View:
+        view.update(self.filtered)
+        self.views.append(view)
+        return view
+
+    @property
+    def figures(self) -> dict[str, go.Figure]:
+        return {v.name: v.figure for v in self.views if v.kind == "figure" and v.figure is not None}
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {v.name: v.frame for v in self.views if v.kind == "table" and v.frame is not None}
+
+    def refresh(self) -> None:
+        """Filter again and redraw every view."""
+        self.filtered = self._apply()
+        for view in self.views:
+            view.update(self.filtered)
+
+    def _on_change(self, _change: dict[str, Any]) -> None:
+        self.refresh()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        text = f"{self.title}: {self.describe()} ({len(self.filtered)} of {len(self.source)} rows)"
+        note = f"<p><strong>{html.escape(text)}</strong></p>"
+        if self.controls is None:
+            return {"text/html": note, "text/plain": text}
+        bundle = dict(self.controls._repr_mimebundle_())
+        bundle["text/html"] = note
+        return bundle
