@@ -3,14 +3,38 @@
 The runner starts this module as a child process in a new session, so that a whole-run
 timeout can stop it together with its kernel. It reads a job (JSON file given as the only
 argument), runs papermill, and writes the outcome as JSON next to the job.
+
+On POSIX the kernel talks over Unix sockets in a private temporary directory rather than
+TCP: jupyter_client picks free TCP ports by binding and releasing them, so runs started
+together can pick the same port and one kernel dies at start ("Address already in use").
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+
+def _kernel_manager_class(socket_dir: str) -> Any:
+    """An AsyncKernelManager whose kernels listen on Unix sockets under ``socket_dir``."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class IpcKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self) -> str:
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self) -> str:
+            return os.path.join(socket_dir, "kernel")
+
+    return IpcKernelManager
 
 
 def run(job: dict[str, Any]) -> dict[str, Any]:
@@ -18,6 +42,12 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    extra: dict[str, Any] = {}
+    socket_dir = ""
+    if os.name == "posix":
+        # Short on purpose: a Unix socket path is limited to about 100 characters.
+        socket_dir = tempfile.mkdtemp(prefix="opslib-k-")
+        extra["kernel_manager_class"] = _kernel_manager_class(socket_dir)
     try:
         papermill.execute_notebook(
             job["input"],
@@ -30,6 +60,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
             request_save_on_cell_execute=True,
             execution_timeout=job["cell_timeout"],
             start_timeout=job.get("start_timeout", 60),
+            **extra,
         )
     except PapermillExecutionError as exc:
         return {
@@ -41,6 +72,9 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         }
     except BaseException as exc:  # every failure is reported, not raised
         return {"ok": False, "ename": type(exc).__name__, "evalue": str(exc)}
+    finally:
+        if socket_dir:
+            shutil.rmtree(socket_dir, ignore_errors=True)
     return {"ok": True}
 
 
