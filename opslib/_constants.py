@@ -42,6 +42,10 @@ DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE  # bulk reads use the largest page
 DEFAULT_CONCURRENCY = 4
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
+# Python's collector runs once this many tracked objects more were made than freed, during
+# a bulk read (default 700: three passes a 1000-event page). 10,000 is about a hundred
+# pages of what a read keeps, so the passes that free httpx's response cycles still come.
+BULK_GC_THRESHOLD = 10_000
 
 # --- Protocol facts (spec §4, protocol.md §6, §10) -------------------------------------
 # The 18 operations of the interface, by path.

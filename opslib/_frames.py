@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from operator import itemgetter
 from typing import Any, TypeAlias
@@ -35,14 +35,21 @@ from opslib._timeutil import GMT_FORMAT
 
 __all__ = [
     "PageColumns",
+    "RawMember",
     "build_frame",
     "finish",
+    "join_order",
     "label_array",
     "page_columns",
     "records_to_frame",
 ]
 
 OBJECT = np.dtype(object)
+# Arrow memory of the pages and of the joined columns comes from the C library's allocator,
+# not pyarrow's default (mimalloc): here mimalloc gave each page's small arrays fresh
+# transparent huge pages and zeroed them again and again (1M events: 1.7 s of system time
+# with mimalloc, 0.6 s with the system allocator; docs/performance.md).
+_POOL = pa.system_memory_pool()
 _ARROW_TIME = pa.timestamp("ns", tz="UTC")
 _ARROW = {
     id(STRING): pa.large_string(),
@@ -64,11 +71,28 @@ Chunk: TypeAlias = "pa.Array | list[Any]"
 
 @dataclass
 class PageColumns:
-    """One page's columns: the fixed ones as Arrow arrays, open-object members as chunks."""
+    """One page's columns: the fixed ones as Arrow arrays, open-object members as chunks.
+
+    ``order`` holds each row's moment in epoch milliseconds when the records carried it
+    (a column's ``ms_field``): :func:`finish` uses it to check the platform's order
+    exactly instead of hashing every key.
+    """
 
     rows: int
     fixed: dict[str, pa.Array]
     members: dict[str, Chunk]
+    order: np.ndarray | None = None
+    raw: dict[str, RawMember] = field(default_factory=dict)
+    """Open-object members left untyped (``page_columns(..., defer=True)``): typed once
+    for the whole read by :func:`build_frame` instead of once per page."""
+
+
+@dataclass
+class RawMember:
+    """One page's values of one open-object member: the rows that have it, and the values."""
+
+    rows: np.ndarray
+    values: list[Any]
 
 
 def _values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
@@ -91,13 +115,14 @@ def _fixed_array(values: list[Any], dtype: object, name: str) -> pa.Array:
     """One page of a declared column as an Arrow array of the column's type."""
     if dtype == TIME:
         try:
-            text = pa.array(values, type=pa.string())
+            text = pa.array(values, type=pa.string(), memory_pool=_POOL)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
-            text = pa.array([v if v is None else str(v) for v in values], type=pa.string())
+            strings = [v if v is None else str(v) for v in values]
+            text = pa.array(strings, type=pa.string(), memory_pool=_POOL)
         return _parse_times(text)
     arrow_type = _ARROW[id(dtype)]
     try:
-        return pa.array(values, type=arrow_type, from_pandas=False)
+        return pa.array(values, type=arrow_type, from_pandas=False, memory_pool=_POOL)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         pass
     if dtype == STRING:  # numbers where text was declared: keep them, as text
@@ -113,8 +138,10 @@ def _fixed_array(values: list[Any], dtype: object, name: str) -> pa.Array:
 def _parse_times(text: pa.Array) -> pa.Array:
     """``YYYY-MM-DD HH:MM:SS`` (UTC) strings → timestamp[ns, UTC]; other ISO forms via pandas."""
     try:
-        parsed = pc.strptime(text, format=GMT_FORMAT, unit="s", error_is_null=False)
-        return parsed.cast(pa.timestamp("ns")).cast(_ARROW_TIME)
+        parsed = pc.strptime(
+            text, format=GMT_FORMAT, unit="s", error_is_null=False, memory_pool=_POOL
+        )
+        return parsed.cast(pa.timestamp("ns"), memory_pool=_POOL).view(_ARROW_TIME)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         series = pd.to_datetime(
             pd.Series(text.to_pylist(), dtype=object), utc=True, format="ISO8601"
@@ -126,7 +153,7 @@ def _member_chunks(name: str, values: list[Any]) -> Iterable[tuple[str, Chunk]]:
     """One page of an open-object member as typed chunks: pyarrow infers the type (ints with
     floats → double); nested objects become one chunk per leaf (``properties.a.b``)."""
     try:
-        arr = pa.array(values)
+        arr = pa.array(values, memory_pool=_POOL)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         yield name, values  # mixed types: Python objects
         return
@@ -138,41 +165,109 @@ def _arrow_leaves(name: str, arr: pa.Array) -> Iterable[tuple[str, Chunk]]:
         for field, child in zip(arr.type, arr.flatten(), strict=True):
             yield from _arrow_leaves(f"{name}.{field.name}", child)
     elif pa.types.is_string(arr.type):
-        yield name, arr.cast(pa.large_string())
+        yield name, arr.cast(pa.large_string(), memory_pool=_POOL)
     elif arr.type in _PANDAS or pa.types.is_null(arr.type):
         yield name, arr
     else:
         yield name, arr.to_pylist()  # lists and the like: Python objects
 
 
+def _raw_members(objects: list[Any]) -> dict[str, RawMember]:
+    """An open object's members as (rows, values), one pass over the records."""
+    found: dict[str, tuple[list[int], list[Any]]] = {}
+    for row, obj in enumerate(objects):
+        if obj:
+            for key, value in obj.items():
+                try:
+                    rows, values = found[key]
+                except KeyError:
+                    rows, values = found[key] = ([], [])
+                rows.append(row)
+                values.append(value)
+    return {k: RawMember(np.array(r, dtype=np.int64), v) for k, (r, v) in found.items()}
+
+
 def _members(objects: list[Any], n: int) -> dict[str, list[Any]]:
     """Column lists of an open object's members (one pass over the records)."""
     columns: dict[str, list[Any]] = {}
     for row, obj in enumerate(objects):
-        if not obj:
-            continue
-        for key, value in obj.items():
-            column = columns.get(key)
-            if column is None:
-                column = columns[key] = [None] * n
-            column[row] = value
+        if obj:
+            for key, value in obj.items():
+                try:
+                    columns[key][row] = value
+                except KeyError:
+                    column = columns[key] = [None] * n
+                    column[row] = value
     return columns
 
 
-def page_columns(records: Sequence[dict[str, Any]], schema: FrameSchema) -> PageColumns:
-    """Convert one page of decoded records to typed Arrow columns (step 1)."""
-    fixed = {
-        c.name: _fixed_array(_values(records, c.name), c.dtype, c.name) for c in schema.columns
-    }
+def _epoch_ms(records: Sequence[dict[str, Any]], field: str) -> np.ndarray | None:
+    """Every record's integer ``field`` as int64, or None when one lacks it (or it is not
+    an integer): the moment is then read from its text."""
+    try:
+        values = list(map(itemgetter(field), records))
+        # Refuses text and booleans; a float is truncated to the millisecond (harmless).
+        arr = pa.array(values, type=pa.int64(), from_pandas=False, memory_pool=_POOL)
+    except (KeyError, TypeError, pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
+    if arr.null_count:
+        return None
+    return arr.to_numpy()
+
+
+def _seconds_from_ms(ms: np.ndarray) -> pa.Array:
+    """Epoch ms → timestamp[ns, UTC] truncated to the second (as gmt_create shows it)."""
+    ns = (ms // 1000) * 1_000_000_000
+    return pa.array(ns, type=pa.int64()).view(_ARROW_TIME)
+
+
+def page_columns(
+    records: Sequence[dict[str, Any]], schema: FrameSchema, *, defer: bool = False
+) -> PageColumns:
+    """Convert one page of decoded records to typed Arrow columns (step 1).
+
+    A moment column with an ``ms_field`` is built from the integer milliseconds when every
+    record has them (no date text parsed), and they are kept as the page's ``order``.
+    ``defer`` leaves the open objects' members as values (:class:`RawMember`), typed by
+    :func:`build_frame` once for the whole read: a member is then one type inference over
+    all its values instead of one per page over a mostly empty column (1M events, 23
+    members: 0.8 s → 0.2 s; same frame).
+    """
+    fixed: dict[str, pa.Array] = {}
+    order = None
+    for c in schema.columns:
+        ms = _epoch_ms(records, c.ms_field) if c.ms_field and records else None
+        if ms is not None:
+            fixed[c.name] = _seconds_from_ms(ms)
+            order = ms if order is None else order
+        else:
+            fixed[c.name] = _fixed_array(_values(records, c.name), c.dtype, c.name)
     members: dict[str, Chunk] = {}
+    raw: dict[str, RawMember] = {}
     n = len(records)
     for prefix in schema.open_objects:
-        found = _members([r.get(prefix) for r in records], n)
-        for key, values in found.items():
+        objects = [r.get(prefix) for r in records]
+        if defer:
+            for key, member in _raw_members(objects).items():
+                raw[f"{prefix}.{key}"] = member
+            continue
+        for key, values in _members(objects, n).items():
             for name, chunk in _member_chunks(f"{prefix}.{key}", values):
                 if name not in fixed:
                     members[name] = chunk
-    return PageColumns(n, fixed, members)
+    return PageColumns(n, fixed, members, order, raw)
+
+
+def _typed_raw(page: PageColumns, fixed: Iterable[str]) -> None:
+    """Type a page's deferred members in place, as ``page_columns`` would have."""
+    for name, member in page.raw.items():
+        values: list[Any] = [None] * page.rows
+        for row, value in zip(member.rows.tolist(), member.values, strict=True):
+            values[row] = value
+        for leaf, chunk in _member_chunks(name, values):
+            if leaf not in fixed:
+                page.members[leaf] = chunk
+    page.raw = {}
 
 
 @functools.cache
@@ -191,19 +286,32 @@ def label_array(codes: Any, enum: type[IntEnum]) -> pd.Categorical:
 
 
 def _to_pandas(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
-    joined = pa.chunked_array(chunks, type=arrow_type)
+    """The pages' arrays of one column as one pandas array.
+
+    The chunks are joined into one Arrow array first (one C++ copy), then converted once:
+    pandas converts a chunked array chunk by chunk, which over a thousand pages cost more
+    than the join (measured 1M events, 30 columns: 0.95 s → see docs/performance.md).
+    """
+    joined = chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks, memory_pool=_POOL)
+    if joined.type != arrow_type:
+        joined = joined.cast(arrow_type, memory_pool=_POOL)
     if arrow_type == _ARROW_TIME:
         return joined.to_pandas().array
     if arrow_type == pa.large_string():
-        # One chunk: later pandas operations (sort, duplicated) are faster on it.
-        return pd.arrays.ArrowStringArray(joined.combine_chunks())
+        return pd.arrays.ArrowStringArray(joined)
     return _PANDAS[arrow_type].__from_arrow__(joined)
 
 
-def _member_target(chunks: list[Chunk]) -> pa.DataType | None:
-    """The common Arrow type of a member's chunks, None for Python objects."""
-    kinds = {c.type for c in chunks if isinstance(c, pa.Array) and not pa.types.is_null(c.type)}
-    if any(isinstance(c, list) for c in chunks) or not kinds:
+def _member_target(chunks: list[Chunk | None]) -> pa.DataType | None:
+    """The common Arrow type of a member's chunks (None: absent from that page), None for
+    Python objects."""
+    kinds = set()
+    for c in chunks:
+        if isinstance(c, list):
+            return None
+        if c is not None and not pa.types.is_null(c.type):
+            kinds.add(c.type)
+    if not kinds:
         return None
     if len(kinds) == 1:
         return kinds.pop()
@@ -212,18 +320,129 @@ def _member_target(chunks: list[Chunk]) -> pa.DataType | None:
     return None
 
 
-def _objects(chunks: list[Chunk]) -> np.ndarray:
+def _objects(chunks: list[Chunk | None], rows: list[int]) -> np.ndarray:
     values: list[Any] = []
-    for chunk in chunks:
-        values.extend(chunk if isinstance(chunk, list) else chunk.to_pylist())
+    for chunk, n in zip(chunks, rows, strict=True):
+        if chunk is None:
+            values.extend([None] * n)
+        else:
+            values.extend(chunk if isinstance(chunk, list) else chunk.to_pylist())
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
 
 
-def _pop_member(page: PageColumns, name: str) -> Chunk:
-    chunk = page.members.pop(name, None)
-    return pa.nulls(page.rows) if chunk is None else chunk
+def _typed(chunk: Chunk | None, rows: int, target: pa.DataType) -> pa.Array:
+    if chunk is None:
+        return pa.nulls(rows, type=target, memory_pool=_POOL)
+    assert not isinstance(chunk, list)  # a list makes the member's target None
+    return chunk if chunk.type == target else chunk.cast(target, memory_pool=_POOL)
+
+
+def _object_array(values: list[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    try:
+        out[:] = values
+    except ValueError:  # lists of lists: numpy would see a second dimension
+        for i, value in enumerate(values):
+            out[i] = value
+    return out
+
+
+def _scatter(leaf: Chunk, positions: np.ndarray, n: int) -> Any:
+    """A member's values at ``positions`` of ``n`` rows, missing elsewhere: the pandas
+    array the per-page chunks of the same values would have joined into."""
+    if isinstance(leaf, list) or pa.types.is_null(leaf.type):
+        objects = leaf if isinstance(leaf, list) else [None] * len(leaf)
+        out = np.full(n, None, dtype=object)
+        if objects:
+            out[positions] = _object_array(objects)
+        return out
+    if pa.types.is_large_string(leaf.type):
+        index = np.full(n, -1, dtype=np.int64)
+        index[positions] = np.arange(len(leaf), dtype=np.int64)
+        taken = pc.take(leaf, pa.array(index, mask=index < 0), memory_pool=_POOL)
+        return pd.arrays.ArrowStringArray(taken)
+    kind = leaf.type
+    valid = leaf.is_valid().to_numpy(zero_copy_only=False)
+    dense = leaf.fill_null(False if kind == pa.bool_() else 0).to_numpy(zero_copy_only=False)
+    values = np.zeros(n, dtype=dense.dtype)
+    mask = np.ones(n, dtype=bool)
+    values[positions] = dense
+    mask[positions] = ~valid
+    if kind == pa.int64():
+        return pd.arrays.IntegerArray(values, mask)
+    if kind == pa.float64():
+        return pd.arrays.FloatingArray(values, mask)
+    return pd.arrays.BooleanArray(values, mask)
+
+
+def _join_member(chunks: list[Chunk | None], sizes: list[int]) -> Any:
+    """One member's per-page chunks (None: absent from that page) as one pandas array."""
+    target = _member_target(chunks)
+    if target is None:
+        return _objects(chunks, sizes)
+    arrays = [_typed(c, n, target) for c, n in zip(chunks, sizes, strict=True)]
+    return _to_pandas(arrays, target)
+
+
+# The Python types of a member's values (None aside) → the Arrow type that typing page by
+# page and joining gives them; any other mix is typed page by page.
+_SCALAR_TYPES: dict[frozenset[type], pa.DataType] = {
+    frozenset(): pa.null(),
+    frozenset({int}): pa.int64(),
+    frozenset({float}): pa.float64(),
+    frozenset({int, float}): pa.float64(),
+    frozenset({bool}): pa.bool_(),
+    frozenset({str}): pa.large_string(),
+}
+
+
+def _join_raw(pages: Sequence[PageColumns], fixed: Iterable[str]) -> dict[str, Any]:
+    """The deferred members of every page, each typed once over all its values.
+
+    Equal to typing each page's values and joining the chunks: when the values are of one
+    scalar kind (ints, ints and floats, floats, booleans, text; missing → NA) the type is
+    the one the chunks would have been joined as; any other mix (a number and text, a
+    boolean and a number, nested objects, lists) is typed page by page as
+    :func:`page_columns` does and joined the same way.
+    """
+    sizes = [p.rows for p in pages]
+    starts = np.cumsum([0, *sizes[:-1]])
+    n = sum(sizes)
+    out: dict[str, Any] = {}
+    for name in sorted({name for p in pages for name in p.raw}):
+        found = {i: p.raw.pop(name) for i, p in enumerate(pages) if name in p.raw}
+        rows = [m.rows for m in found.values()]
+        positions = np.concatenate(rows) + np.repeat(starts[list(found)], [len(r) for r in rows])
+        values: list[Any] = []
+        for m in found.values():
+            values.extend(m.values)
+        arrow_type = _SCALAR_TYPES.get(frozenset(map(type, values)) - {type(None)})
+        arr = None
+        if arrow_type is not None:
+            try:
+                arr = pa.array(values, type=arrow_type, from_pandas=False, memory_pool=_POOL)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                arr = None  # an int beyond 64 bits: typed page by page, as before
+        if isinstance(arr, pa.Array):
+            if name not in fixed:
+                out[name] = _scatter(arr, positions, n)
+            continue
+        # Values of several kinds, or nested objects and lists: page by page, as
+        # page_columns would have typed them (there, e.g., True beside 2.5 on one page
+        # becomes 1.0, while a page of True alone stays boolean).
+        chunks: dict[str, list[Chunk | None]] = {}
+        for i, member in found.items():
+            dense: list[Any] = [None] * sizes[i]
+            for row, value in zip(member.rows.tolist(), member.values, strict=True):
+                dense[row] = value
+            for leaf, chunk in _member_chunks(name, dense):
+                if leaf not in fixed:
+                    chunks.setdefault(leaf, [None] * len(pages))[i] = chunk
+        for leaf, per_page in chunks.items():
+            out[leaf] = _join_member(per_page, sizes)
+    return out
 
 
 def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFrame:
@@ -234,6 +453,10 @@ def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFra
     """
     if not pages:
         return schema.empty()
+    names_fixed = {c.name for c in schema.columns}
+    if any(p.raw for p in pages) and any(p.members for p in pages):
+        for page in pages:  # deferred and typed pages together: type them all per page
+            _typed_raw(page, names_fixed)
     data: dict[str, Any] = {}
     for col in schema.columns:
         arrow_type = _ARROW_TIME if col.dtype == TIME else _ARROW[id(col.dtype)]
@@ -241,17 +464,13 @@ def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFra
         data[col.name] = arr
         if col.enum is not None:
             data[col.label_name] = label_array(arr, col.enum)
-    names = sorted({name for p in pages for name in p.members})
-    for name in names:
-        chunks: list[Chunk] = [_pop_member(p, name) for p in pages]
-        target = _member_target(chunks)
-        if target is None:
-            data[name] = _objects(chunks)
-        else:
-            arrays = [c.cast(target) for c in chunks if not isinstance(c, list)]  # all Arrow here
-            data[name] = _to_pandas(arrays, target)
-    rows = sum(p.rows for p in pages)
-    return pd.DataFrame(data, index=pd.RangeIndex(rows), copy=False)
+    members = _join_raw(pages, names_fixed)
+    sizes = [p.rows for p in pages]
+    for name in sorted({name for p in pages for name in p.members}):
+        members[name] = _join_member([p.members.pop(name, None) for p in pages], sizes)
+    for name in sorted(members):
+        data[name] = members.pop(name)
+    return pd.DataFrame(data, index=pd.RangeIndex(sum(sizes)), copy=False)
 
 
 def records_to_frame(records: Sequence[dict[str, Any]], schema: FrameSchema) -> pd.DataFrame:
@@ -307,12 +526,64 @@ def _has_duplicates(df: pd.DataFrame, key: Sequence[str]) -> bool:
     return bool(df.duplicated(subset=list(key)).any())
 
 
-def finish(df: pd.DataFrame, schema: FrameSchema, *, dedupe: bool = True) -> pd.DataFrame:
-    """Drop duplicate keys (the first seen wins) and sort stably by the schema's order."""
-    if dedupe and schema.key and len(df) > 1 and _has_duplicates(df, schema.key):
-        df = df.loc[~df.duplicated(subset=list(schema.key), keep="first").to_numpy()]
-    if schema.order and not _is_sorted(df, schema.order):
-        df = df.sort_values(list(schema.order), kind="stable", na_position="last")
+def join_order(pages: Sequence[PageColumns]) -> np.ndarray | None:
+    """The pages' ``order`` milliseconds end to end, or None unless every page has them."""
+    if not pages or any(p.order is None for p in pages):
+        return None
+    return np.concatenate([p.order for p in pages if p.order is not None])
+
+
+def _strictly_ordered(order: np.ndarray, key: Any) -> bool:
+    """Whether the rows strictly increase by (``order``, ``key``): then they are in the
+    platform's order and no key is there twice (one pass, no hashing)."""
+    if len(order) < 2:
+        return True
+    step = np.diff(order)
+    if (step < 0).any():
+        return False
+    ties = np.flatnonzero(step == 0)
+    if ties.size == 0:
+        return True
+    keys = pa.array(key)
+    if keys.null_count:
+        return False
+    earlier, later = keys.take(ties), keys.take(ties + 1)
+    return bool(pc.all(pc.less(earlier, later)).as_py())
+
+
+def _restore_order(df: pd.DataFrame, order: np.ndarray, key: str, dedupe: bool) -> pd.DataFrame:
+    """Drop repeated keys (the first seen wins), then sort stably by (``order``, ``key``)."""
+    if dedupe:
+        keep = ~df.duplicated(subset=[key], keep="first").to_numpy()
+        df, order = df.loc[keep], order[keep]
+    table = pa.table({"order": order, "key": pa.array(df[key].array)})
+    positions = pc.sort_indices(table, sort_keys=[("order", "ascending"), ("key", "ascending")])
+    return df.take(positions.to_numpy())
+
+
+def finish(
+    df: pd.DataFrame,
+    schema: FrameSchema,
+    *,
+    dedupe: bool = True,
+    order: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Drop duplicate keys (the first seen wins) and sort stably by the schema's order.
+
+    ``order`` (from :func:`join_order`: each row's epoch milliseconds, which the platform
+    sorts by before the key) makes both exact and cheap: rows strictly increasing by
+    (order, key) are returned as they are, else they are sorted by (order, key), which
+    also orders events within one second as the platform does.
+    """
+    if order is not None and len(schema.key) == 1 and len(order) == len(df):
+        key = schema.key[0]
+        if not _strictly_ordered(order, df[key].array):
+            df = _restore_order(df, order, key, dedupe)
+    else:
+        if dedupe and schema.key and len(df) > 1 and _has_duplicates(df, schema.key):
+            df = df.loc[~df.duplicated(subset=list(schema.key), keep="first").to_numpy()]
+        if schema.order and not _is_sorted(df, schema.order):
+            df = df.sort_values(list(schema.order), kind="stable", na_position="last")
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0 or df.index.step != 1:
         df = df.reset_index(drop=True)
     return df

@@ -33,11 +33,18 @@ def label_dtype(enum: type[IntEnum]) -> pd.CategoricalDtype:
 
 @dataclass(frozen=True)
 class Column:
-    """One fixed column: its name, dtype and, for coded integers, the enum it labels."""
+    """One fixed column: its name, dtype and, for coded integers, the enum it labels.
+
+    ``ms_field`` names a record field holding a moment column's value as integer epoch
+    milliseconds (the platform's ``ts`` extension on events): when every record has it,
+    the column is built from it (truncated to the second, as the text shows it) instead of
+    parsing the text, and the read keeps the milliseconds to check the platform's order.
+    """
 
     name: str
     dtype: object
     enum: type[IntEnum] | None = None
+    ms_field: str | None = None
 
     @property
     def label_name(self) -> str:
@@ -73,8 +80,10 @@ class FrameSchema:
         return pd.DataFrame({n: pd.Series([], dtype=d) for n, d in self.dtypes().items()})  # type: ignore[call-overload]
 
 
-def _c(name: str, dtype: object, enum: type[IntEnum] | None = None) -> Column:
-    return Column(name, dtype, enum)
+def _c(
+    name: str, dtype: object, enum: type[IntEnum] | None = None, *, ms_field: str | None = None
+) -> Column:
+    return Column(name, dtype, enum, ms_field)
 
 
 USER = FrameSchema(
@@ -187,7 +196,7 @@ EVENT = FrameSchema(
     "event",
     (
         _c("event_id", STRING),
-        _c("gmt_create", TIME),
+        _c("gmt_create", TIME, ms_field="ts"),  # ts: protocol §6.8 extension
         _c("device_id", STRING),
         _c("user_id", STRING),
         _c("event_type", INT, enums.EventType),
@@ -195,8 +204,9 @@ EVENT = FrameSchema(
     ),
     key=("event_id",),
     # The platform orders events by (gmt_create in milliseconds, event_id) but shows
-    # gmt_create to the second; sorting by the shown second alone (stably) keeps its exact
-    # order, e.g. an "offline" right after an "online" within the same second.
+    # gmt_create to the second. With its ts (ms) a read checks and restores that exact
+    # order (opslib._frames.finish); without, sorting by the shown second alone (stably)
+    # keeps the pages' order, e.g. an "offline" right after an "online" in one second.
     order=("gmt_create",),
     open_objects=("properties",),
 )
