@@ -130,15 +130,22 @@ def _stored_type(dtype: object) -> pa.DataType | None:
     return None
 
 
+def _one_array(values: pa.ChunkedArray) -> pa.Array:
+    """The chunks as one array; a single chunk as it is (combine_chunks would copy it)."""
+    if values.num_chunks == 1:
+        return values.chunk(0)
+    return values.combine_chunks()
+
+
 def _as_arrow(values: Any, arrow_type: pa.DataType) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
-        arr = values.combine_chunks()
+        arr = _one_array(values)
     elif isinstance(values, pa.Array):
         arr = values
     else:
         arr = pa.array(values)  # pandas arrays hand over their Arrow memory
         if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
+            arr = _one_array(arr)
     return arr if arr.type == arrow_type else arr.cast(arrow_type)
 
 
@@ -237,7 +244,7 @@ def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> Stored:
     for name in table.column_names:
         if name in fixed:
             continue
-        column = table.column(name).combine_chunks()
+        column = _one_array(table.column(name))
         if name == RAW:
             raw = column.to_pylist()
         elif name in json_names:
@@ -334,7 +341,7 @@ class EventCache:
 
         path = self.path(window)
         try:
-            file = pq.ParquetFile(path)
+            file = pq.ParquetFile(path, memory_map=True)  # files are replaced, never rewritten
             names = [n for n in file.schema_arrow.names if raw or n != RAW]
             return _from_table(file.read(columns=names))
         except FileNotFoundError:

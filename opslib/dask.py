@@ -179,11 +179,14 @@ def _missing(dtype: Any, n: int, index: pd.Index) -> pd.Series:
     return pd.Series(pd.array([None] * n, dtype=dtype), index=index)
 
 
-def conform(df: pd.DataFrame, meta: pd.DataFrame, *, where: str = "") -> pd.DataFrame:
+def conform(
+    df: pd.DataFrame, meta: pd.DataFrame, *, where: str = "", warn: bool = True
+) -> pd.DataFrame:
     """Give a partition exactly the columns and dtypes of ``meta``.
 
     Missing columns are added empty, others cast to their declared dtype, columns that
-    ``meta`` lacks dropped (with a warning naming them).
+    ``meta`` lacks dropped (with a warning naming them when ``warn``: the columns came
+    from a sample, not from the caller).
 
     Raises
     ------
@@ -198,8 +201,9 @@ def conform(df: pd.DataFrame, meta: pd.DataFrame, *, where: str = "") -> pd.Data
     """
     extra = [c for c in df.columns if c not in meta.columns]
     if extra:
-        log.warning(
-            "events %s: dropping %s, not among the declared columns (give properties=)",
+        log.log(
+            logging.WARNING if warn else logging.DEBUG,
+            "events %s: dropping %s, not among the frame's columns (declare them with properties=)",
             where,
             extra,
         )
@@ -282,6 +286,8 @@ class EventPartitions:
     access_token: Secret | None = field(repr=False)
     expires_at: float = 0.0
     page_size: int = C.DEFAULT_PAGE_SIZE
+    concurrency: int = C.DEFAULT_CONCURRENCY
+    sampled: bool = True  # the property columns came from a sample: warn about others
 
     def __dask_tokenize__(self) -> tuple[Any, ...]:
         dtypes = tuple((str(k), str(v)) for k, v in self.meta.dtypes.items())
@@ -311,7 +317,12 @@ class EventPartitions:
             )
 
         read = PagedRead(
-            fetch, list_key="events_list", schema=S.EVENT, page_size=self.page_size, progress=False
+            fetch,
+            list_key="events_list",
+            schema=S.EVENT,
+            page_size=self.page_size,
+            progress=False,
+            concurrency=self.concurrency,
         )
         try:
             return read.frame()
@@ -328,7 +339,8 @@ class EventPartitions:
         self, window: tuple[int, int], columns: Sequence[str] | None = None
     ) -> pd.DataFrame:
         start_ms, end_ms = window
-        df = conform(self.read(start_ms, end_ms), self.meta, where=_describe(window))
+        where = _describe(window)
+        df = conform(self.read(start_ms, end_ms), self.meta, where=where, warn=self.sampled)
         return df if columns is None else df[list(columns)]
 
 
@@ -410,6 +422,7 @@ def events_frame(
         access_token=token,
         expires_at=expires_at,
         page_size=page_size,
+        sampled=properties is None,
     )
     # dask would turn object columns (mixed-type properties) into strings: keep them.
     with dask.config.set({"dataframe.convert-string": False}):
