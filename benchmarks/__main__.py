@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarks import _platform, cache_dask, server
+from benchmarks import _platform, cache_dask, report, server
 
 UNTIL = "2026-11-01T00:00:00+00:00"
 RESULTS = Path(__file__).parent / "results"
@@ -30,12 +30,16 @@ def _window() -> tuple[int, int]:
     return int(start.timestamp() * 1000), int(end.timestamp() * 1000)
 
 
-def run_case(case: str, base: str, opts: dict[str, Any], repeat: int) -> dict[str, Any]:
-    """Run ``case`` ``repeat`` times in fresh processes; medians of seconds and peak RSS."""
+def run_case(
+    case: str, base: str, opts: dict[str, Any], repeat: int, server_pid: int | None = None
+) -> dict[str, Any]:
+    """Run ``case`` ``repeat`` times in fresh processes; medians of seconds, CPU seconds of
+    the client and (given its pid) of the platform during the read, and peak RSS."""
     runs = []
+    payload = {**opts, "server_pid": server_pid} if server_pid else opts
     for _ in range(repeat):
         out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.worker", case, base, json.dumps(opts)],
+            [sys.executable, "-m", "benchmarks.worker", case, base, json.dumps(payload)],
             check=True,
             capture_output=True,
             text=True,
@@ -43,7 +47,7 @@ def run_case(case: str, base: str, opts: dict[str, Any], repeat: int) -> dict[st
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     seconds = statistics.median(r["seconds"] for r in runs)
     rows = runs[0]["rows"]
-    return {
+    result = {
         "case": case,
         "options": {k: v for k, v in opts.items() if k not in ("start", "end")},
         "runs": runs,
@@ -52,6 +56,10 @@ def run_case(case: str, base: str, opts: dict[str, Any], repeat: int) -> dict[st
         "rows_per_s": round(rows / seconds),
         "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
     }
+    for key in ("client_cpu_s", "server_cpu_s"):
+        if all(key in r for r in runs):
+            result[key] = round(statistics.median(r[key] for r in runs), 2)
+    return result
 
 
 def _print_table(title: str, rows: list[dict[str, Any]], cols: list[str]) -> None:
@@ -68,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only",
         nargs="*",
-        default=["events", "matrix", "server", "devices", "cache", "dask"],
-        help="events matrix server devices cache dask",
+        default=["events", "matrix", "server", "devices", "report", "cache", "dask"],
+        help="events matrix server devices report cache dask",
     )
     args = ap.parse_args(argv)
     start, end = _window()
@@ -79,11 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     db = _platform.ensure_db("bench", UNTIL)
     results["seed_seconds_if_new"] = round(time.perf_counter() - t0, 1)
     platform = _platform.start(db)
+    pid = platform.process.pid
     try:
         window = {"start": start, "end": end}
         if "events" in args.only:
-            naive = run_case("events_naive", platform.base_url, window, args.repeat)
-            fast = run_case("events_opslib", platform.base_url, window, args.repeat)
+            naive = run_case("events_naive", platform.base_url, window, args.repeat, pid)
+            fast = run_case("events_opslib", platform.base_url, window, args.repeat, pid)
             fast["speedup_vs_naive"] = round(naive["seconds"] / fast["seconds"], 2)
             fast["rss_vs_naive"] = round(fast["peak_rss_mb"] / naive["peak_rss_mb"], 2)
             results["events"] = [naive, fast]
@@ -95,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                     "seconds",
                     "rows",
                     "rows_per_s",
+                    "client_cpu_s",
+                    "server_cpu_s",
                     "peak_rss_mb",
                     "speedup_vs_naive",
                     "rss_vs_naive",
@@ -111,14 +122,23 @@ def main(argv: list[str] | None = None) -> int:
                             "concurrency": concurrency,
                             "warm": warm,
                         }
-                        matrix.append(run_case("events_opslib", platform.base_url, opts, 1))
+                        matrix.append(run_case("events_opslib", platform.base_url, opts, 1, pid))
             results["matrix"] = matrix
             for m in matrix:
                 m.update(m.pop("options"))
             _print_table(
                 "2. events.list by page size, concurrency, pool",
                 matrix,
-                ["page_size", "concurrency", "warm", "seconds", "rows_per_s", "peak_rss_mb"],
+                [
+                    "page_size",
+                    "concurrency",
+                    "warm",
+                    "seconds",
+                    "rows_per_s",
+                    "client_cpu_s",
+                    "server_cpu_s",
+                    "peak_rss_mb",
+                ],
             )
         if "server" in args.only:
             results["pages"] = server.page_latency(platform.base_url, start=start, end=end)
@@ -132,23 +152,48 @@ def main(argv: list[str] | None = None) -> int:
                 "3b. /device/query, one uvicorn worker", [results["rps"]], list(results["rps"])
             )
         if "devices" in args.only:
-            results["devices"] = run_case("devices_opslib", platform.base_url, {}, args.repeat)
+            results["devices"] = run_case("devices_opslib", platform.base_url, {}, args.repeat, pid)
             _print_table(
                 "4. devices.list, whole fleet",
                 [results["devices"]],
-                ["case", "seconds", "rows", "rows_per_s", "peak_rss_mb"],
+                [
+                    "case",
+                    "seconds",
+                    "rows",
+                    "rows_per_s",
+                    "client_cpu_s",
+                    "server_cpu_s",
+                    "peak_rss_mb",
+                ],
+            )
+        if "report" in args.only:
+            results["report"] = report.run_report(platform.base_url, window, args.repeat)
+            _print_table(
+                "5. event_analysis report, 30 days (1M events), end to end",
+                [results["report"]],
+                [
+                    "case",
+                    "outcome",
+                    "startup_s",
+                    "setup_s",
+                    "fetch_s",
+                    "analysis_s",
+                    "export_s",
+                    "total_s",
+                    "html_mb",
+                ],
             )
         if "cache" in args.only:
             results["cache"] = cache_dask.run_cache(platform.base_url, window, args.repeat)
             _print_table(
-                "5. events.list(cache=True), 30 days: first read, then from the cache",
+                "6. events.list(cache=True), 30 days: first read, then from the cache",
                 results["cache"],
                 ["case", "seconds", "rows", "peak_rss_mb", "cache_mb", "speedup_vs_first"],
             )
         if "dask" in args.only:
             results["dask"] = cache_dask.run_dask(platform.base_url, window, args.repeat)
             _print_table(
-                "6. 30 days: one process vs events.to_dask on a 2-process LocalCluster",
+                "7. 30 days: one process vs events.to_dask on a 2-process LocalCluster",
                 results["dask"],
                 ["case", "seconds", "rows", "partitions", "cluster_start_s", "vs_single"],
             )
