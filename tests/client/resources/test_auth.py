@@ -87,10 +87,17 @@ def test_register_with_login_switches(fresh_platform: Platform) -> None:
     assert client._tokens.credentials is not None
 
 
-def test_register_an_existing_phone_conflicts(fresh_platform: Platform) -> None:
+def test_register_an_existing_phone_is_refused_like_any_wrong_code(
+    fresh_platform: Platform,
+) -> None:
+    # protocol §6.4: the code is checked before the phone, so registration cannot be probed
     client = fresh_platform.connect()
-    with pytest.raises(opslib.Conflict, match=r"params\.phone"):
+    with pytest.raises(opslib.VerificationFailed) as registered:
         client.auth.register("1", fresh_platform.user_phone, NEW_PASSWORD, "123456")
+    with pytest.raises(opslib.VerificationFailed) as unregistered:
+        client.auth.register("1", "5559876543", NEW_PASSWORD, "123456")
+    assert registered.value.code == unregistered.value.code == 422
+    assert registered.value.error_msg == unregistered.value.error_msg
 
 
 def test_login_by_sms_code(fresh_platform: Platform) -> None:
