@@ -187,6 +187,7 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
             assert route.pre_caller is not None
             who = route.pre_caller(params)
         exclude = {"message_id"} if route.mode == "report" else {"access_token"}
+        exclude |= set(route.secret)  # checked by route.replay_guard instead
         fingerprint = _fingerprint(platform, params, exclude)
         key = {"caller": who, "operation": route.operation, "message_id": req.message_id}
         since = now - platform.settings.idempotency_window_ms
@@ -195,6 +196,8 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
             if not hmac.compare_digest(record["fingerprint"], fingerprint):
                 raise ApiError(409, "message_id: already used with different params")
             body = bytes(record["body"])
+            if route.replay_guard is not None:
+                route.replay_guard(ctx, params, orjson.loads(body)["data"])
             if route.replay is not None:
                 stored = orjson.loads(body)
                 stored["data"] = route.replay(ctx, params, stored["data"])

@@ -232,3 +232,39 @@ def test_no_secret_in_the_server_logs(flow: Secrets, caplog: pytest.LogCaptureFi
     text = "\n".join(f"{r.name} {r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in records)
     for secret in flow.long + flow.sms:
         assert secret not in text
+
+
+def test_idempotency_fingerprints_hold_no_password_or_code(api: Api, clock: FakeClock) -> None:
+    """A fingerprint with the password in it would be a fast (HMAC-SHA256) hash of that
+    password beside its key in ``meta``: an offline guess would cost a hash, not an
+    argon2id verification. Two resets of one phone with different codes and passwords get
+    the same fingerprint, so neither is in it; a repeat with another password is still a 409
+    and one with the same password is still replayed."""
+    phone = api.world["bob"].phone
+    mids = []
+    for password in ("reset-password-1", "reset-password-2"):
+        send_code(api, phone, 3)
+        mids.append(str(uuid.uuid4()))
+        r = reset_password(api, phone, api.last_code(phone), password, message_id=mids[-1])
+        assert r.status_code == 200, r.text
+        clock.advance(seconds=61)
+    conn = sqlite3.connect(api.world.db)
+    prints = [
+        conn.execute("SELECT fingerprint FROM idempotency WHERE message_id = ?", (m,)).fetchone()[0]
+        for m in mids
+    ]
+    conn.close()
+    assert prints[0] == prints[1]
+    # the latest reset replays with its own password, refuses another one
+    same = reset_password(api, phone, "000000", "reset-password-2", message_id=mids[1])
+    assert same.status_code == 200, same.text
+    other = reset_password(api, phone, "000000", "reset-password-3", message_id=mids[1])
+    assert other.status_code == 409
+    assert other.json()["error_msg"].startswith("message_id:")
+    # a register repeated with another password is a 409 too
+    send_code(api, UNREGISTERED, 1)
+    code, mid = api.last_code(UNREGISTERED), str(uuid.uuid4())
+    assert register(api, UNREGISTERED, code, "register-pass-1", message_id=mid).status_code == 200
+    assert register(api, UNREGISTERED, code, "register-pass-1", message_id=mid).status_code == 200
+    r = register(api, UNREGISTERED, code, "register-pass-2", message_id=mid)
+    assert r.status_code == 409

@@ -58,6 +58,12 @@ class Route:
         ``"oauth"`` (query parameters, flat answer) or ``"manual"`` (an envelope operation
         that runs its own transactions: login, which must not hold the write lock while
         checking a password).
+    secret, replay_guard
+        Params left out of the idempotency fingerprint (passwords, SMS codes): a stored
+        fingerprint with a password in it would be a fast hash of that password, next to
+        its key, beside the slow argon2id one. ``replay_guard(ctx, params, stored_data)``
+        then checks a repeat's secret another way (argon2id against the user's hash) and
+        raises the 409 when it differs.
     """
 
     path: str
@@ -76,6 +82,8 @@ class Route:
     prepare: Callable[[Any], Any] | None = None
     stored: Callable[[Any], Any] | None = None
     replay: Callable[..., Any] | None = None
+    secret: tuple[str, ...] = ()
+    replay_guard: Callable[..., None] | None = None
 
     @property
     def operation(self) -> str:
@@ -132,6 +140,8 @@ ROUTES: tuple[Route, ...] = (
         prepare=lambda p: hash_password(p.password),
         stored=user.register_stored,
         replay=user.register_replay,
+        secret=("password", "auth_code"),
+        replay_guard=user.register_replay_guard,
     ),
     Route(
         "/product/query_category",
@@ -257,6 +267,8 @@ ROUTES: tuple[Route, ...] = (
         pre_when=lambda p: p.update_model == UpdateModel.RESET,
         pre_caller=lambda p: f"reset|{p.area_code}|{p.phone}",
         prepare=lambda p: hash_password(p.new_password),
+        secret=("new_password", "old_password", "auth_code"),
+        replay_guard=user.update_pwd_replay_guard,
     ),
     Route(
         "/user/update_user_info",

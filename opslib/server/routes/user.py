@@ -58,6 +58,16 @@ def register_replay(ctx: Context, p: RegisterParams, stored: dict[str, Any]) -> 
     return {**stored, "code": code}
 
 
+def register_replay_guard(ctx: Context, p: RegisterParams, stored: dict[str, Any]) -> None:
+    """A repeated register must carry the password it registered (argon2id check)."""
+    auth.require_same_password(ctx, user_id=stored["user_id"], password=p.password)
+
+
+def update_pwd_replay_guard(ctx: Context, p: UpdatePwdParams, stored: dict[str, Any]) -> None:
+    """A repeated password change or reset must carry the password it set."""
+    auth.require_same_password(ctx, user_id=auth.password_owner(ctx, p), password=p.new_password)
+
+
 def query(ctx: Context, p: UserQueryParams) -> dict[str, Any]:
     """``/user/query``: one user by user_id, phone or identity_id."""
     return users.query_user(ctx, p)

@@ -157,6 +157,27 @@ def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
     }
 
 
+REUSED_MESSAGE_ID = "message_id: already used with different params"
+
+
+def password_owner(ctx: Context, p: UpdatePwdParams) -> str | None:
+    """Whose password an update_pwd sets: the caller (change) or the phone's user (reset)."""
+    if p.update_model == UpdateModel.CHANGE:
+        return ctx.user.user_id
+    assert p.area_code is not None
+    assert p.phone is not None
+    user = users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone)
+    return None if user is None else str(user["user_id"])
+
+
+def require_same_password(ctx: Context, *, user_id: str | None, password: str) -> None:
+    """409 unless ``password`` is the user's current one (the replay guard of writes whose
+    password is left out of the idempotency fingerprint)."""
+    user = None if user_id is None else users_store.get_user(ctx.conn, user_id=user_id)
+    if user is None or not security.verify_password(user["password_hash"], password):
+        raise ApiError(409, REUSED_MESSAGE_ID)
+
+
 def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
     """Change (model 1) or reset (model 2) a password; revokes every token of the user."""
     if p.update_model == UpdateModel.CHANGE:
