@@ -188,14 +188,23 @@ def main(argv: list[str] | None = None) -> int:
             _print_table(
                 "6. events.list(cache=True), 30 days: first read, then from the cache",
                 results["cache"],
-                ["case", "seconds", "rows", "peak_rss_mb", "cache_mb", "speedup_vs_first"],
+                ["case", "seconds", "cpu_s", "rows", "peak_rss_mb", "cache_mb", "speedup_vs_first"],
             )
         if "dask" in args.only:
             results["dask"] = cache_dask.run_dask(platform.base_url, window, args.repeat)
             _print_table(
                 "7. 30 days: one process vs events.to_dask on a 2-process LocalCluster",
                 results["dask"],
-                ["case", "seconds", "rows", "partitions", "cluster_start_s", "vs_single"],
+                [
+                    "case",
+                    "seconds",
+                    "cpu_s",
+                    "workers_cpu_s",
+                    "rows",
+                    "partitions",
+                    "cluster_start_s",
+                    "vs_single",
+                ],
             )
     finally:
         platform.stop()

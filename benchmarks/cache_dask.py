@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from opslib.server import demo
@@ -45,20 +46,31 @@ def _connect(base: str) -> Any:
     return client
 
 
+def _cpu(pid: int | None = None) -> float:
+    """CPU seconds (user + system) of this process, or of ``pid`` (Linux /proc)."""
+    if pid is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cache_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     """``events.list(cache=True)``; the cache directory comes from OPSLIB_CACHE_DIR."""
     client = _connect(base)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     df = client.events.list(opts["start"], opts["end"], cache=True, progress=False)
-    return {"seconds": time.perf_counter() - t0, "rows": len(df), "columns": df.shape[1]}
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    return {"seconds": seconds, "cpu_s": round(cpu, 2), "rows": len(df), "columns": df.shape[1]}
 
 
 def single_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     """``events.list`` in this process, no cache."""
     client = _connect(base)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     df = client.events.list(opts["start"], opts["end"], progress=False)
-    return {"seconds": time.perf_counter() - t0, "rows": len(df), "columns": df.shape[1]}
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    return {"seconds": seconds, "cpu_s": round(cpu, 2), "rows": len(df), "columns": df.shape[1]}
 
 
 def dask_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
@@ -77,12 +89,17 @@ def dask_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
         Client(cluster),
     ):
         started = time.perf_counter() - t0
-        t1 = time.perf_counter()
+        pids = [w.process.pid for w in cluster.workers.values()]
+        before = [_cpu(pid) for pid in pids]
+        t1, c1 = time.perf_counter(), _cpu()
         ddf = client.events.to_dask(opts["start"], opts["end"], partition="1D")
         df = ddf.compute()
-        seconds = time.perf_counter() - t1
+        seconds, cpu = time.perf_counter() - t1, _cpu() - c1
+        workers_cpu = sum(_cpu(pid) - b for pid, b in zip(pids, before, strict=True))
     return {
         "seconds": seconds,
+        "cpu_s": round(cpu, 2),
+        "workers_cpu_s": round(workers_cpu, 2),
         "rows": len(df),
         "columns": df.shape[1],
         "partitions": ddf.npartitions,
@@ -114,6 +131,7 @@ def _summary(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "case": name,
         "runs": runs,
         "seconds": round(seconds, 3),
+        "cpu_s": statistics.median(r["cpu_s"] for r in runs),
         "rows": runs[0]["rows"],
         "rows_per_s": round(runs[0]["rows"] / seconds),
         "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
@@ -123,6 +141,7 @@ def _summary(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
 def run_cache(base: str, window: dict[str, int], repeat: int) -> list[dict[str, Any]]:
     """First read into an empty cache, second read from it; ``repeat`` fresh directories."""
     first, second = [], []
+    load = os.getloadavg()[0]
     for _ in range(repeat):
         directory = tempfile.mkdtemp(prefix="opslib-bench-cache-")
         try:
@@ -140,16 +159,20 @@ def run_cache(base: str, window: dict[str, int], repeat: int) -> list[dict[str, 
     cold, warm = _summary("cache_first_read", first), _summary("cache_second_read", second)
     cold["cache_mb"] = first[0]["cache_mb"]
     warm["speedup_vs_first"] = round(cold["seconds"] / warm["seconds"], 1)
+    cold["load_before"] = round(load, 1)  # other work on the machine skews the seconds
     return [cold, warm]
 
 
 def run_dask(base: str, window: dict[str, int], repeat: int) -> list[dict[str, Any]]:
     """The same 30 days read by one process, then by a 2-process LocalCluster."""
+    load = os.getloadavg()[0]
     single = _summary("single_process", [_case("single_read", base, window) for _ in range(repeat)])
+    single["load_before"] = round(load, 1)
     runs = [_case("dask_read", base, {**window, "workers": 2}) for _ in range(repeat)]
     dask = _summary("dask_2_workers", runs)
     dask["partitions"] = runs[0]["partitions"]
     dask["cluster_start_s"] = statistics.median(r["cluster_start_s"] for r in runs)
+    dask["workers_cpu_s"] = statistics.median(r["workers_cpu_s"] for r in runs)
     dask["vs_single"] = round(dask["seconds"] / single["seconds"], 2)
     return [single, dask]
 
