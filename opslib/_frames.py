@@ -364,12 +364,15 @@ def _scatter(leaf: Chunk, positions: np.ndarray, n: int) -> Any:
         taken = pc.take(leaf, pa.array(index, mask=index < 0), memory_pool=_POOL)
         return pd.arrays.ArrowStringArray(taken)
     kind = leaf.type
-    valid = leaf.is_valid().to_numpy(zero_copy_only=False)
-    dense = leaf.fill_null(False if kind == pa.bool_() else 0).to_numpy(zero_copy_only=False)
-    values = np.zeros(n, dtype=dense.dtype)
     mask = np.ones(n, dtype=bool)
+    if leaf.null_count:
+        mask[positions] = ~leaf.is_valid().to_numpy(zero_copy_only=False)
+        leaf = leaf.fill_null(False if kind == pa.bool_() else 0)
+    else:
+        mask[positions] = False
+    dense = leaf.to_numpy(zero_copy_only=False)
+    values = np.zeros(n, dtype=dense.dtype)
     values[positions] = dense
-    mask[positions] = ~valid
     if kind == pa.int64():
         return pd.arrays.IntegerArray(values, mask)
     if kind == pa.float64():
