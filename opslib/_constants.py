@@ -36,9 +36,14 @@ TOKEN_CACHE_FILENAME = "tokens.json"  # noqa: S105 - a file name, not a secret
 
 # --- Paging ---------------------------------------------------------------------------
 MAX_PAGE_SIZE = 1000  # protocol §9
-DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE  # bulk reads use the largest page
-# Pages fetched at once after the first page reveals `total`. More was measured never
-# faster on 2 cores: the server and the client's parsing compete for the same CPUs.
+# Bulk reads use the largest page: 1M events took 20-43 s at 100 rows a page and 7-16 s at
+# 1000 (benchmark case 2, docs/performance.md); per request the client spends ~0.9 ms in
+# httpx and the platform ~1 ms in its framework and send, whatever the page holds.
+DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
+# Pages fetched at once after the first page reveals `total`. Case 2 on 2 cores: the
+# client's CPU is the same at 1, 2, 4 and 8 (4.2-4.8 s for 1M events) and 4 was the fastest
+# or within noise of it, cold and warm (warm 6.9 s; 1: 7.4-15.7 s, 8: 7.8-8.7 s); beyond
+# 2 it only helps when others share the CPUs or the platform is far away (latency).
 DEFAULT_CONCURRENCY = 4
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
