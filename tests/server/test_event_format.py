@@ -1,37 +1,92 @@
-"""Event records: gmt_create formatted from ts in Python equals the server's gmt()."""
+"""Event pages written by SQLite as JSON: equal to the records built from the stored rows,
+with strings escaped, properties embedded as stored, gmt_create the server's gmt(ts)."""
 
 from __future__ import annotations
 
-import random
+import sqlite3
+from pathlib import Path
 
 import orjson
+import pytest
 
+from opslib.server import store
 from opslib.server.context import gmt
-from opslib.server.services.events import _records, gmt_of
+from opslib.server.store import events as events_store
+
+BUCKET_MS = 600_000
+ODD = ['quote " and \\ backslash', "tab\there\nnewline", "é ü 東京 🙂", "\x01ctl", ""]
 
 
-def test_gmt_of_equals_gmt() -> None:
-    day = 86_400_000
-    edges = [0, 999, 1000, day - 1, day, 1_714_521_599_999, 1_714_521_600_000]
-    edges += [253_402_300_799_999]  # 9999-12-31 23:59:59.999
-    rng = random.Random(5)
-    values = edges + [rng.randrange(0, 253_402_300_800_000) for _ in range(5000)]
-    for ms in values:
-        assert gmt_of(ms) == gmt(ms), ms
+@pytest.fixture
+def conn(tmp_path: Path) -> sqlite3.Connection:
+    c = store.connect(tmp_path / "events.db")
+    store.init_schema(c)
+    return c
 
 
-def test_records_carry_ts_and_gmt_create() -> None:
-    row = ("dev-1", "u-1", "evt-1", 3, '{"a":1}', "", 1_714_521_600_250)
-    (record,) = _records([row])
-    assert record["ts"] == 1_714_521_600_250
-    assert record["gmt_create"] == "2024-05-01 00:00:00"
-    assert orjson.loads(orjson.dumps(record)) == {
-        "device_id": "dev-1",
-        "user_id": "u-1",
-        "event_id": "evt-1",
-        "event_type": 3,
-        "properties": {"a": 1},
-        "code": "",
-        "gmt_create": "2024-05-01 00:00:00",
-        "ts": 1_714_521_600_250,
+def _insert(conn: sqlite3.Connection, rows: list[events_store.EventRow]) -> None:
+    with store.transaction(conn):
+        events_store.insert_events(conn, rows=rows, bucket_ms=BUCKET_MS)
+
+
+def _expected(row: events_store.EventRow) -> dict[str, object]:
+    event_id, device_id, user_id, event_type, properties, code, ts = row
+    return {
+        "device_id": device_id,
+        "user_id": user_id,
+        "event_id": event_id,
+        "event_type": event_type,
+        "properties": orjson.loads(properties),
+        "code": code,
+        "gmt_create": gmt(ts),
+        "ts": ts,
     }
+
+
+def test_pages_equal_the_stored_rows(conn: sqlite3.Connection) -> None:
+    base = 1_714_521_600_000
+    rows: list[events_store.EventRow] = []
+    for i in range(40):
+        odd = ODD[i % len(ODD)]
+        props = orjson.dumps({"n": i, "x": 1.5 * i, "on": i % 2 == 0, "s": odd, "nest": {"a": [i]}})
+        rows.append(
+            (f"e-{i:03d}", f"d-{i % 3}", odd, 1 + i % 6, props.decode(), odd, base + i * 333)
+        )
+    _insert(conn, rows)
+    want = [_expected(r) for r in sorted(rows, key=lambda r: (r[6], r[0]))]
+    page = events_store.range_page(
+        conn, start=base, end=base + 10**9, event_type=None, limit=15, offset=10
+    )
+    assert orjson.loads(page) == want[10:25]
+    scoped = events_store.scoped_page(
+        conn,
+        scope="device",
+        key="d-1",
+        start=base,
+        end=base + 10**9,
+        event_type=None,
+        limit=100,
+        offset=0,
+    )
+    assert orjson.loads(scoped) == [w for w in want if w["device_id"] == "d-1"]
+    typed = events_store.range_page(
+        conn, start=base, end=base + 10**9, event_type=4, limit=100, offset=0
+    )
+    assert orjson.loads(typed) == [w for w in want if w["event_type"] == 4]
+
+
+def test_an_empty_page_is_an_empty_array(conn: sqlite3.Connection) -> None:
+    page = events_store.range_page(conn, start=0, end=10, event_type=None, limit=10, offset=0)
+    assert page == "[]"
+
+
+def test_moments_past_year_9999_have_no_gmt_create(conn: sqlite3.Connection) -> None:
+    ts = 253_402_300_800_000  # 10000-01-01: beyond YYYY
+    _insert(conn, [("e-far", "d-1", "u-1", 1, "{}", "", ts), ("e-0", "d-1", "u-1", 1, "{}", "", 0)])
+    page = orjson.loads(
+        events_store.range_page(conn, start=0, end=2**53, event_type=None, limit=10, offset=0)
+    )
+    assert [(e["event_id"], e["gmt_create"], e["ts"]) for e in page] == [
+        ("e-0", "1970-01-01 00:00:00", 0),
+        ("e-far", None, ts),
+    ]

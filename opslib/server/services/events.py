@@ -1,18 +1,16 @@
 """Event records: paged reads (protocol §6.8, §9) and device reports (§6.19).
 
-Pages are built straight from SQL rows: ``gmt_create`` is formatted from ``ts`` through
-two small tables (the day, the time of day) and the stored ``properties`` JSON text is
-embedded with :class:`orjson.Fragment`, so a 1000-row page never goes through pydantic or a
-JSON re-parse. Each record also carries ``ts``, its moment in epoch milliseconds (an
-extension, protocol §6.8): gmt_create shows only the second.
+A page's ``events_list`` is written by SQLite as one JSON array (the stored
+``properties`` text embedded as it is, ``gmt_create`` formatted by SQLite, see
+:mod:`opslib.server.store.events`) and embedded with :class:`orjson.Fragment`: a 1000-row
+page never goes through pydantic, a JSON re-parse or a Python object per value. Each
+record also carries ``ts``, its moment in epoch milliseconds (an extension, protocol
+§6.8): gmt_create shows only the second.
 """
 
 from __future__ import annotations
 
-import functools
-import time
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -30,48 +28,6 @@ from opslib.server.store import users as users_store
 BAD_DEVICE = "device_secret: unknown device_id or wrong device_secret"
 
 
-# "HH:MM:SS" of every second of a day, and "YYYY-MM-DD " of the days seen lately: a
-# gmt_create is two lookups and a concatenation (0.2 ms a page, SQLite's strftime 0.7 ms).
-_TIME_OF_DAY = tuple(
-    f"{h:02d}:{m:02d}:{s:02d}" for h in range(24) for m in range(60) for s in range(60)
-)
-
-
-@functools.lru_cache(maxsize=4096)
-def _day(days: int) -> str:
-    return time.strftime("%Y-%m-%d ", time.gmtime(days * 86_400))
-
-
-def gmt_of(ms: int) -> str:
-    """``YYYY-MM-DD HH:MM:SS`` (UTC) of epoch ms, as :func:`opslib.server.context.gmt`.
-
-    Examples
-    --------
-    >>> gmt_of(1714521600999)
-    '2024-05-01 00:00:00'
-    """
-    seconds = ms // 1000
-    return _day(seconds // 86_400) + _TIME_OF_DAY[seconds % 86_400]
-
-
-def _records(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
-    """Wire records of ``(device_id, user_id, event_id, event_type, properties, code, ts)``."""
-    fragment = orjson.Fragment
-    return [
-        {
-            "device_id": r[0],
-            "user_id": r[1],
-            "event_id": r[2],
-            "event_type": r[3],
-            "properties": fragment(r[4]),
-            "code": r[5],
-            "gmt_create": gmt_of(r[6]),
-            "ts": r[6],
-        }
-        for r in rows
-    ]
-
-
 def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
     """One page of events by device (1), user (2) or the whole fleet (3, ops)."""
     caller = ctx.user
@@ -81,7 +37,7 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
     if p.query_model == RecordQueryModel.FLEET:
         if not caller.is_ops:
             raise ApiError(403, "params.query_model: the fleet query (3) needs the ops role")
-        total, rows = paging.fleet_page(
+        total, page = paging.fleet_page(
             ctx.conn,
             index=ctx.buckets,
             start=p.start,
@@ -114,9 +70,9 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
         total = events_store.scoped_count(
             ctx.conn, scope=scope, key=key, start=p.start, end=p.end, event_type=p.event_type
         )
-        rows = []
+        page = "[]"
         if offset < total:
-            rows = events_store.scoped_page(
+            page = events_store.scoped_page(
                 ctx.conn,
                 scope=scope,
                 key=key,
@@ -130,7 +86,7 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
         "total": total,
         "page_no": p.page_no,
         "page_size": p.page_size,
-        "events_list": _records(rows),
+        "events_list": orjson.Fragment(page),
     }
 
 

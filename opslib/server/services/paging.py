@@ -18,7 +18,6 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any
 
 from opslib.server.store import events as events_store
 
@@ -81,7 +80,7 @@ def fleet_page(
     limit: int,
     offset: int,
     bucket_ms: int,
-) -> tuple[int, list[tuple[Any, ...]]]:
+) -> tuple[int, str]:
     """The total and one page of every device's events in ``[start, end)``.
 
     Parameters
@@ -102,7 +101,7 @@ def fleet_page(
     Returns
     -------
     tuple
-        ``(total, rows)``, rows in wire column order, ordered by (ts, event_id).
+        ``(total, page)``, the page a JSON array of wire records ordered by (ts, event_id).
     """
     window = {"event_type": event_type}
     first_full = -(-start // bucket_ms)  # the first bucket wholly inside [start, end)
@@ -110,11 +109,11 @@ def fleet_page(
     if first_full >= stop_full:  # shorter than two buckets: count and skip directly
         total = events_store.range_count(conn, start=start, end=end, **window)
         if offset >= total:
-            return total, []
-        rows = events_store.range_page(
+            return total, "[]"
+        page = events_store.range_page(
             conn, start=start, end=end, limit=limit, offset=offset, **window
         )
-        return total, rows
+        return total, page
     middle_start, middle_end = first_full * bucket_ms, stop_full * bucket_ms
     lead = events_store.range_count(conn, start=start, end=middle_start, **window)
     trail = events_store.range_count(conn, start=middle_end, end=end, **window)
@@ -122,7 +121,7 @@ def fleet_page(
     middle = counts.between(first_full, stop_full)
     total = lead + middle + trail
     if offset >= total:
-        return total, []
+        return total, "[]"
     if offset < lead:
         seek, skip = start, offset
     elif offset < lead + middle:
@@ -130,5 +129,5 @@ def fleet_page(
         seek = bucket * bucket_ms
     else:
         seek, skip = middle_end, offset - lead - middle
-    rows = events_store.range_page(conn, start=seek, end=end, limit=limit, offset=skip, **window)
-    return total, rows
+    page = events_store.range_page(conn, start=seek, end=end, limit=limit, offset=skip, **window)
+    return total, page
