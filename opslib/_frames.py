@@ -89,10 +89,22 @@ class PageColumns:
 
 @dataclass
 class RawMember:
-    """One page's values of one open-object member: the rows that have it, and the values."""
+    """One page's values of one open-object member: the rows that have it, and the values.
+
+    When the page's values are of one scalar kind (see :data:`_SCALAR_TYPES`) they are
+    already an Arrow array (``typed``, ``values`` empty), built in the worker thread that
+    decoded the page; ``kinds`` holds their Python types, so that the whole read's type is
+    the union of the pages' kinds, as if every value had been typed at once.
+    """
 
     rows: np.ndarray
     values: list[Any]
+    kinds: frozenset[type] = frozenset()
+    typed: pa.Array | None = None
+
+    def pyvalues(self) -> list[Any]:
+        """The values as Python objects (from ``typed`` when the list was dropped)."""
+        return self.values if self.typed is None else self.typed.to_pylist()
 
 
 def _values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
@@ -184,7 +196,25 @@ def _raw_members(objects: list[Any]) -> dict[str, RawMember]:
                     rows, values = found[key] = ([], [])
                 rows.append(row)
                 values.append(value)
-    return {k: RawMember(np.array(r, dtype=np.int64), v) for k, (r, v) in found.items()}
+    return {k: _raw_member(r, v) for k, (r, v) in found.items()}
+
+
+_NONE = frozenset({type(None)})
+
+
+def _raw_member(rows: list[int], values: list[Any]) -> RawMember:
+    """One member's values on one page, as an Arrow array when they are of one scalar kind
+    (an int beyond 64 bits, or mixed kinds, stay Python values)."""
+    kinds = frozenset(map(type, values)) - _NONE
+    arrow_type = _SCALAR_TYPES.get(kinds)
+    if arrow_type is not None:
+        try:
+            typed = pa.array(values, type=arrow_type, from_pandas=False, memory_pool=_POOL)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            pass
+        else:
+            return RawMember(np.array(rows, dtype=np.int64), [], kinds, typed)
+    return RawMember(np.array(rows, dtype=np.int64), values, kinds, None)
 
 
 def _members(objects: list[Any], n: int) -> dict[str, list[Any]]:
@@ -262,7 +292,7 @@ def _typed_raw(page: PageColumns, fixed: Iterable[str]) -> None:
     """Type a page's deferred members in place, as ``page_columns`` would have."""
     for name, member in page.raw.items():
         values: list[Any] = [None] * page.rows
-        for row, value in zip(member.rows.tolist(), member.values, strict=True):
+        for row, value in zip(member.rows.tolist(), member.pyvalues(), strict=True):
             values[row] = value
         for leaf, chunk in _member_chunks(name, values):
             if leaf not in fixed:
@@ -401,6 +431,10 @@ _SCALAR_TYPES: dict[frozenset[type], pa.DataType] = {
 }
 
 
+def _cast(arr: pa.Array, arrow_type: pa.DataType) -> pa.Array:
+    return arr if arr.type == arrow_type else arr.cast(arrow_type, safe=False, memory_pool=_POOL)
+
+
 def _join_raw(pages: Sequence[PageColumns], fixed: Iterable[str]) -> dict[str, Any]:
     """The deferred members of every page, each typed once over all its values.
 
@@ -418,12 +452,17 @@ def _join_raw(pages: Sequence[PageColumns], fixed: Iterable[str]) -> dict[str, A
         found = {i: p.raw.pop(name) for i, p in enumerate(pages) if name in p.raw}
         rows = [m.rows for m in found.values()]
         positions = np.concatenate(rows) + np.repeat(starts[list(found)], [len(r) for r in rows])
-        values: list[Any] = []
-        for m in found.values():
-            values.extend(m.values)
-        arrow_type = _SCALAR_TYPES.get(frozenset(map(type, values)) - {type(None)})
+        arrow_type = _SCALAR_TYPES.get(frozenset().union(*(m.kinds for m in found.values())))
         arr = None
-        if arrow_type is not None:
+        if arrow_type is not None and all(m.typed is not None for m in found.values()):
+            # Every page typed its values already: cast (ints to double, safe=False as
+            # pa.array converts them) and join; no Python object is touched again.
+            typed = [_cast(m.typed, arrow_type) for m in found.values() if m.typed is not None]
+            arr = typed[0] if len(typed) == 1 else pa.concat_arrays(typed, memory_pool=_POOL)
+        elif arrow_type is not None:
+            values: list[Any] = []
+            for m in found.values():
+                values.extend(m.pyvalues())
             try:
                 arr = pa.array(values, type=arrow_type, from_pandas=False, memory_pool=_POOL)
             except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
@@ -438,7 +477,7 @@ def _join_raw(pages: Sequence[PageColumns], fixed: Iterable[str]) -> dict[str, A
         chunks: dict[str, list[Chunk | None]] = {}
         for i, member in found.items():
             dense: list[Any] = [None] * sizes[i]
-            for row, value in zip(member.rows.tolist(), member.values, strict=True):
+            for row, value in zip(member.rows.tolist(), member.pyvalues(), strict=True):
                 dense[row] = value
             for leaf, chunk in _member_chunks(name, dense):
                 if leaf not in fixed:
