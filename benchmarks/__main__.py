@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -62,6 +63,25 @@ def run_case(
     return result
 
 
+def calibrate() -> dict[str, float]:
+    """The machine's speed right now: seconds of a fixed pure-Python workload (the median of
+    five), and the load average. On a shared virtual machine the same read was measured
+    from 8 to 13 s within one hour; this figure, taken at the start and the end of a run,
+    says how fast the CPUs were while it ran (ratios within a run stay comparable)."""
+
+    def work() -> float:
+        t0 = time.perf_counter()
+        total = 0
+        for i in range(2_000_000):
+            total += i % 7
+        return time.perf_counter() - t0
+
+    return {
+        "python_loop_s": round(statistics.median(work() for _ in range(5)), 3),
+        "load_average": round(os.getloadavg()[0], 2),
+    }
+
+
 def _print_table(title: str, rows: list[dict[str, Any]], cols: list[str]) -> None:
     print(f"\n## {title}")
     print(" | ".join(cols))
@@ -82,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     start, end = _window()
     results: dict[str, Any] = {"until": UNTIL, "started": datetime.now(UTC).isoformat()}
+    results["calibration_before"] = calibrate()
+    print(f"machine speed before: {results['calibration_before']}")
 
     t0 = time.perf_counter()
     db = _platform.ensure_db("bench", UNTIL)
@@ -209,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         platform.stop()
 
+    results["calibration_after"] = calibrate()
+    print(f"machine speed after: {results['calibration_after']}")
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"bench-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
     path.write_text(json.dumps(results, indent=2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -523,3 +524,35 @@ def test_profile_and_settings_tables() -> None:
     shown = analysis.settings_table(settings).set_index("field")["value"]
     assert shown["message_config.start"] == "22:00"
     assert shown["message_config.end"] == "07:00"
+
+
+def _noisiest_reference(events: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The crosstab formulation noisiest_devices had before its bincount (same order)."""
+    labels = list(enums.labels(enums.EventType).values())
+    type_label = events["event_type"].map(enums.labels(enums.EventType)).astype("string")
+    table = pd.crosstab(events["device_id"], type_label.fillna("(none)"))
+    table = table.reindex(columns=labels, fill_value=0)
+    total = table.sum(axis=1)
+    return table.loc[total.sort_values(ascending=False, kind="stable").head(n).index]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_noisiest_devices_counts_equal_a_crosstab(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 400))
+    devices = rng.choice(["d-1", "d-2", "d-3", "d-10", "d-b", None], size=size)
+    types = rng.choice([1, 2, 3, 4, 5, 6, 99, None], size=size)  # 99: unknown type
+    events = pd.DataFrame(
+        {
+            "device_id": pd.array(devices, dtype="string"),
+            "event_type": pd.array(types, dtype="Int64"),
+            "gmt_create": pd.Timestamp("2026-01-01", tz="UTC"),
+        }
+    )
+    want = _noisiest_reference(events, 4)
+    got = analysis.noisiest_devices(events, 4)
+    assert list(got["device_id"]) == list(want.index)
+    for label in want.columns:
+        assert list(got[label]) == list(want[label]), label
+    assert list(got["events"]) == list(want.sum(axis=1))
+    assert list(got["top_type"]) == list(want.idxmax(axis=1))
