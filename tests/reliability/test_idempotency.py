@@ -177,7 +177,13 @@ def writes(w: World, mid: str) -> dict[str, Write]:
     out["/device/update_info"] = Write(
         "/device/update_info",
         lambda v: w.as_(w.user, {"device_id": report_device, "group_id": 40 + v}, mid),
-        lambda: scalar(p, "SELECT group_id FROM bindings WHERE device_id = ?", report_device),
+        # the caller's own binding: a shared device has other users' bindings too
+        lambda: scalar(
+            p,
+            "SELECT group_id FROM bindings WHERE device_id = ? AND user_id = ?",
+            report_device,
+            w.user[0],
+        ),
     )
     out["/device/report"] = Write(
         "/device/report",
