@@ -111,6 +111,7 @@ CACHE_CLOSED_MARGIN_MS = 3_600_000
 # Missing windows fetched at once (each window's pages are fetched concurrently too).
 CACHE_FETCH_CONCURRENCY = 2
 CACHE_READ_THREADS = 2  # cached windows decoded at once (Parquet releases the GIL)
+BUILD_THREADS = 2  # columns of a large frame joined at once (Arrow and numpy release the GIL)
 
 # --- Dask (opslib/dask.py) ---------------------------------------------------------------
 DASK_DEFAULT_PARTITION = "1D"  # one partition per UTC day

@@ -19,7 +19,8 @@ inferred from the data: ``Int64``, ``Float64`` (ints and floats together), ``boo
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import IntEnum
 from operator import itemgetter
@@ -30,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from opslib import _constants as C
 from opslib._schemas import BOOL, FLOAT, INT, STRING, TIME, FrameSchema, label_dtype
 from opslib._timeutil import GMT_FORMAT
 
@@ -50,6 +52,8 @@ OBJECT = np.dtype(object)
 # transparent huge pages and zeroed them again and again (1M events: 1.7 s of system time
 # with mimalloc, 0.6 s with the system allocator; docs/performance.md).
 _POOL = pa.system_memory_pool()
+# Below this many rows a frame's columns are joined in the calling thread: threads cost more.
+_PARALLEL_MIN_ROWS = 50_000
 _ARROW_TIME = pa.timestamp("ns", tz="UTC")
 _ARROW = {
     id(STRING): pa.large_string(),
@@ -499,20 +503,49 @@ def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFra
     if any(p.raw for p in pages) and any(p.members for p in pages):
         for page in pages:  # deferred and typed pages together: type them all per page
             _typed_raw(page, names_fixed)
-    data: dict[str, Any] = {}
+    sizes = [p.rows for p in pages]
+    # One job per column; Arrow's concat and cast and numpy's copies release the GIL, so
+    # columns join side by side (build of 1M events: see docs/performance.md). Each job
+    # pops its column's page arrays, so they are released as soon as the column is built.
+    jobs: list[tuple[str, Callable[[], Any]]] = []
     for col in schema.columns:
         arrow_type = _ARROW_TIME if col.dtype == TIME else _ARROW[id(col.dtype)]
-        arr = _to_pandas([p.fixed.pop(col.name) for p in pages], arrow_type)
+        chunks = [p.fixed.pop(col.name) for p in pages]
+        jobs.append((col.name, functools.partial(_fixed_column, chunks, arrow_type, col.enum)))
+    for name in sorted({name for p in pages for name in p.members}):
+        per_page = [p.members.pop(name, None) for p in pages]
+        jobs.append((name, functools.partial(_join_member, per_page, sizes)))
+    raw = functools.partial(_join_raw, pages, names_fixed)
+    members: dict[str, Any] = {}
+    if sum(sizes) < _PARALLEL_MIN_ROWS:
+        results: Iterable[Any] = [job() for _, job in jobs]
+        members.update(raw())
+    else:
+        with ThreadPoolExecutor(C.BUILD_THREADS, thread_name_prefix="opslib-build") as pool:
+            deferred = pool.submit(raw)  # Python-bound: runs beside the Arrow jobs
+            results = list(pool.map(lambda job: job(), [job for _, job in jobs]))
+            members.update(deferred.result())
+    jobs_done = dict(zip([name for name, _ in jobs], results, strict=True))
+    jobs.clear()
+    data: dict[str, Any] = {}
+    for col in schema.columns:
+        arr, labels = jobs_done.pop(col.name)
         data[col.name] = arr
         if col.enum is not None:
-            data[col.label_name] = label_array(arr, col.enum)
-    members = _join_raw(pages, names_fixed)
-    sizes = [p.rows for p in pages]
-    for name in sorted({name for p in pages for name in p.members}):
-        members[name] = _join_member([p.members.pop(name, None) for p in pages], sizes)
+            data[col.label_name] = labels
+    members.update(jobs_done)
     for name in sorted(members):
         data[name] = members.pop(name)
     return pd.DataFrame(data, index=pd.RangeIndex(sum(sizes)), copy=False)
+
+
+def _fixed_column(
+    chunks: list[pa.Array], arrow_type: pa.DataType, enum: type[IntEnum] | None
+) -> tuple[Any, pd.Categorical | None]:
+    """A fixed column's pages as one pandas array, and its labels when it has an enum."""
+    arr = _to_pandas(chunks, arrow_type)
+    chunks.clear()
+    return arr, None if enum is None else label_array(arr, enum)
 
 
 def records_to_frame(records: Sequence[dict[str, Any]], schema: FrameSchema) -> pd.DataFrame:

@@ -121,6 +121,22 @@ def test_deferred_members_equal_members_typed_per_page(seed: int) -> None:
     assert_frame_equal(deferred, per_page)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_columns_joined_on_threads_equal_the_calling_thread(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opslib import _frames
+
+    pages = _random_pages(seed)
+    for defer in (False, True):
+        monkeypatch.setattr(_frames, "_PARALLEL_MIN_ROWS", 10**9)
+        alone = build_frame([page_columns(p, S.EVENT, defer=defer) for p in pages], S.EVENT)
+        monkeypatch.setattr(_frames, "_PARALLEL_MIN_ROWS", 0)
+        threads = build_frame([page_columns(p, S.EVENT, defer=defer) for p in pages], S.EVENT)
+        assert_frame_equal(threads, alone)
+        assert list(threads.columns) == list(alone.columns)
+
+
 def test_deferred_member_dtypes() -> None:
     pages = [
         [event(0, properties={"i": 1, "f": 1, "b": True, "s": "x", "m": 1, "n": None})],
