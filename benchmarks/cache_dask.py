@@ -92,7 +92,9 @@ def dask_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
         pids = [w.process.pid for w in cluster.workers.values()]
         before = [_cpu(pid) for pid in pids]
         t1, c1 = time.perf_counter(), _cpu()
-        ddf = client.events.to_dask(opts["start"], opts["end"], partition="1D")
+        ddf = client.events.to_dask(
+            opts["start"], opts["end"], partition="1D", concurrency=opts.get("concurrency", 4)
+        )
         df = ddf.compute()
         seconds, cpu = time.perf_counter() - t1, _cpu() - c1
         workers_cpu = sum(_cpu(pid) - b for pid, b in zip(pids, before, strict=True))

@@ -121,6 +121,8 @@ DASK_TOKEN_MIN_VALIDITY_S = 1800.0
 # event type over the range, and the first rows of its last day (one request each).
 DASK_SAMPLE_ROWS = 1000
 DASK_SAMPLE_LAST_MS = 86_400_000
+# Pages of one partition a worker fetches at once (to_dask(concurrency=)).
+DASK_PARTITION_CONCURRENCY = 4
 
 # --- Embedded platform ----------------------------------------------------------------
 EMBEDDED_DB_FILENAME = "demo.db"

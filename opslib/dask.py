@@ -286,7 +286,7 @@ class EventPartitions:
     access_token: Secret | None = field(repr=False)
     expires_at: float = 0.0
     page_size: int = C.DEFAULT_PAGE_SIZE
-    concurrency: int = C.DEFAULT_CONCURRENCY
+    concurrency: int = C.DASK_PARTITION_CONCURRENCY
     sampled: bool = True  # the property columns came from a sample: warn about others
 
     def __dask_tokenize__(self) -> tuple[Any, ...]:
@@ -373,6 +373,7 @@ def events_frame(
     properties: Mapping[str, Any] | None = None,
     auth: str = "token",
     page_size: int = C.DEFAULT_PAGE_SIZE,
+    concurrency: int = C.DASK_PARTITION_CONCURRENCY,
 ) -> dd.DataFrame:
     """The Dask frame behind :meth:`opslib.resources.events.Events.to_dask`.
 
@@ -384,7 +385,7 @@ def events_frame(
         Resolved query params (``Events._query``).
     start_ms, end_ms
         The range, epoch milliseconds.
-    partition, properties, auth, page_size
+    partition, properties, auth, page_size, concurrency
         As documented on ``to_dask``.
 
     Returns
@@ -404,6 +405,12 @@ def events_frame(
     if auth not in _AUTH_MODES:
         raise ValueError(f"auth must be one of {_AUTH_MODES}, got {auth!r}")
     check_page_size(page_size)
+    if (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= 16
+    ):
+        raise ValueError(f"concurrency must be an integer from 1 to 16, got {concurrency!r}")
     parts = partition_windows(start_ms, end_ms, partition)
     if properties is None:
         meta = _sampled_meta(client, query, start_ms, end_ms, page_size)
@@ -422,6 +429,7 @@ def events_frame(
         access_token=token,
         expires_at=expires_at,
         page_size=page_size,
+        concurrency=concurrency,
         sampled=properties is None,
     )
     # dask would turn object columns (mixed-type properties) into strings: keep them.

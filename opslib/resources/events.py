@@ -208,6 +208,7 @@ class Events(Resource):
         properties: Mapping[str, Any] | None = None,
         auth: str = "token",
         page_size: int = C.DEFAULT_PAGE_SIZE,
+        concurrency: int = C.DASK_PARTITION_CONCURRENCY,
     ) -> dd.DataFrame:
         """Event records in ``[start, end)`` as a Dask DataFrame, one partition per window.
 
@@ -229,6 +230,9 @@ class Events(Resource):
             ``"token"``: the workers get the caller's short-lived access token (never a
             password or client secret); ``"environment"``: each worker logs in from its
             own ``OPSLIB_*`` environment or profile.
+        concurrency
+            Pages of one partition fetched at once by its worker (1..16). Workers already
+            read partitions side by side; raise it when the platform is far away.
 
         Returns
         -------
@@ -256,6 +260,7 @@ class Events(Resource):
             properties=properties,
             auth=auth,
             page_size=page_size,
+            concurrency=concurrency,
         )
 
     def iter_pages(

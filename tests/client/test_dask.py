@@ -100,7 +100,7 @@ def test_filters_and_partitions(platform: Platform, dask_cluster: Any) -> None:
     device = client.events.list(start, end)["device_id"].mode().iloc[0]
     for query in ({"device_id": device}, {"event_type": "alarm"}):
         expected = client.events.list(start, end, **query)
-        ddf = client.events.to_dask(start, end, partition="6h", **query)
+        ddf = client.events.to_dask(start, end, partition="6h", concurrency=1, **query)
         assert ddf.npartitions == len(partition_windows(start, end, "6h"))
         assert_frame_equal(ddf.compute().reset_index(drop=True), expected)
 
@@ -157,6 +157,9 @@ def test_bad_arguments(platform: Platform) -> None:
         client.events.to_dask("-1d", auth="password")
     with pytest.raises(ValueError, match="page_size"):
         client.events.to_dask("-1d", page_size=0)
+    for bad in (0, 17, 2.5, True):
+        with pytest.raises(ValueError, match="concurrency must be an integer from 1 to 16"):
+            client.events.to_dask("-1d", concurrency=bad)
 
 
 def test_partition_windows_are_utc_days() -> None:
