@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from pandas.testing import assert_frame_equal
 
 from opslib import _schemas, analysis, enums
 
@@ -287,6 +288,69 @@ def test_property_stats_keeps_numeric_properties_only() -> None:
     assert temp["devices"] == 2
     assert temp["max"] == pytest.approx(25.0)
     assert temp["min"] == pytest.approx(18.0)
+
+
+def _pandas_property_stats(events: pd.DataFrame) -> pd.DataFrame:
+    """The statistics as plain pandas computes them, per column (the reference)."""
+    rows = []
+    for column in analysis.property_columns(events):
+        values = pd.to_numeric(events[column], errors="coerce").astype("float64")
+        data = values[values.notna()]
+        rows.append(
+            {
+                "property": column.removeprefix("properties."),
+                "reports": len(data),
+                "devices": events.loc[values.notna(), "device_id"].nunique(),
+                "mean": data.mean(),
+                "std": data.std(),
+                "min": data.min(),
+                "p05": data.quantile(0.05),
+                "median": data.median(),
+                "p95": data.quantile(0.95),
+                "max": data.max(),
+            }
+        )
+    stats = ["mean", "std", "min", "p05", "median", "p95", "max"]
+    dtypes = {"property": "string", "reports": "Int64", "devices": "Int64"}
+    return pd.DataFrame(rows).astype({**dtypes, **dict.fromkeys(stats, "Float64")})
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_property_stats_equal_plain_pandas(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    events = make_events().iloc[:0].reindex(range(n))
+    events["device_id"] = pd.array(rng.choice(["d1", "d2", "d3", None], n), dtype="string")
+    ints = rng.integers(-50, 50, n).astype(object)
+    ints[rng.random(n) < 0.3] = None
+    events["properties.level"] = pd.array(ints, dtype="Int64")
+    floats = rng.normal(20, 5, n)
+    floats[rng.random(n) < 0.5] = np.nan
+    events["properties.temp"] = pd.array(floats, dtype="Float64")
+    mixed = [float(v) if rng.random() < 0.95 else "x" for v in rng.normal(0, 1, n)]
+    events["properties.mixed"] = pd.Series(mixed, dtype=object)
+    events["properties.lonely"] = pd.array([7] + [None] * (n - 1), dtype="Int64")
+    expected = _pandas_property_stats(events)
+    assert_frame_equal(analysis.property_stats(events), expected, check_exact=False, rtol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_property_columns_of_text_count_every_value(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    events = make_events().iloc[:0].reindex(range(n))
+    expected = []
+    for i, share in enumerate((0.0, 0.85, 0.9, 0.95, 1.0)):
+        words = [str(round(v, 1)) if rng.random() < share else "on" for v in rng.normal(0, 9, n)]
+        column = f"properties.t{i}"
+        events[column] = pd.array(
+            [None if rng.random() < 0.2 else w for w in words], dtype="string[pyarrow]"
+        )
+        present = events[column].dropna()
+        parsed = pd.to_numeric(present.astype(object), errors="coerce").notna()
+        if len(present) and parsed.mean() >= 0.9:
+            expected.append(column)
+    assert analysis.property_columns(events) == sorted(expected)
 
 
 def test_filter_events_by_type_label_device_and_time() -> None:

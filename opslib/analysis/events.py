@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from pandas.tseries.frequencies import to_offset
 
 from opslib import enums
@@ -399,13 +401,38 @@ def property_columns(events: pd.DataFrame) -> list[str]:
             if series.notna().any():
                 names.append(column)
             continue
-        values = series.dropna()
-        if values.empty:
-            continue
-        numeric = pd.to_numeric(values, errors="coerce")
-        if numeric.notna().mean() >= _NUMERIC_SHARE:
+        share = _numeric_share(series)
+        if share is not None and share >= _NUMERIC_SHARE:
             names.append(column)
     return sorted(names)
+
+
+def _numeric_share(series: pd.Series) -> float | None:
+    """The share of a text or object column's present values that parse as numbers (None:
+    no value). Text is parsed once per distinct value (1M rows of a few modes: one hash
+    pass instead of a million parses)."""
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        counts = pc.value_counts(pa.array(series.array)).flatten()
+        values = pd.Series(counts[0].to_pandas(), dtype=object)
+        weights = counts[1].to_numpy()
+        present = values.notna().to_numpy()
+        total = int(weights[present].sum())
+        if not total:
+            return None
+        numeric = pd.to_numeric(values[present], errors="coerce").notna().to_numpy()
+        return float(weights[present][numeric].sum() / total)
+    values = series.dropna()
+    if values.empty:
+        return None
+    return float(pd.to_numeric(values, errors="coerce").notna().mean())
+
+
+def _as_float(series: pd.Series) -> np.ndarray:
+    """A property column as float64 values, NaN where missing or not a number."""
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        return series.to_numpy(dtype="float64", na_value=np.nan)
+    numeric = pd.to_numeric(series, errors="coerce")
+    return numeric.to_numpy(dtype="float64", na_value=np.nan)
 
 
 def property_stats(events: pd.DataFrame) -> pd.DataFrame:
@@ -429,23 +456,28 @@ def property_stats(events: pd.DataFrame) -> pd.DataFrame:
     devices, _ = (
         pd.factorize(events["device_id"]) if numeric_columns else (np.empty(0, np.int64), None)
     )
+    seen = np.zeros(int(devices.max()) + 1 if len(devices) else 0, dtype=bool)
     for column in numeric_columns:
-        values = pd.to_numeric(events[column], errors="coerce").astype("float64")
-        present = values.notna()
+        values = _as_float(events[column])
+        present = ~np.isnan(values)
         data = values[present]
-        reported = devices[present.to_numpy()]
+        reported = devices[present]
+        seen[:] = False
+        seen[reported[reported >= 0]] = True
+        # One sort of the values for the three quantiles (linear, as pandas computes them)
+        p05, median, p95 = np.quantile(data, [0.05, 0.5, 0.95]) if data.size else [np.nan] * 3
         rows.append(
             {
                 "property": column.removeprefix(PROPERTY_PREFIX),
-                "reports": int(present.sum()),
-                "devices": int(np.unique(reported[reported >= 0]).size),
-                "mean": data.mean(),
-                "std": data.std(),
-                "min": data.min(),
-                "p05": data.quantile(0.05),
-                "median": data.median(),
-                "p95": data.quantile(0.95),
-                "max": data.max(),
+                "reports": int(data.size),
+                "devices": int(np.count_nonzero(seen)),
+                "mean": data.mean() if data.size else np.nan,
+                "std": data.std(ddof=1) if data.size > 1 else np.nan,
+                "min": data.min() if data.size else np.nan,
+                "p05": p05,
+                "median": median,
+                "p95": p95,
+                "max": data.max() if data.size else np.nan,
             }
         )
     columns = {"property": "string", "reports": "Int64", "devices": "Int64"}
