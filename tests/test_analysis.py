@@ -274,6 +274,48 @@ def test_outages_and_downtime() -> None:
     assert row["availability"] == pytest.approx(1 - 3.5 / (7 * 24))
 
 
+def _pandas_outages(events: pd.DataFrame, end: pd.Timestamp) -> pd.DataFrame:
+    """Outages as groupby and shift compute them (the reference)."""
+    state = events[events["event_type"].isin([1, 2])][["device_id", "event_type", "gmt_create"]]
+    state = state.dropna().assign(event_id=events["event_id"])
+    state = state.sort_values(["device_id", "gmt_create", "event_id"], kind="stable")
+    prev_type = state.groupby("device_id")["event_type"].shift(1)
+    changes = state[(prev_type != state["event_type"]) | prev_type.isna()]
+    next_type = changes.groupby("device_id")["event_type"].shift(-1)
+    next_time = changes.groupby("device_id")["gmt_create"].shift(-1)
+    offline = changes["event_type"] == 2
+    online_at = next_time[offline].where(next_type[offline] == 1)
+    out = pd.DataFrame(
+        {
+            "device_id": changes.loc[offline, "device_id"].astype("string"),
+            "offline_at": changes.loc[offline, "gmt_create"].astype("datetime64[ns, UTC]"),
+            "online_at": online_at.astype("datetime64[ns, UTC]"),
+        }
+    )
+    out["duration"] = (out["online_at"].fillna(end) - out["offline_at"]).clip(lower=pd.Timedelta(0))
+    out["ongoing"] = out["online_at"].isna().astype("boolean")
+    return out.reset_index(drop=True)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_outages_equal_a_groupby_and_shift(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 300))
+    events = make_events().iloc[:0].reindex(range(n))
+    events["event_id"] = pd.array([f"e{i:04d}" for i in rng.permutation(n)], dtype="string")
+    devices = rng.choice(["d1", "d2", "d10", "a", None], n, p=[0.3, 0.3, 0.2, 0.15, 0.05])
+    events["device_id"] = pd.array(devices, dtype="string")
+    events["event_type"] = pd.array(rng.choice([1, 2, 2, 3], n), dtype="Int64")
+    seconds = rng.integers(0, 50, n) * 60  # many events share a minute
+    events["gmt_create"] = T0 + pd.to_timedelta(seconds, unit="s")
+    end = T0 + pd.Timedelta(hours=2)
+    got = analysis.outages(events, end=end)
+    expected = _pandas_outages(events, end)
+    assert list(got.columns) == ["device_id", "offline_at", "online_at", "duration", "ongoing"]
+    assert got.dtypes.to_dict() == expected[list(got.columns)].dtypes.to_dict()
+    assert_frame_equal(got, expected[list(got.columns)])
+
+
 def test_downtime_of_no_outages_is_empty_but_typed() -> None:
     down = analysis.downtime(_schemas.EVENT.empty())
     assert down.empty

@@ -295,23 +295,33 @@ def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.Data
     require_columns(events, ["device_id", "event_type", "gmt_create"], "outages")
     state = events[events["event_type"].isin([enums.EventType.ONLINE, enums.EventType.OFFLINE])]
     state = state[["device_id", "event_type", "gmt_create"]].dropna()
+    # Order by device, time, event_id with one lexsort over integer keys (sorting the text
+    # columns of 1M events took 0.3 s a call); the sort is stable, as sort_values(stable).
+    devices, device_ids = pd.factorize(state["device_id"], sort=True)
+    times = state["gmt_create"].to_numpy(dtype="datetime64[ns]").view("int64")
+    keys = [times, devices]
     if "event_id" in events.columns:
-        state = state.assign(event_id=events.loc[state.index, "event_id"])
-        state = state.sort_values(["device_id", "gmt_create", "event_id"], kind="stable")
-    else:
-        state = state.sort_values(["device_id", "gmt_create"], kind="stable")
+        event_ids, _ = pd.factorize(events.loc[state.index, "event_id"], sort=True)
+        keys.insert(0, event_ids)
+    order = np.lexsort(keys)
+    dev, kind, moment = devices[order], state["event_type"].to_numpy("int64")[order], times[order]
     # Keep only state changes: the first of each run of equal events per device.
-    prev_type = state.groupby("device_id")["event_type"].shift(1)
-    changes = state[(prev_type != state["event_type"]) | prev_type.isna()]
-    next_type = changes.groupby("device_id")["event_type"].shift(-1)
-    next_time = changes.groupby("device_id")["gmt_create"].shift(-1)
-    offline = changes["event_type"] == enums.EventType.OFFLINE
+    first = np.ones(len(dev), dtype=bool)
+    first[1:] = (dev[1:] != dev[:-1]) | (kind[1:] != kind[:-1])
+    dev, kind, moment = dev[first], kind[first], moment[first]
+    same_next = np.zeros(len(dev), dtype=bool)
+    same_next[:-1] = dev[1:] == dev[:-1]
+    next_kind = np.append(kind[1:], -1)
+    next_moment = np.append(moment[1:], 0)
+    offline = kind == enums.EventType.OFFLINE
+    back = offline & same_next & (next_kind == enums.EventType.ONLINE)
+    online_ns = np.where(back, next_moment, np.iinfo(np.int64).min)[offline]  # min: NaT
     closing = end if end is not None else events["gmt_create"].max()
     out = pd.DataFrame(
         {
-            "device_id": changes.loc[offline, "device_id"].astype("string"),
-            "offline_at": changes.loc[offline, "gmt_create"],
-            "online_at": next_time[offline].where(next_type[offline] == enums.EventType.ONLINE),
+            "device_id": pd.array(np.asarray(device_ids)[dev[offline]], dtype="string"),
+            "offline_at": pd.to_datetime(moment[offline], utc=True),
+            "online_at": pd.to_datetime(online_ns.view("datetime64[ns]"), utc=True),
         }
     )
     out["ongoing"] = out["online_at"].isna()
@@ -321,8 +331,8 @@ def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.Data
     out["offline_at"] = out["offline_at"].astype("datetime64[ns, UTC]")
     out["duration"] = out["duration"].astype("timedelta64[ns]")
     out["ongoing"] = out["ongoing"].astype("boolean")
-    out = out[["device_id", "offline_at", "online_at", "duration", "ongoing"]]
-    return out.sort_values(["device_id", "offline_at"]).reset_index(drop=True)
+    # Already by device_id (codes of the sorted ids), then offline_at.
+    return out[["device_id", "offline_at", "online_at", "duration", "ongoing"]]
 
 
 def _non_negative(durations: pd.Series) -> pd.Series:
