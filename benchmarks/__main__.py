@@ -90,14 +90,17 @@ def _print_table(title: str, rows: list[dict[str, Any]], cols: list[str]) -> Non
         print(" | ".join(str(r.get(c, "")) for c in cols))
 
 
+CASES = ["events", "matrix", "server", "transport", "devices", "report", "cache", "dask"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument(
         "--only",
         nargs="*",
-        default=["events", "matrix", "server", "devices", "report", "cache", "dask"],
-        help="events matrix server devices report cache dask",
+        default=CASES,
+        help=" ".join(CASES),
     )
     args = ap.parse_args(argv)
     start, end = _window()
@@ -172,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             _print_table(
                 "3b. /device/query, one uvicorn worker", [results["rps"]], list(results["rps"])
+            )
+        if "transport" in args.only:
+            results["transport"] = server.transport_cost(platform.base_url, start=start, end=end)
+            _print_table(
+                "3c. client CPU of the HTTP exchange per 1000-event page",
+                results["transport"],
+                list(results["transport"][0]),
             )
         if "devices" in args.only:
             results["devices"] = run_case("devices_opslib", platform.base_url, {}, args.repeat, pid)

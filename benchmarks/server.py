@@ -96,3 +96,59 @@ def device_query_rps(
         "errors": sum(errors),
         "rps": round(sum(counts) / elapsed, 1),
     }
+
+
+def _cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def transport_cost(base: str, *, start: int, end: int, pages: int = 200) -> list[dict[str, Any]]:
+    """The client's CPU per 1000-event page for the HTTP exchange alone (no JSON decoding):
+    httpx (what opslib uses) against the standard library's http.client, the same pages
+    fetched one after another over one keep-alive connection, in this process."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    import orjson
+
+    user_id, token = login(base)
+    params = {"access_token": token, "query_model": 3, "start": start, "end": end}
+
+    def body(page: int) -> bytes:
+        doc = {"page_no": page, "page_size": 1000, **params}
+        return orjson.dumps({"message_id": str(uuid.uuid4()), "user_id": user_id, "params": doc})
+
+    headers = {"content-type": "application/json"}
+    url = urlsplit(base)
+    out = []
+    with httpx.Client(base_url=base, timeout=60) as client:
+        conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=60)
+
+        def with_httpx(page: int) -> int:
+            return len(
+                client.post("/device/query_record", content=body(page), headers=headers).content
+            )
+
+        def with_http_client(page: int) -> int:
+            conn.request("POST", "/device/query_record", body=body(page), headers=headers)
+            return len(conn.getresponse().read())
+
+        for name, fetch in (("httpx", with_httpx), ("http.client", with_http_client)):
+            fetch(1)  # connect before the clock
+            t0, c0 = time.perf_counter(), _cpu()
+            size = sum(fetch(page) for page in range(1, pages + 1))
+            seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+            out.append(
+                {
+                    "client": name,
+                    "pages": pages,
+                    "kb_per_page": round(size / pages / 1024),
+                    "cpu_ms_per_page": round(cpu / pages * 1000, 2),
+                    "wall_ms_per_page": round(seconds / pages * 1000, 2),
+                }
+            )
+        conn.close()
+    return out

@@ -117,6 +117,29 @@ def test_a_run_keeps_notebook_html_status_and_exports(tiny: Path, tmp_path: Path
     assert '<header class="opslib-header"><h1>tiny</h1>' in html
 
 
+def test_the_runners_kernel_skips_the_slow_iri_checker(tiny: Path, tmp_path: Path) -> None:
+    import nbformat
+
+    result = run_report("tiny", {}, out_dir=tmp_path, cell_timeout=60)
+    assert result.outcome == "ok", result.summary()
+    notebook = nbformat.read(result.output_notebook, as_version=4)
+    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    assert "iri checker: skipped" in printed
+    nbformat.validate(notebook)  # notebooks still validate without it
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_skip_iri_checker_only_where_asked(skip: bool) -> None:
+    lines = ["import sys", "from opslib.reports._imports import skip_iri_checker"]
+    if skip:
+        lines.append("assert skip_iri_checker() is True")
+    lines.append("import opslib, opslib.plots, jsonschema")
+    lines.append("print(sys.modules.get('rfc3987_syntax', 0) is None)")
+    code = "\n".join(lines)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(skip)  # `import opslib` alone changes nothing
+
+
 def test_a_failing_run_names_the_cell_and_the_error(tiny: Path, tmp_path: Path) -> None:
     result = run_report("quick", {"fail": True}, out_dir=tmp_path)
     assert result.outcome == "failed"
