@@ -17,6 +17,9 @@ DEFAULT_POOL_TIMEOUT = 10.0
 # One connection pool per client; a few more connections than concurrent page fetches.
 DEFAULT_MAX_CONNECTIONS = 16
 DEFAULT_MAX_KEEPALIVE = 8
+# The transport under httpx: "stdlib" (opslib/_transport.py, http.client; the default where
+# no proxy applies) or "httpx" (httpx's own httpcore transport).
+HTTP_TRANSPORT_ENV = "OPSLIB_HTTP_TRANSPORT"
 
 # --- Retries --------------------------------------------------------------------------
 DEFAULT_MAX_RETRIES = 4

@@ -31,6 +31,7 @@ from opslib._exceptions import (
     TransportError,
     make_status_error,
 )
+from opslib._transport import make_transport
 
 __all__ = ["HTTP", "Safety", "default_timeout"]
 
@@ -138,7 +139,8 @@ class HTTP:
     retry_deadline
         Total seconds one call may spend, retries and waits included.
     transport
-        An httpx transport (tests wrap the real one to inject faults).
+        An httpx transport (tests wrap the real one to inject faults); by default
+        :func:`opslib._transport.make_transport` picks one for ``base_url``.
     """
 
     def __init__(
@@ -161,7 +163,7 @@ class HTTP:
                 max_connections=C.DEFAULT_MAX_CONNECTIONS,
                 max_keepalive_connections=C.DEFAULT_MAX_KEEPALIVE,
             ),
-            transport=transport,
+            transport=transport if transport is not None else make_transport(self.base_url),
             headers={"User-Agent": _user_agent(), "Accept": "application/json"},
             follow_redirects=False,
         )

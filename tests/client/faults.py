@@ -1,7 +1,8 @@
 """Fault injection around the real transport: the platform stays real, the network misbehaves.
 
 ``Faults`` is an httpx transport that forwards every request to the real platform through
-``httpx.HTTPTransport`` and records it, except where a planned fault says otherwise:
+opslib's default transport (``StdlibTransport``) and records it, except where a planned
+fault says otherwise:
 
 - ``status(code, headers)``: answer this status instead of forwarding (a proxy's 503, a 429);
 - ``drop_response()``: forward the request, let the platform do the work, then lose the
@@ -18,6 +19,8 @@ from typing import Any
 
 import httpx
 import orjson
+
+from opslib._transport import StdlibTransport
 
 
 @dataclass
@@ -46,8 +49,8 @@ class _Plan:
 class Faults(httpx.BaseTransport):
     """Records every request and applies planned faults, in order, per path."""
 
-    def __init__(self) -> None:
-        self.inner = httpx.HTTPTransport()
+    def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
+        self.inner = inner if inner is not None else StdlibTransport()
         self.sent: list[Sent] = []
         self._plans: list[_Plan] = []
         self._lock = threading.Lock()

@@ -1,0 +1,249 @@
+"""A lean HTTP/1.1 transport for httpx, over the standard library's ``http.client``.
+
+httpx stays the client (requests, timeouts, errors, the fault-injecting transports of the
+tests); this replaces only what sits under it, httpcore and h11. Why: per 1000-event page
+(227 kB) httpx's own transport spends about 2.3 ms of client CPU in pure-Python protocol
+handling against 0.6 ms for ``http.client`` (benchmark case 3c), and a bulk read is bound
+by the client's CPU. Over one million events (1,000 pages, 4 in flight) the read took
+9.7-11.1 s with this transport against 10.7-13.0 s with httpx's, 3 runs each, alternated
+(docs/performance.md).
+
+When it is used (``opslib._http.make_transport``): for ``http`` and ``https`` URLs that no
+proxy applies to. Behind a proxy (``HTTP(S)_PROXY``/``ALL_PROXY`` without a ``NO_PROXY``
+match), or with ``OPSLIB_HTTP_TRANSPORT=httpx``, opslib uses httpx's own transport.
+
+What it keeps from httpcore:
+
+- a keep-alive pool per (scheme, host, port), at most ``max_connections`` in use and
+  ``max_keepalive`` idle; waiting for a free connection is bounded by the pool timeout;
+- an idle connection the server has closed (readable before a request is sent) is
+  dropped, not reused, so an idle notebook does not fail on a stale socket;
+- the four httpx timeouts (connect, write, read per socket operation, pool);
+- errors as httpx's classes, so the retry rules of ``_http`` see the same types:
+  ``ConnectError``/``ConnectTimeout`` (nothing sent), ``WriteError``/``WriteTimeout``,
+  ``ReadError``/``ReadTimeout`` and ``RemoteProtocolError`` (maybe sent), ``PoolTimeout``;
+- TLS through ``httpx.create_ssl_context()``, the context httpx's transport builds.
+
+Connection steps are logged on the ``opslib.transport`` logger at DEBUG (host and port only,
+never a path, a query or a header), as httpcore logs its own.
+
+HTTP/1.1 only; no HTTP/2, no proxies, no streaming of request or response bodies (opslib
+sends and reads whole JSON documents).
+"""
+
+from __future__ import annotations
+
+import http.client
+import logging
+import os
+import select
+import socket
+import ssl
+import threading
+import urllib.request
+from typing import Any
+
+import httpx
+
+from opslib import _constants as C
+
+__all__ = ["StdlibTransport", "make_transport"]
+
+_Key = tuple[str, str, int]
+
+log = logging.getLogger("opslib.transport")
+
+
+def _is_dead(sock: socket.socket | None) -> bool:
+    """True when an idle connection has something to read: the peer closed it (EOF) or
+    sent bytes nobody asked for. Either way it must not carry another request."""
+    if sock is None:
+        return True
+    try:
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            return bool(poller.poll(0))
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable)
+    except (OSError, ValueError):
+        return True
+
+
+class StdlibTransport(httpx.BaseTransport):
+    """An ``httpx.BaseTransport`` over pooled ``http.client`` connections.
+
+    Parameters
+    ----------
+    max_connections
+        Connections in use at once; a request beyond waits up to the pool timeout.
+    max_keepalive
+        Idle connections kept open for reuse.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_connections: int = C.DEFAULT_MAX_CONNECTIONS,
+        max_keepalive: int = C.DEFAULT_MAX_KEEPALIVE,
+    ) -> None:
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._max_keepalive = max_keepalive
+        self._idle: dict[_Key, list[http.client.HTTPConnection]] = {}
+        self._lock = threading.Lock()
+        self._ssl: ssl.SSLContext | None = None
+        self._closed = False
+        self.connections_opened = 0  # read by tests
+
+    # -- the pool ----------------------------------------------------------------------
+
+    def _checkout(self, key: _Key) -> http.client.HTTPConnection | None:
+        while True:
+            with self._lock:
+                idle = self._idle.get(key)
+                conn = idle.pop() if idle else None
+            if conn is None:
+                return None
+            if not _is_dead(conn.sock):
+                return conn
+            log.debug("idle connection to %s:%s closed by the server; dropped", key[1], key[2])
+            conn.close()
+
+    def _checkin(self, key: _Key, conn: http.client.HTTPConnection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            if not self._closed and len(idle) < self._max_keepalive:
+                idle.append(conn)
+                return
+        conn.close()
+
+    def _connect(
+        self, request: httpx.Request, key: _Key, timeout: float | None
+    ) -> http.client.HTTPConnection:
+        scheme, host, port = key
+        conn: http.client.HTTPConnection
+        if scheme == "https":
+            if self._ssl is None:
+                self._ssl = httpx.create_ssl_context()
+            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=self._ssl)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        try:
+            conn.connect()
+        except TimeoutError as exc:
+            conn.close()
+            raise httpx.ConnectTimeout(str(exc) or "timed out", request=request) from exc
+        except OSError as exc:  # refused, unreachable, DNS, TLS handshake
+            conn.close()
+            raise httpx.ConnectError(str(exc), request=request) from exc
+        self.connections_opened += 1
+        log.debug("connected to %s://%s:%s", scheme, host, port)
+        return conn
+
+    # -- one exchange ------------------------------------------------------------------
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        if url.scheme not in ("http", "https"):
+            raise httpx.UnsupportedProtocol(f"unsupported scheme {url.scheme!r}", request=request)
+        if self._closed:
+            raise RuntimeError("the transport is closed")
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        if not self._slots.acquire(timeout=timeouts.get("pool")):
+            raise httpx.PoolTimeout("no free connection within the pool timeout", request=request)
+        try:
+            key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
+            conn = self._checkout(key) or self._connect(request, key, timeouts.get("connect"))
+            return self._exchange(request, key, conn, timeouts)
+        finally:
+            self._slots.release()
+
+    def _exchange(
+        self,
+        request: httpx.Request,
+        key: _Key,
+        conn: http.client.HTTPConnection,
+        timeouts: dict[str, float | None],
+    ) -> httpx.Response:
+        sock = conn.sock
+        assert sock is not None
+        body = request.read()
+        try:
+            sock.settimeout(timeouts.get("write"))
+            conn.putrequest(
+                request.method,
+                url_target(request.url),
+                skip_host=True,  # httpx sets Host and Accept-Encoding itself
+                skip_accept_encoding=True,
+            )
+            for name, value in request.headers.raw:
+                conn.putheader(name, value)
+            conn.endheaders(body or None)
+        except TimeoutError as exc:
+            conn.close()
+            raise httpx.WriteTimeout(str(exc) or "timed out", request=request) from exc
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise httpx.WriteError(str(exc), request=request) from exc
+        try:
+            sock.settimeout(timeouts.get("read"))
+            response = conn.getresponse()
+            content = response.read()
+        except TimeoutError as exc:
+            conn.close()
+            raise httpx.ReadTimeout(str(exc) or "timed out", request=request) from exc
+        except http.client.HTTPException as exc:  # disconnected, bad status line, short body
+            conn.close()
+            raise httpx.RemoteProtocolError(
+                str(exc) or type(exc).__name__, request=request
+            ) from exc
+        except OSError as exc:
+            conn.close()
+            raise httpx.ReadError(str(exc), request=request) from exc
+        if response.will_close:
+            log.debug("connection to %s:%s closed after the response", key[1], key[2])
+            conn.close()
+        else:
+            self._checkin(key, conn)
+        version = b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1"
+        return httpx.Response(
+            response.status,
+            headers=response.getheaders(),
+            stream=httpx.ByteStream(content),
+            extensions={
+                "http_version": version,
+                "reason_phrase": response.reason.encode("ascii", "replace"),
+            },
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, {}
+        for conns in idle.values():
+            for conn in conns:
+                conn.close()
+
+
+def url_target(url: httpx.URL) -> str:
+    """The request target: path and query, as sent on the request line."""
+    return url.raw_path.decode("ascii")
+
+
+def _proxied(url: httpx.URL) -> bool:
+    proxies: dict[str, Any] = urllib.request.getproxies()
+    if not (proxies.get(url.scheme) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass(url.host)
+
+
+def make_transport(base_url: str) -> httpx.BaseTransport | None:
+    """The transport for a platform at ``base_url``: :class:`StdlibTransport` unless a proxy
+    applies or ``OPSLIB_HTTP_TRANSPORT=httpx``; ``None`` means httpx's own."""
+    choice = os.environ.get(C.HTTP_TRANSPORT_ENV, "").strip().lower()
+    if choice not in ("", "stdlib", "httpx"):
+        raise ValueError(f"{C.HTTP_TRANSPORT_ENV}={choice!r}: expected 'stdlib' or 'httpx'")
+    url = httpx.URL(base_url)
+    if choice == "httpx" or url.scheme not in ("http", "https") or _proxied(url):
+        return None
+    return StdlibTransport()
