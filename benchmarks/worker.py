@@ -111,10 +111,13 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
 
     Options: ``page_size``; ``concurrency`` (sets ``opslib._constants.DEFAULT_CONCURRENCY``
     for this process); ``warm``: first a read of ``concurrency + 1`` pages, so that the
-    timed read finds every connection it uses open (cold: only the login's connection).
+    timed read finds every connection it uses open (cold: only the login's connection);
+    ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default.
     """
     from opslib import _constants as C
 
+    if "transport" in opts:
+        os.environ[C.HTTP_TRANSPORT_ENV] = str(opts["transport"])
     if "concurrency" in opts:
         C.DEFAULT_CONCURRENCY = int(opts["concurrency"])
     page_size = int(opts.get("page_size", C.DEFAULT_PAGE_SIZE))
