@@ -46,6 +46,7 @@ from typing import Any
 import httpx
 
 from opslib import _constants as C
+from opslib._exceptions import ConfigError
 
 __all__ = ["StdlibTransport", "make_transport"]
 
@@ -242,7 +243,7 @@ def make_transport(base_url: str) -> httpx.BaseTransport | None:
     applies or ``OPSLIB_HTTP_TRANSPORT=httpx``; ``None`` means httpx's own."""
     choice = os.environ.get(C.HTTP_TRANSPORT_ENV, "").strip().lower()
     if choice not in ("", "stdlib", "httpx"):
-        raise ValueError(f"{C.HTTP_TRANSPORT_ENV}={choice!r}: expected 'stdlib' or 'httpx'")
+        raise ConfigError(f"{C.HTTP_TRANSPORT_ENV}={choice!r}: expected 'stdlib' or 'httpx'")
     url = httpx.URL(base_url)
     if choice == "httpx" or url.scheme not in ("http", "https") or _proxied(url):
         return None

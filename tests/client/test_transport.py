@@ -18,6 +18,7 @@ import httpx
 import orjson
 import pytest
 
+import opslib
 from opslib import _constants as C
 from opslib._transport import StdlibTransport, make_transport
 
@@ -137,8 +138,10 @@ def test_a_proxy_or_the_setting_hands_back_httpx_s_own(monkeypatch: pytest.Monke
     monkeypatch.setenv(C.HTTP_TRANSPORT_ENV, "httpx")
     assert make_transport("http://127.0.0.1:8000") is None
     monkeypatch.setenv(C.HTTP_TRANSPORT_ENV, "curl")
-    with pytest.raises(ValueError, match="OPSLIB_HTTP_TRANSPORT='curl'"):
+    with pytest.raises(opslib.ConfigError, match="OPSLIB_HTTP_TRANSPORT='curl'"):
         make_transport("http://127.0.0.1:8000")
+    with pytest.raises(opslib.ConfigError, match="OPSLIB_HTTP_TRANSPORT"):
+        opslib.connect("http://127.0.0.1:8000", client_id="c", client_secret="s")
 
 
 # -- on the real platform ------------------------------------------------------------------
