@@ -33,6 +33,7 @@ sends and reads whole JSON documents).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import logging
 import os
@@ -41,6 +42,7 @@ import socket
 import ssl
 import threading
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -69,6 +71,29 @@ def _is_dead(sock: socket.socket | None) -> bool:
         return bool(readable)
     except (OSError, ValueError):
         return True
+
+
+@contextlib.contextmanager
+def _failures(
+    conn: http.client.HTTPConnection,
+    request: httpx.Request,
+    timeout: type[httpx.TimeoutException],
+    error: type[httpx.TransportError],
+    protocol: type[httpx.TransportError],
+) -> Iterator[None]:
+    """One step of an exchange: on failure the connection is closed and the error raised as
+    the httpx class of that step (a timeout, a socket error, a malformed HTTP answer)."""
+    try:
+        yield
+    except TimeoutError as exc:
+        conn.close()
+        raise timeout(str(exc) or "timed out", request=request) from exc
+    except http.client.HTTPException as exc:
+        conn.close()
+        raise protocol(str(exc) or type(exc).__name__, request=request) from exc
+    except OSError as exc:
+        conn.close()
+        raise error(str(exc) or type(exc).__name__, request=request) from exc
 
 
 class StdlibTransport(httpx.BaseTransport):
@@ -129,14 +154,9 @@ class StdlibTransport(httpx.BaseTransport):
             conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=self._ssl)
         else:
             conn = http.client.HTTPConnection(host, port, timeout=timeout)
-        try:
+        # refused, unreachable, DNS, TLS handshake: nothing was sent
+        with _failures(conn, request, httpx.ConnectTimeout, httpx.ConnectError, httpx.ConnectError):
             conn.connect()
-        except TimeoutError as exc:
-            conn.close()
-            raise httpx.ConnectTimeout(str(exc) or "timed out", request=request) from exc
-        except OSError as exc:  # refused, unreachable, DNS, TLS handshake
-            conn.close()
-            raise httpx.ConnectError(str(exc), request=request) from exc
         self.connections_opened += 1
         log.debug("connected to %s://%s:%s", scheme, host, port)
         return conn
@@ -169,38 +189,23 @@ class StdlibTransport(httpx.BaseTransport):
         sock = conn.sock
         assert sock is not None
         body = request.read()
-        try:
+        with _failures(conn, request, httpx.WriteTimeout, httpx.WriteError, httpx.WriteError):
             sock.settimeout(timeouts.get("write"))
             conn.putrequest(
                 request.method,
-                url_target(request.url),
+                request.url.raw_path.decode("ascii"),  # path and query
                 skip_host=True,  # httpx sets Host and Accept-Encoding itself
                 skip_accept_encoding=True,
             )
             for name, value in request.headers.raw:
                 conn.putheader(name, value)
             conn.endheaders(body or None)
-        except TimeoutError as exc:
-            conn.close()
-            raise httpx.WriteTimeout(str(exc) or "timed out", request=request) from exc
-        except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            raise httpx.WriteError(str(exc), request=request) from exc
-        try:
+        # a protocol failure here: disconnected, a bad status line, a short body
+        read_failures = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
+        with _failures(conn, request, *read_failures):
             sock.settimeout(timeouts.get("read"))
             response = conn.getresponse()
             content = response.read()
-        except TimeoutError as exc:
-            conn.close()
-            raise httpx.ReadTimeout(str(exc) or "timed out", request=request) from exc
-        except http.client.HTTPException as exc:  # disconnected, bad status line, short body
-            conn.close()
-            raise httpx.RemoteProtocolError(
-                str(exc) or type(exc).__name__, request=request
-            ) from exc
-        except OSError as exc:
-            conn.close()
-            raise httpx.ReadError(str(exc), request=request) from exc
         if response.will_close:
             log.debug("connection to %s:%s closed after the response", key[1], key[2])
             conn.close()
@@ -224,11 +229,6 @@ class StdlibTransport(httpx.BaseTransport):
         for conns in idle.values():
             for conn in conns:
                 conn.close()
-
-
-def url_target(url: httpx.URL) -> str:
-    """The request target: path and query, as sent on the request line."""
-    return url.raw_path.decode("ascii")
 
 
 def _proxied(url: httpx.URL) -> bool:
