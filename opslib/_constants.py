@@ -115,6 +115,9 @@ CACHE_CLOSED_MARGIN_MS = 3_600_000
 CACHE_FETCH_CONCURRENCY = 2
 CACHE_READ_THREADS = 2  # cached windows decoded at once (Parquet releases the GIL)
 BUILD_THREADS = 2  # columns of a large frame joined at once (Arrow and numpy release the GIL)
+# A text column whose pages average at least this many rows stays chunked in the frame
+# (cached windows); smaller pages are joined, as many small chunks slow every later step.
+CHUNKED_STRINGS_MIN_ROWS = 10_000
 
 # --- Dask (opslib/dask.py) ---------------------------------------------------------------
 DASK_DEFAULT_PARTITION = "1D"  # one partition per UTC day

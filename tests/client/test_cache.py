@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pandas as pd
+import pyarrow as pa
 import pytest
 from pandas.testing import assert_frame_equal
 
@@ -94,6 +95,19 @@ def test_cached_reads_equal_the_uncached_one_and_fetch_only_the_open_part(
     open_from = max(w[0] for w in _cache.windows(start, end, DAY) if w[1] > cutoff)
     for lo, hi in _reads(faults):  # the open window, or the sub-second sliver at the start
         assert lo >= open_from or (lo == start and hi - lo < 1000), (lo, hi)
+
+
+def test_cached_windows_text_kept_chunked_equals_the_uncached_read(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = platform.connect()
+    start, end = _closed_range()
+    uncached = client.events.list(start, end)
+    client.events.list(start, end, cache=True)
+    monkeypatch.setattr(C, "CHUNKED_STRINGS_MIN_ROWS", 1)  # each window counts as large
+    cached = client.events.list(start, end, cache=True)
+    assert_frame_equal(cached, uncached)
+    assert pa.array(cached["event_id"].array).num_chunks == len(_windows()) == 2
 
 
 def test_limit_and_filters_with_the_cache(platform: Platform) -> None:

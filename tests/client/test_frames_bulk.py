@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from pandas.testing import assert_frame_equal
 
@@ -135,6 +136,28 @@ def test_columns_joined_on_threads_equal_the_calling_thread(
         threads = build_frame([page_columns(p, S.EVENT, defer=defer) for p in pages], S.EVENT)
         assert_frame_equal(threads, alone)
         assert list(threads.columns) == list(alone.columns)
+
+
+def _chunks(series: pd.Series) -> int:
+    arr = pa.array(series.array)
+    return arr.num_chunks if isinstance(arr, pa.ChunkedArray) else 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_text_of_large_chunks_stays_chunked_and_equal(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opslib import _frames
+
+    pages = _random_pages(seed)
+    joined = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
+    monkeypatch.setattr(C, "CHUNKED_STRINGS_MIN_ROWS", 1)  # every page counts as large
+    chunked = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
+    assert_frame_equal(chunked, joined)
+    assert _chunks(joined["event_id"]) == 1
+    if len(pages) > 1 and sum(map(len, pages)) >= len(pages):  # one chunk per page
+        assert _chunks(chunked["event_id"]) == len(pages)
+    assert_frame_equal(_frames.finish(chunked, S.EVENT), _frames.finish(joined, S.EVENT))
 
 
 def test_deferred_member_dtypes() -> None:
