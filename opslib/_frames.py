@@ -319,6 +319,47 @@ def label_array(codes: Any, enum: type[IntEnum]) -> pd.Categorical:
     return pd.Categorical.from_codes(out, dtype=_label_dtype(enum), validate=False)
 
 
+_NUMPY = {pa.int64(): np.dtype(np.int64), pa.float64(): np.dtype(np.float64)}
+# Whether this pandas reads a NaN from Arrow as missing (pandas 3 does by default), so that
+# _masked_numbers builds what ``Float64Dtype().__from_arrow__`` would.
+_NAN_IS_NA = bool(_PANDAS[pa.float64()].__from_arrow__(pa.array([float("nan")])).isna()[0])
+
+
+def _masked_numbers(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
+    """Pages of int64 or float64 straight into one ``Int64``/``Float64`` pandas array.
+
+    Each chunk's values are copied once, into the final numpy array, from a view of its
+    Arrow buffer; joining in Arrow first and then converting (pandas copies again) touched
+    every value twice (docs/scaling.md, the cached read).
+    """
+    dtype = _NUMPY[arrow_type]
+    n = sum(len(c) for c in chunks)
+    values: Any = np.empty(n, dtype=dtype)
+    mask = np.zeros(n, dtype=bool)
+    at = 0
+    for chunk in chunks:
+        size = len(chunk)
+        if not size:
+            continue
+        if chunk.type != arrow_type:
+            chunk = chunk.cast(arrow_type, memory_pool=_POOL)
+        if chunk.null_count == size:  # all missing (also a null-typed chunk)
+            values[at : at + size] = 0
+            mask[at : at + size] = True
+        else:
+            validity, data = chunk.buffers()[:2]
+            view = np.frombuffer(data, dtype=dtype, count=chunk.offset + size)
+            values[at : at + size] = view[chunk.offset :]
+            if validity is not None and chunk.null_count:
+                mask[at : at + size] = chunk.is_null().to_numpy(zero_copy_only=False)
+        at += size
+    if dtype.kind == "f":
+        if _NAN_IS_NA:
+            mask |= np.isnan(values)
+        return pd.arrays.FloatingArray(values, mask)
+    return pd.arrays.IntegerArray(values, mask)
+
+
 def _to_pandas(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
     """The pages' arrays of one column as one pandas array.
 
@@ -338,6 +379,8 @@ def _to_pandas(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
             c if c.type == arrow_type else c.cast(arrow_type, memory_pool=_POOL) for c in chunks
         ]
         return pd.arrays.ArrowStringArray(pa.chunked_array(typed, type=arrow_type))
+    if arrow_type in _NUMPY and len(chunks) > 1:
+        return _masked_numbers(chunks, arrow_type)
     joined = chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks, memory_pool=_POOL)
     if joined.type != arrow_type:
         joined = joined.cast(arrow_type, memory_pool=_POOL)
