@@ -23,6 +23,7 @@ import pandas as pd
 
 from opslib import _constants as C
 from opslib._frames import PageColumns, build_frame, finish, join_order, page_columns
+from opslib._http import DECODE_LOCK
 from opslib._schemas import FrameSchema
 
 __all__ = ["PagedRead", "bulk_gc", "check_page_size"]
@@ -141,8 +142,10 @@ class PagedRead:
     def _page(self, page_no: int) -> _Page:
         data = self._fetch(page_no, self.page_size)
         records = data.get(self.list_key) or []
-        # Typed here, in the worker thread; the decoded records are dropped on return.
-        columns = page_columns(records, self.schema, defer=True)
+        # Typed here, in the worker thread, one thread at a time (DECODE_LOCK); the decoded
+        # records are dropped on return.
+        with DECODE_LOCK:
+            columns = page_columns(records, self.schema, defer=True)
         return _Page(page_no, int(data.get("total") or 0), len(records), columns)
 
     def _bar(self, pages: int) -> Any:

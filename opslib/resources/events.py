@@ -15,6 +15,7 @@ import pandas as pd
 from opslib import _constants as C
 from opslib import _schemas as S
 from opslib._exceptions import AuthenticationError
+from opslib._http import DECODE_LOCK
 from opslib._paging import PagedRead
 from opslib._timeutil import Moment, time_range
 from opslib.enums import EventType, RecordQueryModel
@@ -85,7 +86,8 @@ class Events(Resource):
             page = {**params, "page_no": page_no, "page_size": size}
             data = dict(self._client._request("/device/query_record", page))
             if on_page is not None:
-                on_page(data)  # the event cache keeps each record's raw properties
+                with DECODE_LOCK:  # CPU only, as decoding (see opslib._http)
+                    on_page(data)  # the event cache keeps each record's raw properties
             return data
 
         return PagedRead(

@@ -57,6 +57,23 @@ def test_reads_every_page_concurrently_in_order() -> None:
     assert df.attrs["total"] == 2_050
 
 
+def test_pages_wait_for_the_network_side_by_side() -> None:
+    # Only decoding is one thread at a time (DECODE_LOCK): four fetches must be waiting at
+    # once, or the barrier breaks.
+    barrier = threading.Barrier(4, timeout=10)
+    inner = Pages(500)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no > 1:
+            barrier.wait()
+        return inner(page_no, page_size)
+
+    df = PagedRead(
+        fetch, list_key="events_list", schema=S.EVENT, progress=False, page_size=100, concurrency=4
+    ).frame()
+    assert len(df) == 500
+
+
 def test_exact_multiple_needs_no_extra_request() -> None:
     pages = Pages(300)
     assert len(read(pages, page_size=100).frame()) == 300
