@@ -107,7 +107,9 @@ def _random_pages(seed: int) -> list[list[dict[str, Any]]]:
     for _ in range(rng.randint(1, 5)):
         page = []
         for _ in range(rng.randint(0, 6)):
-            props = {k: rng.choice(kinds[k]) for k in keys if rng.random() < 0.6}
+            present = [k for k in keys if rng.random() < 0.6]
+            rng.shuffle(present)  # the same keys in another order: another group of records
+            props = {k: rng.choice(kinds[k]) for k in present}
             page.append(event(i, properties=props if rng.random() < 0.9 else None))
             i += 1
         pages.append(page)
