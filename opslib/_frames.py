@@ -363,9 +363,10 @@ def _masked_numbers(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
 def _to_pandas(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
     """The pages' arrays of one column as one pandas array.
 
-    The chunks are joined into one Arrow array first (one C++ copy), then converted once:
-    pandas converts a chunked array chunk by chunk, which over a thousand pages cost more
-    than the join (measured 1M events, 30 columns: 0.95 s → see docs/performance.md).
+    Numbers are copied once, straight into the pandas array (:func:`_masked_numbers`); text
+    in large chunks stays chunked; other columns are joined into one Arrow array first (one
+    C++ copy), then converted once: pandas converts a chunked array chunk by chunk, which
+    over a thousand pages cost more than the join (docs/performance.md).
     """
     if (
         arrow_type == pa.large_string()
