@@ -177,6 +177,15 @@ class HTTP:
             headers={"User-Agent": _user_agent(), "Accept": "application/json"},
             follow_redirects=False,
         )
+        self._urls: dict[str, httpx.URL] = {}
+
+    def _url(self, path: str) -> httpx.URL:
+        """The absolute URL of ``path``, parsed once: httpx parses and merges a relative
+        path on every request (85 µs a request against 30 µs with the URL given)."""
+        url = self._urls.get(path)
+        if url is None:
+            url = self._urls[path] = self._client.build_request("POST", path).url
+        return url
 
     def close(self) -> None:
         self._client.close()
@@ -208,7 +217,9 @@ class HTTP:
         def make() -> httpx.Request:
             content = orjson.dumps(build_body())
             headers = {"Content-Type": "application/json"}
-            return self._client.build_request("POST", path, content=content, headers=headers)
+            return self._client.build_request(
+                "POST", self._url(path), content=content, headers=headers
+            )
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
         body = _loads(response)
@@ -230,7 +241,7 @@ class HTTP:
         logs), flat JSON out."""
 
         def make() -> httpx.Request:
-            return self._client.build_request("POST", path, data=dict(form))
+            return self._client.build_request("POST", self._url(path), data=dict(form))
 
         response = self._send(make, operation=path, message_id="", safety=safety)
         body = _loads(response)

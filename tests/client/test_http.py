@@ -225,3 +225,19 @@ def test_transport_errors_wrap_httpx() -> None:
         client.call("/user/login", params)
     assert isinstance(info.value.__cause__, httpx.ConnectError)
     assert info.value.sent is False
+
+
+@pytest.mark.parametrize(
+    "base", ["http://platform.test", "http://platform.test/", "https://platform.test/api/v2/"]
+)
+def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> None:
+    from opslib._http import HTTP
+
+    http = HTTP(base)
+    try:
+        url = http._url("/device/query_record")
+        assert url == httpx.URL(base.rstrip("/") + "/device/query_record")
+        assert http._url("/device/query_record") is url  # parsed once
+        assert http._url("/device/query") == httpx.URL(base.rstrip("/") + "/device/query")
+    finally:
+        http.close()
