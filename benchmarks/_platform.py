@@ -26,7 +26,9 @@ def free_port() -> int:
 def ensure_db(scale: str, until: str) -> Path:
     """Seed ``benchmarks/data/<scale>.db`` once (deterministic for ``until``) and reuse it."""
     DATA.mkdir(parents=True, exist_ok=True)
-    db = DATA / f"{scale}-{until.replace(':', '')}.db"
+    from opslib.server.store import SCHEMA_VERSION  # a new schema seeds a new file
+
+    db = DATA / f"{scale}-{until.replace(':', '')}-v{SCHEMA_VERSION}.db"
     if not db.exists():
         tmp = db.with_suffix(".partial.db")
         for p in DATA.glob(tmp.name + "*"):

@@ -90,3 +90,42 @@ def test_moments_past_year_9999_have_no_gmt_create(conn: sqlite3.Connection) -> 
         ("e-0", "1970-01-01 00:00:00", 0),
         ("e-far", None, ts),
     ]
+
+
+_EVENTS_V1 = """
+CREATE TABLE events (
+    event_id TEXT NOT NULL, device_id TEXT NOT NULL, user_id TEXT NOT NULL,
+    event_type INTEGER NOT NULL, properties TEXT NOT NULL DEFAULT '{}',
+    code TEXT NOT NULL DEFAULT '', ts INTEGER NOT NULL
+);
+CREATE INDEX events_order ON events (ts, event_id);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def test_a_schema_1_database_gains_the_stored_records(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    old = sqlite3.connect(path)
+    old.executescript(_EVENTS_V1)
+    rows = [
+        (f"e-{i}", "d-1", ODD[i % len(ODD)], 3, orjson.dumps({"n": i}).decode(), "", 1000 * i)
+        for i in range(30)
+    ]
+    old.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    old.commit()
+    old.close()
+
+    conn = store.connect(path)
+    store.init_schema(conn)
+    assert store.schema_version(conn) == 2
+    columns = [r[1] for r in conn.execute("PRAGMA table_xinfo(events)")]
+    assert columns[-1] == "wire"
+    assert conn.execute("SELECT COUNT(*) FROM events WHERE wire IS NULL").fetchone() == (0,)
+    page = events_store.range_page(conn, start=0, end=10**9, event_type=None, limit=100, offset=0)
+    assert orjson.loads(page) == [_expected(r) for r in rows]
+    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"events_order", "events_type", "events_device", "events_user"} <= indexes
+    assert "events_v1" not in {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    store.init_schema(conn)  # once migrated, opening again changes nothing
+    assert store.schema_version(conn) == 2

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from opslib.server import demo
+from opslib.server import demo, store
 from opslib.server.security import demo_device_secret, sha256_hex, verify_password
 from opslib.server.seed import SCALES, DatabaseNotEmptyError, seed_command, seed_database
 
@@ -97,7 +97,9 @@ def test_counts_returned_match_the_tables(
 def test_schema_and_event_indexes_exist(conn: sqlite3.Connection) -> None:
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"events_order", "events_type", "events_device", "events_user"} <= names
-    assert _one(conn, "SELECT value FROM meta WHERE key = 'schema_version'") == "1"
+    assert _one(conn, "SELECT value FROM meta WHERE key = 'schema_version'") == str(
+        store.SCHEMA_VERSION
+    )
     assert _one(conn, "PRAGMA journal_mode") == "wal"
 
 

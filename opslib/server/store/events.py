@@ -15,19 +15,13 @@ from typing import Any
 EventRow = tuple[str, str, str, int, str, str, int]
 """(event_id, device_id, user_id, event_type, properties JSON text, code, ts)"""
 
-# One wire record (protocol §6.8) as JSON text, written by SQLite in one format() call:
-# strings through json_quote, the stored properties text as it is, gmt_create by
-# datetime() (NULL past year 9999, shown as null) and the ts extension. A page is one row
-# holding the JSON array, so the work happens inside sqlite3_step, where Python's sqlite3
-# releases the GIL. Fetching 1000 rows of 7 columns instead released and took the GIL back
-# 1000 times and built 8000 objects with it: with 4 requests in flight the server then
-# spent more time handing the GIL over than building pages (docs/performance.md).
-_RECORD = (
-    """format('{"device_id":%s,"user_id":%s,"event_id":%s,"event_type":%d,"properties":%s,"""
-    """"code":%s,"gmt_create":%s,"ts":%d}', json_quote(device_id), json_quote(user_id),"""
-    """ json_quote(event_id), event_type, properties, json_quote(code),"""
-    """ coalesce('"' || datetime(ts / 1000, 'unixepoch') || '"', 'null'), ts)"""
-)
+# A page is one row holding the JSON array of its records' stored ``wire`` texts (the
+# record as the API sends it, written once by SQLite when the event is stored: schema.sql),
+# so the work happens inside sqlite3_step, where Python's sqlite3 releases the GIL.
+# Fetching 1000 rows of 7 columns instead released and took the GIL back 1000 times and
+# built 8000 objects with it: with 4 requests in flight the server then spent more time
+# handing the GIL over than building pages (docs/performance.md).
+_RECORD = "wire"
 _ORDER = "ORDER BY ts, event_id LIMIT ? OFFSET ?"
 
 
