@@ -7,6 +7,7 @@ database, creates the schema, and gives write transactions their ``BEGIN IMMEDIA
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 SCHEMA_VERSION = 2
+log = logging.getLogger("opslib.server")
 BUSY_TIMEOUT_MS = 5000
 
 EVENT_INDEXES = (
@@ -79,8 +81,10 @@ def _events_v2(conn: sqlite3.Connection, schema_sql: str) -> None:
 
     SQLite adds a stored generated column only with the table, so the table is rebuilt
     (inside the caller's transaction): renamed, created anew from ``schema_sql``, filled,
-    dropped; its indexes follow (about 10 s per million events, once).
+    dropped; its indexes follow (16 s for a million events on the development machine).
     """
+    (count,) = conn.execute("SELECT COUNT(*) FROM events").fetchone()
+    log.info("converting %d events to schema 2 (stored records), once", count)
     columns = "event_id, device_id, user_id, event_type, properties, code, ts"
     conn.execute("ALTER TABLE events RENAME TO events_v1")
     for name in ("events_order", "events_type", "events_device", "events_user"):
