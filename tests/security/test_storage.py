@@ -142,8 +142,9 @@ def text_values(db: Path) -> list[tuple[str, str, bytes]]:
         ]
         out = []
         for table in tables:
-            columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-            for row in conn.execute(f"SELECT * FROM {table}"):
+            cursor = conn.execute(f"SELECT * FROM {table}")
+            columns = [d[0] for d in cursor.description]  # stored generated columns too
+            for row in cursor:
                 for column, value in zip(columns, row, strict=True):
                     if isinstance(value, str):
                         out.append((table, column, value.encode()))
