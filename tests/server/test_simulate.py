@@ -94,7 +94,11 @@ def test_the_command_prints_counts(fresh_platform: Any) -> None:
 def test_high_rates_are_batched_per_device(fresh_platform: Any) -> None:
     sim = Simulator(fresh_platform.base_url, devices=10, rate=1000, seconds=1.0, seed=3)
     result = sim.run()
-    assert result.accepted > 500
+    # How many events one second carries is the machine's speed (about 970 here, 174 once
+    # in a loaded CI run), so not asserted; that every one is accepted and that they go
+    # several to a request is the simulator's.
+    assert result.failed_requests == 0
+    assert result.accepted == result.sent > 0
     assert result.requests < result.accepted  # several events per request
 
 
