@@ -21,7 +21,6 @@ EventRow = tuple[str, str, str, int, str, str, int]
 # Fetching 1000 rows of 7 columns instead released and took the GIL back 1000 times and
 # built 8000 objects with it: with 4 requests in flight the server then spent more time
 # handing the GIL over than building pages (docs/performance.md).
-_RECORD = "wire"
 _ORDER = "ORDER BY ts, event_id LIMIT ? OFFSET ?"
 
 
@@ -90,8 +89,7 @@ def scoped_page(
     """One page of a device's or a user's events as a JSON array, by (ts, event_id)."""
     index, column = SCOPES[scope]
     sql = (
-        f"SELECT {_RECORD} AS j FROM events INDEXED BY {index}"
-        f" WHERE {column} = ? AND ts >= ? AND ts < ?"
+        f"SELECT wire AS j FROM events INDEXED BY {index} WHERE {column} = ? AND ts >= ? AND ts < ?"
     )
     args: list[Any] = [key, start, end]
     if event_type is not None:
@@ -130,13 +128,13 @@ def range_page(
     if event_type is None:
         return _page_json(
             conn,
-            f"SELECT {_RECORD} AS j FROM events INDEXED BY events_order"
+            f"SELECT wire AS j FROM events INDEXED BY events_order"
             f" WHERE ts >= ? AND ts < ? {_ORDER}",
             (start, end, limit, offset),
         )
     return _page_json(
         conn,
-        f"SELECT {_RECORD} AS j FROM events INDEXED BY events_type"
+        f"SELECT wire AS j FROM events INDEXED BY events_type"
         f" WHERE event_type = ? AND ts >= ? AND ts < ? {_ORDER}",
         (event_type, start, end, limit, offset),
     )
