@@ -52,7 +52,7 @@ import pandas as pd
 import pyarrow as pa
 
 from opslib import _constants as C
-from opslib._frames import PageColumns, build_frame, finish, page_columns
+from opslib._frames import POOL, PageColumns, build_frame, finish, page_columns
 from opslib._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
 
 __all__ = [
@@ -248,10 +248,23 @@ def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> Stored:
         if name == RAW:
             raw = column.to_pylist()
         elif name in json_names:
-            members[name] = [None if v is None else orjson.loads(v) for v in column.to_pylist()]
+            members[name] = _json_values(column)
         else:
             members[name] = column
     return Stored(PageColumns(table.num_rows, fixed, members), raw)
+
+
+def _json_values(column: pa.Array) -> list[Any]:
+    """A member stored as JSON text back to its Python objects (None where missing).
+
+    Only the present values are decoded; such members are mostly missing (30 days, 1M
+    events: 95 %), and listing every row from Arrow cost three times as much.
+    """
+    values: list[Any] = [None] * len(column)
+    present = np.flatnonzero(column.is_valid().to_numpy(zero_copy_only=False))
+    for i, text in zip(present.tolist(), column.drop_null().to_pylist(), strict=True):
+        values[i] = orjson.loads(text)
+    return values
 
 
 def _slice(stored: Stored, lo_ms: int, hi_ms: int) -> PageColumns:
@@ -337,13 +350,20 @@ class EventCache:
     def load(self, window: tuple[int, int], *, raw: bool = False) -> Stored | None:
         """The stored window (with the rows' raw properties if ``raw``), or None when it is
         missing or unreadable (then removed)."""
-        import pyarrow.parquet as pq
+        import pyarrow.dataset as ds
+        from pyarrow import fs
 
         path = self.path(window)
         try:
-            file = pq.ParquetFile(path, memory_map=True)  # files are replaced, never rewritten
-            names = [n for n in file.schema_arrow.names if raw or n != RAW]
-            return _from_table(file.read(columns=names))
+            # Files are replaced, never rewritten: mapped, not read. The columns come from
+            # the allocator the frame is built in (opslib._frames.POOL), not pyarrow's
+            # default (mimalloc): 30 days, 1M events from the cache, system time 0.68-1.02
+            # -> 0.30-0.39 s, peak RSS 710 -> 635 MB (docs/scaling.md).
+            mapped = fs.LocalFileSystem(use_mmap=True)
+            window_file = ds.dataset(path, format="parquet", filesystem=mapped)
+            names = [n for n in window_file.schema.names if raw or n != RAW]
+            table = window_file.to_table(columns=names, memory_pool=POOL, use_threads=False)
+            return _from_table(table)
         except FileNotFoundError:
             return None
         except (OSError, pa.ArrowException, KeyError, ValueError, orjson.JSONDecodeError) as exc:

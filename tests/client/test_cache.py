@@ -162,6 +162,30 @@ def test_properties_absent_from_some_windows_keep_the_uncached_dtypes(
             )
 
 
+def test_a_member_of_mixed_kinds_in_one_window_reads_back_as_uncached(
+    fresh_platform: Platform,
+) -> None:
+    """A member that is text, a boolean, a number and a list within one window is kept as
+    JSON text: missing where it was missing, each value (lists too) one object again."""
+    device = _a_device(fresh_platform)
+    day0 = _now_ms() - _now_ms() % DAY - 2 * DAY
+    values: list[Any] = ["on", True, 2.5, [1, 2], [3, 4], {"k": [5]}]
+    events = [
+        {"event_type": 3, "ts": day0 + 3_600_000 * (i + 1), "properties": props}
+        for i, props in enumerate([{"v": v} for v in values] + [{"other": 1}] * 3)
+    ]
+    _report(fresh_platform, device, events)
+    client = fresh_platform.connect()
+    start, end = day0, day0 + DAY
+    uncached = client.events.list(start, end, device_id=device)
+    assert uncached["properties.v"].dtype == object
+    assert uncached["properties.v"].tolist() == [*values, None, None, None]
+    for _ in range(2):  # cold, then from the window's JSON text
+        cached = client.events.list(start, end, device_id=device, cache=True)
+        assert_frame_equal(cached, uncached)
+        assert cached["properties.v"].tolist() == uncached["properties.v"].tolist()
+
+
 def test_sub_second_edges_are_exact(fresh_platform: Platform) -> None:
     """gmt_create is shown to the second: rows at .2 s and .7 s look alike in a frame, yet a
     range starting at .5 s holds only the second, on the platform and from the cache."""
