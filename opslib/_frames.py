@@ -448,10 +448,7 @@ def _scatter(leaf: Chunk, positions: np.ndarray, n: int) -> Any:
             out[positions] = _object_array(objects)
         return out
     if pa.types.is_large_string(leaf.type):
-        index = np.full(n, -1, dtype=np.int64)
-        index[positions] = np.arange(len(leaf), dtype=np.int64)
-        taken = pc.take(leaf, pa.array(index, mask=index < 0), memory_pool=POOL)
-        return pd.arrays.ArrowStringArray(taken)
+        return pd.arrays.ArrowStringArray(_spread_text(leaf, positions, n))
     kind = leaf.type
     mask = np.ones(n, dtype=bool)
     if leaf.null_count:
@@ -467,6 +464,30 @@ def _scatter(leaf: Chunk, positions: np.ndarray, n: int) -> Any:
     if kind == pa.float64():
         return pd.arrays.FloatingArray(values, mask)
     return pd.arrays.BooleanArray(values, mask)
+
+
+def _spread_text(leaf: pa.Array, positions: np.ndarray, n: int) -> pa.Array:
+    """``leaf``'s strings at ``positions`` (increasing) of ``n`` rows, null elsewhere.
+
+    The result shares ``leaf``'s characters; only new offsets and validity are built
+    (``pc.take`` with a null-padded index copied every string: 1M events, 9 text members,
+    0.18-0.25 s against 0.055-0.10 s).
+    """
+    if len(leaf) == 0:
+        return pa.nulls(n, type=leaf.type, memory_pool=POOL)
+    _, offsets, data = leaf.buffers()
+    ends = np.frombuffer(offsets, dtype=np.int64, count=leaf.offset + len(leaf) + 1)
+    ends = ends[leaf.offset :]
+    # Each row's end offset: a row without a value ends where the one before it ends.
+    out = np.zeros(n + 1, dtype=np.int64)
+    out[positions + 1] = np.diff(ends)
+    np.cumsum(out, out=out)
+    out += ends[0]
+    present = np.zeros(n, dtype=bool)
+    present[positions] = leaf.is_valid().to_numpy(zero_copy_only=False) if leaf.null_count else True
+    bitmap = np.packbits(present, bitorder="little")
+    buffers = [pa.py_buffer(bitmap), pa.py_buffer(out), data]
+    return pa.Array.from_buffers(leaf.type, n, buffers, null_count=n - int(present.sum()))
 
 
 def _join_member(chunks: list[Chunk | None], sizes: list[int]) -> Any:
@@ -507,8 +528,13 @@ def _join_raw(pages: Sequence[PageColumns], fixed: Iterable[str]) -> dict[str, A
     starts = np.cumsum([0, *sizes[:-1]])
     n = sum(sizes)
     out: dict[str, Any] = {}
-    for name in sorted({name for p in pages for name in p.raw}):
-        found = {i: p.raw.pop(name) for i, p in enumerate(pages) if name in p.raw}
+    by_name: dict[str, dict[int, RawMember]] = {}
+    for i, page in enumerate(pages):  # one pass over the pages, not one per member
+        for name, member in page.raw.items():
+            by_name.setdefault(name, {})[i] = member
+        page.raw = {}
+    for name in sorted(by_name):
+        found = by_name.pop(name)  # released once its column is built
         rows = [m.rows for m in found.values()]
         positions = np.concatenate(rows) + np.repeat(starts[list(found)], [len(r) for r in rows])
         arrow_type = _SCALAR_TYPES.get(frozenset().union(*(m.kinds for m in found.values())))

@@ -15,7 +15,14 @@ from pandas.testing import assert_frame_equal
 
 from opslib import _constants as C
 from opslib import _schemas as S
-from opslib._frames import build_frame, finish, join_order, page_columns, records_to_frame
+from opslib._frames import (
+    _spread_text,
+    build_frame,
+    finish,
+    join_order,
+    page_columns,
+    records_to_frame,
+)
 from opslib._paging import bulk_gc
 
 SECOND = 1_714_521_600_000  # 2024-05-01 00:00:00 UTC
@@ -160,6 +167,25 @@ def test_text_of_large_chunks_stays_chunked_and_equal(
     if len(pages) > 1 and sum(map(len, pages)) >= len(pages):  # one chunk per page
         assert _chunks(chunked["event_id"]) == len(pages)
     assert_frame_equal(_frames.finish(chunked, S.EVENT), _frames.finish(joined, S.EVENT))
+
+
+@pytest.mark.parametrize(
+    ("leaf", "expected"),
+    [
+        (pa.array(["a", None, "bc", ""]), [None, "a", None, None, None, "bc", ""]),
+        (pa.array(["x", None, "bc", "d"]).slice(1, 3), [None, None, None, None, "bc", "d"]),
+        (pa.array([None, None], pa.string()), [None] * 5),
+        (pa.array([], pa.string()), [None] * 3),
+    ],
+)
+def test_text_spread_over_rows_shares_the_characters(leaf: pa.Array, expected: list[Any]) -> None:
+    leaf = leaf.cast(pa.large_string())
+    positions = np.array([1, 4, 5, 6][: len(leaf)], dtype=np.int64)
+    out = _spread_text(leaf, positions, len(expected))
+    out.validate(full=True)
+    assert out.to_pylist() == expected
+    if len(leaf) and leaf.buffers()[2].size:
+        assert out.buffers()[2].address == leaf.buffers()[2].address
 
 
 def test_deferred_member_dtypes() -> None:
