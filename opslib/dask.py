@@ -227,7 +227,9 @@ def conform(
                     f"properties={{{str(name).removeprefix('properties.')!r}: 'object'}}"
                 ) from None
         out[str(name)] = column
-    return pd.DataFrame(out, index=df.index)
+    # The partition's arrays as they are (copy-on-write guards them): copying every column
+    # of every partition cost the workers a second pass over each partition's memory.
+    return pd.DataFrame(out, index=df.index, copy=False)
 
 
 # -- the partitions, as the workers see them -----------------------------------------------

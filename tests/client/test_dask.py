@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
@@ -188,6 +189,17 @@ def test_conform_adds_casts_and_drops(caplog: pytest.LogCaptureFixture) -> None:
     assert "dropping ['x']" in caplog.text
     with pytest.raises(TypeError, match=r"column 'a'.*properties=\{'a': 'object'\}"):
         conform(pd.DataFrame({"a": ["text"]}), meta, where="[here)")
+
+
+def test_conform_keeps_fitting_columns_without_copying_them() -> None:
+    meta = pd.DataFrame({"a": pd.Series([], dtype="Int64"), "s": pd.Series([], dtype="string")})
+    df = pd.DataFrame({"a": pd.array([1, None, 3], dtype="Int64"), "s": ["x", None, "z"]})
+    df["s"] = df["s"].astype("string")
+    out = conform(df, meta)
+    assert np.shares_memory(out["a"].array._data, df["a"].array._data)
+    out.loc[0, "a"] = 7  # copy-on-write: the partition it came from is untouched
+    assert df["a"].tolist()[0] == 1
+    assert out["a"].tolist()[0] == 7
 
 
 def test_import_opslib_starts_no_dask(tmp_path: Path) -> None:
