@@ -357,8 +357,8 @@ class EventCache:
         try:
             # Files are replaced, never rewritten: mapped, not read. The columns come from
             # the allocator the frame is built in (opslib._frames.POOL), not pyarrow's
-            # default (mimalloc): 30 days, 1M events from the cache, system time 0.68-1.02
-            # -> 0.30-0.39 s, peak RSS 710 -> 635 MB (docs/scaling.md).
+            # default (mimalloc): 30 days, 1M events from the cache, system time 0.47-1.02
+            # -> 0.30-0.39 s, peak RSS 715 -> 635 MB (docs/scaling.md).
             mapped = fs.LocalFileSystem(use_mmap=True)
             window_file = ds.dataset(path, format="parquet", filesystem=mapped)
             names = [n for n in window_file.schema.names if raw or n != RAW]
