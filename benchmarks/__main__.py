@@ -57,7 +57,7 @@ def run_case(
         "rows_per_s": round(rows / seconds),
         "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
     }
-    for key in ("client_cpu_s", "server_cpu_s"):
+    for key in ("client_cpu_s", "server_cpu_s", "helper_cpu_s", "helper_pages"):
         if all(key in r for r in runs):
             result[key] = round(statistics.median(r[key] for r in runs), 2)
     return result
@@ -127,7 +127,15 @@ def main(argv: list[str] | None = None) -> int:
             hx["case"] = "events_opslib_httpx_transport"
             hx["speedup_vs_naive"] = round(naive["seconds"] / hx["seconds"], 2)
             fast["speedup_vs_httpx_transport"] = round(hx["seconds"] / fast["seconds"], 2)
-            results["events"] = [naive, fast, hx]
+            # the same read decoding every page in its own process: what the page-decoding
+            # helper (opslib/_offload.py) buys
+            opts = {**window, "decode_processes": 0}
+            alone = run_case("events_opslib", platform.base_url, opts, args.repeat, pid)
+            alone["case"] = "events_opslib_no_helper"
+            alone["speedup_vs_naive"] = round(naive["seconds"] / alone["seconds"], 2)
+            alone["rss_vs_naive"] = round(alone["peak_rss_mb"] / naive["peak_rss_mb"], 2)
+            fast["speedup_vs_no_helper"] = round(alone["seconds"] / fast["seconds"], 2)
+            results["events"] = [naive, fast, hx, alone]
             _print_table(
                 "1. events.list, 1M events, whole fleet, 30 days",
                 results["events"],
@@ -142,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                     "speedup_vs_naive",
                     "rss_vs_naive",
                     "speedup_vs_httpx_transport",
+                    "speedup_vs_no_helper",
                 ],
             )
         if "matrix" in args.only:
@@ -244,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                     "partitions",
                     "cluster_start_s",
                     "vs_single",
+                    "vs_single_with_helper",
                 ],
             )
     finally:

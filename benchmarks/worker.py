@@ -44,6 +44,14 @@ def _process_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _peak_rss_mb(pid: int) -> float:
+    """Peak resident memory of process ``pid`` in MB (Linux /proc VmHWM)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 class _Clock:
     """Wall time, this process's CPU and the platform's CPU from start to stop."""
 
@@ -53,12 +61,22 @@ class _Clock:
         self.cpu0 = _cpu()
         self.t0 = time.perf_counter()
 
-    def stop(self, rows: int) -> dict[str, Any]:
-        out = {
+    def stop(self, rows: int, client: Any = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "seconds": time.perf_counter() - self.t0,
             "rows": rows,
             "client_cpu_s": round(_cpu() - self.cpu0, 3),
         }
+        if client is not None:
+            # The client's page-decoding helpers are client CPU and memory too: counted in
+            # (their start included, as they start during the read).
+            helpers = [h.proc.pid for h in client._decoders._helpers if h.proc.poll() is None]
+            cpu = sum(_process_cpu(pid) for pid in helpers)
+            out["helpers"] = len(helpers)
+            out["helper_pages"] = client._decoders.decoded
+            out["helper_cpu_s"] = round(cpu, 3)
+            out["helper_peak_rss_mb"] = round(sum(_peak_rss_mb(pid) for pid in helpers), 1)
+            out["client_cpu_s"] = round(out["client_cpu_s"] + cpu, 3)
         if self.pid:
             out["server_cpu_s"] = round(_process_cpu(self.pid) - self.server0, 3)
         return out
@@ -112,12 +130,15 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     Options: ``page_size``; ``concurrency`` (sets ``opslib._constants.DEFAULT_CONCURRENCY``
     for this process); ``warm``: first a read of ``concurrency + 1`` pages, so that the
     timed read finds every connection it uses open (cold: only the login's connection);
-    ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default.
+    ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default;
+    ``decode_processes``: page-decoding helpers (0: every page decoded in this process).
     """
     from opslib import _constants as C
 
     if "transport" in opts:
         os.environ[C.HTTP_TRANSPORT_ENV] = str(opts["transport"])
+    if "decode_processes" in opts:
+        os.environ[C.DECODE_PROCESSES_ENV] = str(opts["decode_processes"])
     if "concurrency" in opts:
         C.DEFAULT_CONCURRENCY = int(opts["concurrency"])
     page_size = int(opts.get("page_size", C.DEFAULT_PAGE_SIZE))
@@ -129,7 +150,7 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
         )
     clock = _Clock(opts)
     df = client.events.list(opts["start"], opts["end"], progress=False, page_size=page_size)
-    return clock.stop(len(df))
+    return clock.stop(len(df), client)
 
 
 def devices_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
@@ -137,7 +158,7 @@ def devices_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     client = _client(base)
     clock = _Clock(opts)
     df = client.devices.list(progress=False)
-    return clock.stop(len(df))
+    return clock.stop(len(df), client)
 
 
 CASES: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
@@ -150,7 +171,9 @@ CASES: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
 def main() -> None:
     case, base, raw = sys.argv[1], sys.argv[2], sys.argv[3]
     result = CASES[case](base, json.loads(raw))
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # With helpers: the sum of each process's peak (an upper bound of the client's peak).
+    result["peak_rss_mb"] = own + result.get("helper_peak_rss_mb", 0.0)
     print(json.dumps(result))
 
 

@@ -207,11 +207,14 @@ class HTTP:
         *,
         message_id: str,
         safety: Safety,
+        decode: Callable[[bytes], Any] | None = None,
     ) -> Any:
         """POST an envelope; return its decoded ``data`` (or the bare string of add/delete).
 
         ``build_body`` is called for every attempt, so a retry after a token refresh carries
-        the new access token with the same message_id.
+        the new access token with the same message_id. ``decode``, given, is offered the
+        body of an HTTP 200 answer first; what it returns is the result unless it is None
+        (then the body is decoded here, errors included).
         """
 
         def make() -> httpx.Request:
@@ -222,6 +225,10 @@ class HTTP:
             )
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
+        if decode is not None and response.status_code == 200:
+            decoded = decode(response.content)
+            if decoded is not None:
+                return decoded
         body = _loads(response)
         if (
             response.status_code == 200

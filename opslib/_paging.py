@@ -24,6 +24,7 @@ import pandas as pd
 from opslib import _constants as C
 from opslib._frames import PageColumns, build_frame, finish, join_order, page_columns
 from opslib._http import DECODE_LOCK
+from opslib._offload import DecodedPage, DecoderPool
 from opslib._schemas import FrameSchema
 
 __all__ = ["PagedRead", "bulk_gc", "check_page_size"]
@@ -61,8 +62,11 @@ def bulk_gc() -> Iterator[None]:
                 gc.set_threshold(*_gc_saved)
 
 
-FetchPage = Callable[[int, int], dict[str, Any]]
-"""``fetch(page_no, page_size)`` → the decoded ``data`` of one page."""
+FetchPage = Callable[..., Any]
+"""``fetch(page_no, page_size)`` → the decoded ``data`` of one page. Given ``decoders``,
+:class:`PagedRead` may call ``fetch(page_no, page_size, decode=...)``: ``decode`` is offered
+the response body first (see :meth:`opslib._http.HTTP.post_envelope`) and may return a
+:class:`~opslib._offload.DecodedPage` instead."""
 
 
 def check_page_size(page_size: int) -> int:
@@ -113,6 +117,9 @@ class PagedRead:
         DEFAULT_CONCURRENCY`, read when the read is made (the benchmarks set it).
     desc
         The progress bar's label.
+    decoders
+        Helper processes to decode pages in when the read has at least
+        :data:`~opslib._constants.OFFLOAD_MIN_PAGES` more pages after the first.
     """
 
     def __init__(
@@ -126,8 +133,10 @@ class PagedRead:
         progress: bool | None = None,
         concurrency: int | None = None,
         desc: str = "",
+        decoders: DecoderPool | None = None,
     ) -> None:
         self._fetch = fetch
+        self._decoders = decoders
         self.list_key = list_key
         self.schema = schema
         self.limit = _check_limit(limit)
@@ -139,8 +148,14 @@ class PagedRead:
         )
         self.desc = desc
 
-    def _page(self, page_no: int) -> _Page:
-        data = self._fetch(page_no, self.page_size)
+    def _page(self, page_no: int, offload: bool = False) -> _Page:
+        if offload and self._decoders is not None:
+            pool, schema = self._decoders, self.schema
+            data = self._fetch(page_no, self.page_size, decode=lambda b: pool.decode(b, schema))
+            if isinstance(data, DecodedPage):
+                return _Page(page_no, data.total, data.rows, data.columns)
+        else:
+            data = self._fetch(page_no, self.page_size)
         records = data.get(self.list_key) or []
         # Typed here, in the worker thread, one thread at a time (DECODE_LOCK); the decoded
         # records are dropped on return.
@@ -185,8 +200,14 @@ class PagedRead:
         bar = self._bar(pages)
         out: list[PageColumns] = []
         workers = min(self.concurrency, pages - 1)
+        offload = self._decoders is not None and pages - 1 >= C.OFFLOAD_MIN_PAGES
+        if offload:
+            assert self._decoders is not None
+            self._decoders.start()
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opslib-page") as pool:
-            futures: list[Future[_Page]] = [pool.submit(self._page, n) for n in range(2, pages + 1)]
+            futures: list[Future[_Page]] = [
+                pool.submit(self._page, n, offload) for n in range(2, pages + 1)
+            ]
             try:
                 for future in futures:
                     page = future.result()

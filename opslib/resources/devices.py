@@ -14,6 +14,7 @@ import pandas as pd
 from opslib import _constants as C
 from opslib import _schemas as S
 from opslib._frames import records_to_frame
+from opslib._offload import Decode, DecodedPage
 from opslib._paging import PagedRead
 from opslib._writes import check_errors, items_from, run_writes
 from opslib.enums import DeviceStatus, Owned
@@ -64,9 +65,10 @@ class Devices(Resource):
             user_id = "" if self._client._may_read_fleet() else (self._client.user_id or "")
         params["user_id"] = str(user_id)
 
-        def fetch(page_no: int, size: int) -> dict[str, Any]:
+        def fetch(page_no: int, size: int, decode: Decode | None = None) -> Any:
             page = {**params, "page_no": page_no, "page_size": size}
-            return dict(self._client._request("/device/query_by_user", page))
+            data = self._client._request("/device/query_by_user", page, decode=decode)
+            return data if isinstance(data, DecodedPage) else dict(data)
 
         return PagedRead(
             fetch,
@@ -76,6 +78,7 @@ class Devices(Resource):
             limit=limit,
             progress=progress,
             desc="devices",
+            decoders=self._client._decoders,
         )
 
     def list(

@@ -16,6 +16,7 @@ from opslib import _constants as C
 from opslib import _schemas as S
 from opslib._exceptions import AuthenticationError
 from opslib._http import DECODE_LOCK
+from opslib._offload import Decode, DecodedPage
 from opslib._paging import PagedRead
 from opslib._timeutil import Moment, time_range
 from opslib.enums import EventType, RecordQueryModel
@@ -82,9 +83,12 @@ class Events(Resource):
     ) -> PagedRead:
         params = {**query, "start": start_ms, "end": end_ms}
 
-        def fetch(page_no: int, size: int) -> dict[str, Any]:
+        def fetch(page_no: int, size: int, decode: Decode | None = None) -> Any:
             page = {**params, "page_no": page_no, "page_size": size}
-            data = dict(self._client._request("/device/query_record", page))
+            data = self._client._request("/device/query_record", page, decode=decode)
+            if isinstance(data, DecodedPage):
+                return data
+            data = dict(data)
             if on_page is not None:
                 with DECODE_LOCK:  # CPU only, as decoding (see opslib._http)
                     on_page(data)  # the event cache keeps each record's raw properties
@@ -98,6 +102,7 @@ class Events(Resource):
             limit=limit,
             progress=progress,
             desc="events",
+            decoders=self._client._decoders if on_page is None else None,
         )
 
     def list(
