@@ -324,7 +324,8 @@ def connect(
     decode_processes
         Helper processes that decode the pages of large reads (20 pages and more) beside
         this process; started on the first such read, stopped by :meth:`Client.close`.
-        Default ``OPSLIB_DECODE_PROCESSES``, else 1; 0 decodes every page in this process.
+        Default ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond the first (at most 2);
+        0 decodes every page in this process.
 
     Returns
     -------

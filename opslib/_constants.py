@@ -48,13 +48,15 @@ DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
 # or within noise of it, cold and warm (warm 6.9 s; 1: 7.4-15.7 s, 8: 7.8-8.7 s); beyond
 # 2 it only helps when others share the CPUs or the platform is far away (latency).
 DEFAULT_CONCURRENCY = 4
-# Helper processes that decode a large read's pages beside its own thread
+# Helper processes that decode a large read's pages beside the reading process
 # (opslib/_offload.py), for reads of at least OFFLOAD_MIN_PAGES pages after the first (a
-# helper costs ~1 s of CPU to start, once per client). OPSLIB_DECODE_PROCESSES overrides the
-# count; 0 turns helpers off. On 2 cores with the platform on them, 1 helper read 1M events
-# in 7.8 s against 9.6 s without (median of 4 alternated runs); 2 were slower than 1.
+# helper costs ~1 s of CPU to start, once per client, and ~125 MB). Default: one per CPU
+# beyond the first, at most MAX_DEFAULT_DECODE_PROCESSES. On 2 cores with the platform on
+# them, 6 alternated rounds of 1M events: none 10.0 s, 1 helper 9.4 s, 2 helpers 8.8 s
+# (medians); 1 keeps the client's peak memory within 40% of the naive reader's.
+# OPSLIB_DECODE_PROCESSES or connect(decode_processes=) overrides; 0 turns them off.
 DECODE_PROCESSES_ENV = "OPSLIB_DECODE_PROCESSES"
-DEFAULT_DECODE_PROCESSES = 1
+MAX_DEFAULT_DECODE_PROCESSES = 2
 OFFLOAD_MIN_PAGES = 20
 OFFLOAD_PIPE_BYTES = 1 << 20  # a page in one pipe write (Linux allows up to 1 MiB)
 OFFLOAD_POLL_SECONDS = 0.05  # a thread waiting for a helper checks this often that one lives

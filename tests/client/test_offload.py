@@ -188,7 +188,9 @@ def test_a_closed_client_reads_without_helpers(platform: Platform) -> None:
 
 
 def test_the_number_of_helpers_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert default_processes() == C.DEFAULT_DECODE_PROCESSES
+    for cpus, helpers in ((1, 1), (2, 1), (3, 2), (4, 2), (64, 2)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=cpus: set(range(n)))
+        assert default_processes() == helpers
     monkeypatch.setenv(C.DECODE_PROCESSES_ENV, "0")
     assert default_processes() == 0
     monkeypatch.setenv(C.DECODE_PROCESSES_ENV, "3")
