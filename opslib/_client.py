@@ -322,8 +322,9 @@ def connect(
     transport
         An httpx transport to send requests through (testing, proxies).
     decode_processes
-        Helper processes that decode the pages of large reads (20 pages and more) beside
-        this process; started on the first such read, stopped by :meth:`Client.close`.
+        Helper processes that decode the pages of large reads beside this process; started
+        by the first read of 500 pages or more, then used by every read of 20 pages or more,
+        stopped by :meth:`Client.close`.
         Default ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond the first (at most 2);
         0 decodes every page in this process.
 

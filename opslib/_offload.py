@@ -247,14 +247,18 @@ class DecoderPool:
                 self._helpers.append(helper)
             try:
                 ready = _read_exact(helper.stdout, 1) == _READY
-            except (EOFError, OSError):
+            except (EOFError, OSError, ValueError):  # ValueError: closed meanwhile
                 ready = False
-            if not ready:
-                log.debug("a page-decoding helper failed to start (exit %s)", helper.proc.poll())
-                continue
-            _widen(helper.stdin.fileno())
-            _widen(helper.stdout.fileno())
             with self._lock:
+                if self._closed:
+                    return
+                if not ready:
+                    log.debug(
+                        "a page-decoding helper failed to start (exit %s)", helper.proc.poll()
+                    )
+                    continue
+                _widen(helper.stdin.fileno())
+                _widen(helper.stdout.fileno())
                 self._alive += 1
             self._idle.put(helper)
             self._ready.set()
@@ -300,6 +304,7 @@ class DecoderPool:
         """Stop the helpers; reads after this decode in-process."""
         with self._lock:
             self._closed = True
+            self._alive = 0
         self._finalizer()
 
 

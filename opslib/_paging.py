@@ -119,7 +119,8 @@ class PagedRead:
         The progress bar's label.
     decoders
         Helper processes to decode pages in when the read has at least
-        :data:`~opslib._constants.OFFLOAD_MIN_PAGES` more pages after the first.
+        :data:`~opslib._constants.OFFLOAD_MIN_PAGES` more pages after the first; a read of
+        :data:`~opslib._constants.OFFLOAD_START_PAGES` starts them.
     """
 
     def __init__(
@@ -201,9 +202,9 @@ class PagedRead:
         out: list[PageColumns] = []
         workers = min(self.concurrency, pages - 1)
         offload = self._decoders is not None and pages - 1 >= C.OFFLOAD_MIN_PAGES
-        if offload:
+        if offload and pages - 1 >= C.OFFLOAD_START_PAGES:
             assert self._decoders is not None
-            self._decoders.start()
+            self._decoders.start()  # in the background; running helpers serve shorter reads
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opslib-page") as pool:
             futures: list[Future[_Page]] = [
                 pool.submit(self._page, n, offload) for n in range(2, pages + 1)

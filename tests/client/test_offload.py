@@ -6,28 +6,31 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import orjson
 import pandas as pd
 import pytest
 
+from client.faults import Faults, Sent
 from opslib import _constants as C
 from opslib import _schemas as S
 from opslib._exceptions import ConfigError, PermissionDenied
 from opslib._frames import build_frame, page_columns
 from opslib._offload import DecoderPool, check_processes, decode_page, default_processes
-from tests.client.faults import Faults, Sent
-from tests.conftest import Platform
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
 
 READY_TIMEOUT = 60.0
 
 
 @pytest.fixture
 def few_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let helpers take reads of a few pages (the small seed has no 20-page read at 1000)."""
+    """Let helpers start for and take reads of a few pages (the small seed is small)."""
     monkeypatch.setattr(C, "OFFLOAD_MIN_PAGES", 2)
+    monkeypatch.setattr(C, "OFFLOAD_START_PAGES", 2)
 
 
 def _page_body(platform: Platform, page_size: int = 50) -> bytes:
@@ -178,13 +181,33 @@ def test_small_reads_start_no_helper(platform: Platform) -> None:
         client.close()
 
 
-@pytest.mark.usefixtures("few_pages")
-def test_a_closed_client_reads_without_helpers(platform: Platform) -> None:
+def test_mid_reads_use_running_helpers_but_start_none(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(C, "OFFLOAD_MIN_PAGES", 2)
+    monkeypatch.setattr(C, "OFFLOAD_START_PAGES", 10_000)
+    client = platform.connect(decode_processes=1)
+    try:
+        client.events.list("-30d", page_size=20)
+        assert not client._decoders._started  # too short to pay for a helper's start
+        assert client._decoders.wait_ready(READY_TIMEOUT)  # started by a longer read, say
+        client.events.list("-30d", page_size=20)
+        assert client._decoders.decoded > 0
+    finally:
+        client.close()
+
+
+def test_closing_the_client_stops_its_helpers(platform: Platform) -> None:
     client = platform.connect(decode_processes=1)
     assert client._decoders.wait_ready(READY_TIMEOUT)
+    procs = [h.proc for h in client._decoders._helpers]
     client.close()
-    # A closed client's HTTP pool is closed too; a new client proves reads go on in-process.
+    assert procs
+    assert all(p.poll() is not None for p in procs)
     assert client._decoders.decode(_page_body(platform), S.EVENT) is None
+    client._decoders.start()  # a closed pool starts nothing again
+    assert client._decoders.alive == 0
+    assert not client._decoders._helpers
 
 
 def test_the_number_of_helpers_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
