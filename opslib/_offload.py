@@ -42,10 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from opslib import _constants as C
 from opslib import _schemas as S
 from opslib._exceptions import ConfigError
-from opslib._frames import PageColumns
+from opslib._frames import PageColumns, page_columns
 from opslib._http import DECODE_LOCK
 
 __all__ = [
@@ -109,10 +111,6 @@ class DecodedPage:
 
 def decode_page(body: bytes, schema: S.FrameSchema, list_key: str) -> DecodedPage | None:
     """A success envelope's page as columns; None for anything else (the caller decodes it)."""
-    import orjson
-
-    from opslib._frames import page_columns
-
     try:
         doc = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -288,7 +286,7 @@ class DecoderPool:
         index = next(i for i, (s, _) in enumerate(_SCHEMAS) if s is schema)
         try:
             result = helper.decode(body, index)
-        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+        except (EOFError, OSError, ValueError, pickle.UnpicklingError) as exc:  # ValueError: closed
             log.debug("a page-decoding helper failed (%s); decoding the page here", exc)
             with self._lock:
                 self._alive -= 1

@@ -124,6 +124,19 @@ def test_a_helper_that_dies_is_dropped_and_the_page_decoded_here(platform: Platf
         pool.close()
 
 
+def test_a_helper_closed_under_a_reader_gives_the_page_back(platform: Platform) -> None:
+    """``close()`` from another thread while a read uses a helper: the page is decoded here."""
+    body = _page_body(platform)
+    pool = DecoderPool(1)
+    try:
+        assert pool.wait_ready(READY_TIMEOUT)
+        pool._helpers[0].stdin.close()  # what close() does to a helper a reader holds
+        assert pool.decode(body, S.EVENT) is None
+        assert pool.alive == 0
+    finally:
+        pool.close()
+
+
 def test_close_stops_the_helpers(platform: Platform) -> None:
     pool = DecoderPool(2)
     assert pool.wait_ready(READY_TIMEOUT)
