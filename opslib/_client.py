@@ -325,8 +325,8 @@ def connect(
         Helper processes that decode the pages of large reads beside this process; started
         by the first read of 500 pages or more, then used by every read of 20 pages or more,
         stopped by :meth:`Client.close`.
-        Default ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond the first (at most 2);
-        0 decodes every page in this process.
+        Default ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond the first two (at most
+        2; none on 2 CPUs); 0 decodes every page in this process.
 
     Returns
     -------

@@ -49,16 +49,17 @@ DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
 # 2 it only helps when others share the CPUs or the platform is far away (latency).
 DEFAULT_CONCURRENCY = 4
 # Helper processes that decode a large read's pages beside the reading process
-# (opslib/_offload.py). A read of OFFLOAD_START_PAGES pages or more after the first starts
-# them (each costs ~1 s of CPU to start, once per client, and ~125 MB): first reads of 100,
-# 200 and 400 pages were slower while a helper started, 1000 pages faster (3 alternated
-# pairs each). Once running they serve every read of OFFLOAD_MIN_PAGES pages or more (a
-# second read of 49,500 devices, 50 pages: 1.38 s without, 1.20 s with, medians of 4 pairs).
-# Default: one per CPU
-# beyond the first, at most MAX_DEFAULT_DECODE_PROCESSES. On 2 cores with the platform on
-# them, 6 alternated rounds of 1M events: none 10.0 s, 1 helper 9.4 s, 2 helpers 8.8 s
-# (medians); 1 keeps the client's peak memory within 40% of the naive reader's.
-# OPSLIB_DECODE_PROCESSES or connect(decode_processes=) overrides; 0 turns them off.
+# (opslib/_offload.py). Default: one per CPU beyond the first two (one CPU for the reading
+# process, one for the rest: a local platform, the notebook), at most
+# MAX_DEFAULT_DECODE_PROCESSES; so none on 2 CPUs, where one helper was a wash with the
+# platform on the same CPUs: 1M events with 1 helper against none 0.98x, 1.01x and 1.15x
+# (case 1, three runs of 3 each), 1.06x (medians of 6 alternated rounds), 1.25x (case 7),
+# for ~125 MB and ~1 s of CPU to start. A read of OFFLOAD_START_PAGES pages or more after
+# the first starts them: first reads of 100, 200 and 400 pages were slower while a helper
+# started (3 alternated pairs each). Once running they serve every read of
+# OFFLOAD_MIN_PAGES pages or more (a second read of 49,500 devices, 50 pages: 1.38 s
+# without, 1.20 s with, medians of 4 pairs). OPSLIB_DECODE_PROCESSES or
+# connect(decode_processes=) overrides; 0 turns them off.
 DECODE_PROCESSES_ENV = "OPSLIB_DECODE_PROCESSES"
 MAX_DEFAULT_DECODE_PROCESSES = 2
 OFFLOAD_START_PAGES = 500

@@ -83,11 +83,11 @@ def check_processes(processes: object) -> int:
 
 def default_processes() -> int:
     """How many helpers a client gets: ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond
-    the first, at most :data:`~opslib._constants.MAX_DEFAULT_DECODE_PROCESSES`."""
+    the first two, at most :data:`~opslib._constants.MAX_DEFAULT_DECODE_PROCESSES`."""
     text = os.environ.get(C.DECODE_PROCESSES_ENV, "").strip()
     if not text:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return max(1, min(C.MAX_DEFAULT_DECODE_PROCESSES, (cpus or 1) - 1))
+        return max(0, min(C.MAX_DEFAULT_DECODE_PROCESSES, (cpus or 1) - 2))
     try:
         value = int(text)
     except ValueError:
