@@ -280,16 +280,16 @@ class DecoderPool:
 
     def decode(self, body: bytes, schema: S.FrameSchema) -> DecodedPage | None:
         """The page's columns from a helper, or None: decode it in this process."""
-        helper = self._take()
-        if helper is None:
+        index = next((i for i, (known, _) in enumerate(_SCHEMAS) if known is schema), None)
+        helper = None if index is None else self._take()
+        if helper is None or index is None:
             return None
-        index = next(i for i, (s, _) in enumerate(_SCHEMAS) if s is schema)
         try:
             result = helper.decode(body, index)
         except (EOFError, OSError, ValueError, pickle.UnpicklingError) as exc:  # ValueError: closed
             log.debug("a page-decoding helper failed (%s); decoding the page here", exc)
             with self._lock:
-                self._alive -= 1
+                self._alive = max(0, self._alive - 1)  # close() may have zeroed it
             helper.close()
             return None
         self._idle.put(helper)

@@ -245,6 +245,16 @@ def test_connect_refuses_a_bad_number_of_helpers(platform: Platform) -> None:
         platform.connect(decode_processes=-2)
 
 
+def test_a_schema_helpers_do_not_know_is_decoded_here(platform: Platform) -> None:
+    pool = DecoderPool(1)
+    try:
+        assert pool.wait_ready(READY_TIMEOUT)
+        assert pool.decode(_page_body(platform), S.PRODUCT) is None
+        assert pool.decode(_page_body(platform), S.EVENT) is not None  # the helper is back
+    finally:
+        pool.close()
+
+
 def test_no_helper_with_zero_processes(platform: Platform) -> None:
     pool = DecoderPool(0)
     assert not pool.wait_ready(0.2)
