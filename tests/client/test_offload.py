@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -31,6 +31,17 @@ def few_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let helpers start for and take reads of a few pages (the small seed is small)."""
     monkeypatch.setattr(C, "OFFLOAD_MIN_PAGES", 2)
     monkeypatch.setattr(C, "OFFLOAD_START_PAGES", 2)
+
+
+@pytest.fixture
+def pool() -> Iterator[DecoderPool]:
+    """One helper, started and ready; closed after the test."""
+    helpers = DecoderPool(1)
+    try:
+        assert helpers.wait_ready(READY_TIMEOUT)
+        yield helpers
+    finally:
+        helpers.close()
 
 
 def _page_body(platform: Platform, page_size: int = 50) -> bytes:
@@ -85,56 +96,47 @@ def test_anything_but_a_success_page_is_left_to_the_caller(body: bytes) -> None:
     assert decode_page(body, S.EVENT, "events_list") is None
 
 
-def test_a_helper_decodes_pages_and_gives_back_what_it_cannot(platform: Platform) -> None:
+def test_a_helper_decodes_pages_and_gives_back_what_it_cannot(
+    platform: Platform, pool: DecoderPool
+) -> None:
     body = _page_body(platform)
-    pool = DecoderPool(1)
-    try:
-        assert pool.wait_ready(READY_TIMEOUT)
-        page = pool.decode(body, S.EVENT)
-        assert page is not None
-        expected = decode_page(body, S.EVENT, "events_list")
-        assert expected is not None
-        pd.testing.assert_frame_equal(
-            build_frame([page.columns], S.EVENT), build_frame([expected.columns], S.EVENT)
-        )
-        # An error envelope and a page that fails to type come back as None, and the
-        # helper stays usable.
-        assert pool.decode(b'{"error_code": 403, "data": {}}', S.EVENT) is None
-        bad = b'{"error_code": 200, "data": {"events_list": [1, 2]}}'
-        assert pool.decode(bad, S.EVENT) is None
-        assert pool.decode(body, S.EVENT) is not None
-        assert pool.decoded == 2
-        assert pool.alive == 1
-    finally:
-        pool.close()
+    page = pool.decode(body, S.EVENT)
+    assert page is not None
+    expected = decode_page(body, S.EVENT, "events_list")
+    assert expected is not None
+    pd.testing.assert_frame_equal(
+        build_frame([page.columns], S.EVENT), build_frame([expected.columns], S.EVENT)
+    )
+    # An error envelope and a page that fails to type come back as None, and the
+    # helper stays usable.
+    assert pool.decode(b'{"error_code": 403, "data": {}}', S.EVENT) is None
+    bad = b'{"error_code": 200, "data": {"events_list": [1, 2]}}'
+    assert pool.decode(bad, S.EVENT) is None
+    assert pool.decode(body, S.EVENT) is not None
+    assert pool.decoded == 2
+    assert pool.alive == 1
 
 
-def test_a_helper_that_dies_is_dropped_and_the_page_decoded_here(platform: Platform) -> None:
+def test_a_helper_that_dies_is_dropped_and_the_page_decoded_here(
+    platform: Platform, pool: DecoderPool
+) -> None:
     body = _page_body(platform)
-    pool = DecoderPool(1)
-    try:
-        assert pool.wait_ready(READY_TIMEOUT)
-        (helper,) = pool._helpers
-        os.kill(helper.proc.pid, signal.SIGKILL)
-        helper.proc.wait()
-        assert pool.decode(body, S.EVENT) is None
-        assert pool.alive == 0
-        assert pool.decode(body, S.EVENT) is None  # no helper left: never waits
-    finally:
-        pool.close()
+    (helper,) = pool._helpers
+    os.kill(helper.proc.pid, signal.SIGKILL)
+    helper.proc.wait()
+    assert pool.decode(body, S.EVENT) is None
+    assert pool.alive == 0
+    assert pool.decode(body, S.EVENT) is None  # no helper left: never waits
 
 
-def test_a_helper_closed_under_a_reader_gives_the_page_back(platform: Platform) -> None:
+def test_a_helper_closed_under_a_reader_gives_the_page_back(
+    platform: Platform, pool: DecoderPool
+) -> None:
     """``close()`` from another thread while a read uses a helper: the page is decoded here."""
     body = _page_body(platform)
-    pool = DecoderPool(1)
-    try:
-        assert pool.wait_ready(READY_TIMEOUT)
-        pool._helpers[0].stdin.close()  # what close() does to a helper a reader holds
-        assert pool.decode(body, S.EVENT) is None
-        assert pool.alive == 0
-    finally:
-        pool.close()
+    pool._helpers[0].stdin.close()  # what close() does to a helper a reader holds
+    assert pool.decode(body, S.EVENT) is None
+    assert pool.alive == 0
 
 
 def test_close_stops_the_helpers(platform: Platform) -> None:
@@ -245,14 +247,11 @@ def test_connect_refuses_a_bad_number_of_helpers(platform: Platform) -> None:
         platform.connect(decode_processes=-2)
 
 
-def test_a_schema_helpers_do_not_know_is_decoded_here(platform: Platform) -> None:
-    pool = DecoderPool(1)
-    try:
-        assert pool.wait_ready(READY_TIMEOUT)
-        assert pool.decode(_page_body(platform), S.PRODUCT) is None
-        assert pool.decode(_page_body(platform), S.EVENT) is not None  # the helper is back
-    finally:
-        pool.close()
+def test_a_schema_helpers_do_not_know_is_decoded_here(
+    platform: Platform, pool: DecoderPool
+) -> None:
+    assert pool.decode(_page_body(platform), S.PRODUCT) is None
+    assert pool.decode(_page_body(platform), S.EVENT) is not None  # the helper is back
 
 
 def test_no_helper_with_zero_processes(platform: Platform) -> None:
