@@ -131,7 +131,8 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     for this process); ``warm``: first a read of ``concurrency + 1`` pages, so that the
     timed read finds every connection it uses open (cold: only the login's connection);
     ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default;
-    ``decode_processes``: page-decoding helpers (0: every page decoded in this process).
+    ``decode_processes``: page-decoding helpers (0: every page decoded in this process);
+    ``send_ahead``: False reads pages with a thread pool instead of from one thread.
     """
     from opslib import _constants as C
 
@@ -141,6 +142,8 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
         os.environ[C.DECODE_PROCESSES_ENV] = str(opts["decode_processes"])
     if "concurrency" in opts:
         C.DEFAULT_CONCURRENCY = int(opts["concurrency"])
+    if "send_ahead" in opts:
+        C.SEND_AHEAD = bool(opts["send_ahead"])
     page_size = int(opts.get("page_size", C.DEFAULT_PAGE_SIZE))
     client = _client(base)
     if opts.get("warm"):

@@ -23,7 +23,7 @@ from opslib import _constants as C
 from opslib._auth import Credentials, TokenCache, TokenManager
 from opslib._config import Secret, Settings, resolve_settings, with_defaults
 from opslib._exceptions import AuthenticationError, ConfigError, PermissionDenied
-from opslib._http import HTTP, Safety
+from opslib._http import HTTP, Ahead, Safety
 from opslib._offload import DecoderPool, check_processes, default_processes
 
 if TYPE_CHECKING:
@@ -168,17 +168,13 @@ class Client:
         mid = message_id or str(uuid.uuid4())
         if safety is None:
             safety = Safety.WRITE if path in C.WRITE_OPERATIONS else Safety.READ
-        if path in C.CLIENT_ID_OPERATIONS:
-            params = {"client_id": self.client_id, **params}
         used: dict[str, str] = {}
 
         def build() -> dict[str, Any]:
-            body = dict(params)
+            body = self._envelope(path, params, mid, auth=auth)
             if auth:
-                token = self._tokens.access_token()
-                body["access_token"] = used["token"] = token
-            user_id = (self.user_id or "") if auth else ""
-            return {"message_id": mid, "user_id": user_id, "params": body}
+                used["token"] = body["params"]["access_token"]
+            return body
 
         try:
             return self._http.post_envelope(
@@ -190,6 +186,27 @@ class Client:
             log.debug("%s: 401 with the current access token; refreshing and retrying once", path)
             self._tokens.after_unauthorized(used["token"])
         return self._http.post_envelope(path, build, message_id=mid, safety=safety, decode=decode)
+
+    def _envelope(
+        self, path: str, params: dict[str, Any], message_id: str, *, auth: bool = True
+    ) -> dict[str, Any]:
+        """The request envelope of one attempt: the current access token in its params."""
+        body = dict(params)
+        if path in C.CLIENT_ID_OPERATIONS:
+            body = {"client_id": self.client_id, **body}
+        if auth:
+            body["access_token"] = self._tokens.access_token()
+        user_id = (self.user_id or "") if auth else ""
+        return {"message_id": message_id, "user_id": user_id, "params": body}
+
+    def _send_ahead(self, path: str, params: dict[str, Any]) -> SentRead:
+        """Send one read now and return it; its ``result()`` is what :meth:`_request` returns.
+
+        Paged reads send the next pages' requests before decoding the current one, from one
+        thread (opslib._paging). Only the first attempt is sent ahead: when it is not a clean
+        success, ``result()`` makes the regular call (retries, token refresh, errors).
+        """
+        return SentRead(self, path, params)
 
     def call(
         self, path: str, params: dict[str, Any] | None = None, *, message_id: str | None = None
@@ -272,6 +289,34 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class SentRead:
+    """A read sent ahead by :meth:`Client._send_ahead`; :meth:`result` gives its ``data``."""
+
+    def __init__(self, client: Client, path: str, params: dict[str, Any]) -> None:
+        self._client = client
+        self._path = path
+        self._params = params
+        self._ahead: Ahead | None = None
+        if client._http.can_send_ahead:
+            body = client._envelope(path, params, str(uuid.uuid4()))
+            self._ahead = client._http.send_ahead(path, body)
+
+    def result(self) -> Any:
+        """The answer's ``data``; the regular call when the early attempt was not a clean
+        success (its errors are raised as that call raises them)."""
+        ahead, self._ahead = self._ahead, None
+        data = ahead.data() if ahead is not None else None
+        if data is None:
+            data = self._client._request(self._path, self._params)
+        return data
+
+    def close(self) -> None:
+        """Drop the answer unread (a read that stopped early)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.close()
 
 
 def connect(

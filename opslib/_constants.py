@@ -48,6 +48,10 @@ DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
 # or within noise of it, cold and warm (warm 6.9 s; 1: 7.4-15.7 s, 8: 7.8-8.7 s); beyond
 # 2 it only helps when others share the CPUs or the platform is far away (latency).
 DEFAULT_CONCURRENCY = 4
+# Paged reads send their requests ahead from one thread (opslib._paging) instead of a
+# thread per request: 1M events 3.6 s -> 2.5 s (docs/performance.md). The benchmarks turn
+# it off to measure the thread pool beside it.
+SEND_AHEAD = True
 # Helper processes that decode a large read's pages beside the reading process
 # (opslib/_offload.py). Default: one per CPU beyond the first two (one CPU for the reading
 # process, one for the rest: a local platform, the notebook), at most

@@ -32,9 +32,9 @@ from opslib._exceptions import (
     TransportError,
     make_status_error,
 )
-from opslib._transport import make_transport
+from opslib._transport import Pending, SendsAhead, make_transport
 
-__all__ = ["DECODE_LOCK", "HTTP", "Safety", "default_timeout"]
+__all__ = ["DECODE_LOCK", "HTTP", "Ahead", "Safety", "default_timeout"]
 
 log = logging.getLogger("opslib")
 
@@ -166,6 +166,11 @@ class HTTP:
         self.max_retries = max_retries
         self.retry_deadline = retry_deadline
         self.sleep: Callable[[float], None] = time.sleep
+        if transport is None:
+            transport = make_transport(self.base_url)
+        # Requests can be sent ahead of reading their answers over opslib's own transport
+        # (not over httpx's, used behind a proxy).
+        self._ahead = transport if isinstance(transport, SendsAhead) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
@@ -173,7 +178,7 @@ class HTTP:
                 max_connections=C.DEFAULT_MAX_CONNECTIONS,
                 max_keepalive_connections=C.DEFAULT_MAX_KEEPALIVE,
             ),
-            transport=transport if transport is not None else make_transport(self.base_url),
+            transport=transport,
             headers={"User-Agent": _user_agent(), "Accept": "application/json"},
             follow_redirects=False,
         )
@@ -242,6 +247,35 @@ class HTTP:
             if body.get("error_code") is None:
                 raise ServerError(200, "the answer has no error_code", operation=path)
         raise status_error(response, operation=path, message_id=message_id)
+
+    @property
+    def can_send_ahead(self) -> bool:
+        """Whether :meth:`send_ahead` sends anything (opslib's own transport is in use)."""
+        return self._ahead is not None
+
+    def send_ahead(self, path: str, body: Mapping[str, Any]) -> Ahead | None:
+        """Send one envelope read now and return its :class:`Ahead`; read the answer later.
+
+        This is only a first attempt, made so that one thread can keep the platform busy
+        while it decodes the previous answer: it is never retried and raises nothing.
+        Anything but a clean success (no connection, a lost answer, an error status or
+        error envelope) makes :meth:`Ahead.data` return None, and the caller makes the
+        regular call, with its retries, token refresh and errors. None: not possible here
+        (another transport), or the request could not be sent.
+        """
+        if self._ahead is None:
+            return None
+        request = self._client.build_request(
+            "POST",
+            self._url(path),
+            content=orjson.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            return Ahead(self._ahead.start(request), path)
+        except httpx.TransportError as exc:
+            log.debug("POST %s sent ahead: %s; the regular call follows", path, type(exc).__name__)
+            return None
 
     def post_form(self, path: str, form: Mapping[str, str], *, safety: Safety) -> dict[str, Any]:
         """POST the token operation: fields in a form body (never in the URL, which httpx
@@ -368,3 +402,32 @@ class HTTP:
             )
         cls = RequestTimeout if isinstance(exc, httpx.TimeoutException) else TransportError
         return cls(f"{operation}: {type(exc).__name__}: {exc}", operation=operation, sent=sent)
+
+
+class Ahead:
+    """An envelope read sent by :meth:`HTTP.send_ahead`, its answer not read yet."""
+
+    def __init__(self, exchange: Pending, path: str) -> None:
+        self._exchange = exchange
+        self._path = path
+
+    def data(self) -> Any:
+        """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
+        the caller then makes the regular call. Raises nothing."""
+        try:
+            response = self._exchange.finish()
+            response.read()  # in memory already; httpx's client would read it here
+        except httpx.TransportError as exc:
+            log.debug("POST %s sent ahead: %s", self._path, type(exc).__name__)
+            return None
+        body = _loads(response) if response.status_code == 200 else None
+        if isinstance(body, dict) and body.get("error_code") == 200:
+            data = body.get("data")
+            if isinstance(data, dict):
+                return data
+        log.debug("POST %s sent ahead: HTTP %d, not a success", self._path, response.status_code)
+        return None
+
+    def close(self) -> None:
+        """Drop an answer that will not be read (its connection is closed)."""
+        self._exchange.abandon()

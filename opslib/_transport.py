@@ -43,18 +43,37 @@ import ssl
 import threading
 import urllib.request
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
 from opslib import _constants as C
 from opslib._exceptions import ConfigError
 
-__all__ = ["StdlibTransport", "make_transport"]
+__all__ = ["Exchange", "SendsAhead", "StdlibTransport", "make_transport"]
 
 _Key = tuple[str, str, int]
 
 log = logging.getLogger("opslib.transport")
+
+
+class Pending(Protocol):
+    """A request sent whose answer is not read yet (:class:`Exchange`)."""
+
+    def finish(self) -> httpx.Response:
+        """Read the answer."""
+
+    def abandon(self) -> None:
+        """Drop the answer unread."""
+
+
+@runtime_checkable
+class SendsAhead(Protocol):
+    """A transport that can send a request before its answer is read
+    (:meth:`StdlibTransport.start`; the tests' fault-injecting transport too)."""
+
+    def start(self, request: httpx.Request) -> Pending:
+        """Send ``request`` now."""
 
 
 def _is_dead(sock: socket.socket | None) -> bool:
@@ -164,6 +183,13 @@ class StdlibTransport(httpx.BaseTransport):
     # -- one exchange ------------------------------------------------------------------
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        return self.start(request).finish()
+
+    def start(self, request: httpx.Request) -> Exchange:
+        """Send ``request`` now and return its :class:`Exchange`, whose ``finish()`` reads the
+        answer: one thread can send the next page's request before it decodes this one
+        (``opslib._http.HTTP.send_ahead``). The connection and its pool slot belong to the
+        exchange until ``finish()`` or ``abandon()``."""
         url = request.url
         if url.scheme not in ("http", "https"):
             raise httpx.UnsupportedProtocol(f"unsupported scheme {url.scheme!r}", request=request)
@@ -175,17 +201,16 @@ class StdlibTransport(httpx.BaseTransport):
         try:
             key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
             conn = self._checkout(key) or self._connect(request, key, timeouts.get("connect"))
-            return self._exchange(request, key, conn, timeouts)
-        finally:
+            self._send(request, conn, timeouts)
+        except BaseException:
             self._slots.release()
+            raise
+        return Exchange(self, request, key, conn, timeouts)
 
-    def _exchange(
-        self,
-        request: httpx.Request,
-        key: _Key,
-        conn: http.client.HTTPConnection,
-        timeouts: dict[str, float | None],
-    ) -> httpx.Response:
+    @staticmethod
+    def _send(
+        request: httpx.Request, conn: http.client.HTTPConnection, timeouts: dict[str, float | None]
+    ) -> None:
         sock = conn.sock
         assert sock is not None
         body = request.read()
@@ -200,27 +225,6 @@ class StdlibTransport(httpx.BaseTransport):
             for name, value in request.headers.raw:
                 conn.putheader(name, value)
             conn.endheaders(body or None)
-        # a protocol failure here: disconnected, a bad status line, a short body
-        read_failures = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
-        with _failures(conn, request, *read_failures):
-            sock.settimeout(timeouts.get("read"))
-            response = conn.getresponse()
-            content = response.read()
-        if response.will_close:
-            log.debug("connection to %s:%s closed after the response", key[1], key[2])
-            conn.close()
-        else:
-            self._checkin(key, conn)
-        version = b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1"
-        return httpx.Response(
-            response.status,
-            headers=response.getheaders(),
-            stream=httpx.ByteStream(content),
-            extensions={
-                "http_version": version,
-                "reason_phrase": response.reason.encode("ascii", "replace"),
-            },
-        )
 
     def close(self) -> None:
         with self._lock:
@@ -248,3 +252,66 @@ def make_transport(base_url: str) -> httpx.BaseTransport | None:
     if choice == "httpx" or url.scheme not in ("http", "https") or _proxied(url):
         return None
     return StdlibTransport()
+
+
+class Exchange:
+    """A request that :meth:`StdlibTransport.start` has sent and whose answer is not read
+    yet. Exactly one of :meth:`finish` and :meth:`abandon` gives its pool slot back."""
+
+    def __init__(
+        self,
+        transport: StdlibTransport,
+        request: httpx.Request,
+        key: _Key,
+        conn: http.client.HTTPConnection,
+        timeouts: dict[str, float | None],
+    ) -> None:
+        self._transport = transport
+        self._request = request
+        self._key = key
+        self._conn: http.client.HTTPConnection | None = conn
+        self._timeouts = timeouts
+
+    def _release(self) -> http.client.HTTPConnection:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            raise RuntimeError("this exchange is already finished")
+        self._transport._slots.release()
+        return conn
+
+    def finish(self) -> httpx.Response:
+        """Read the answer (the connection goes back to the pool) as an httpx response."""
+        conn, request, key = self._conn, self._request, self._key
+        if conn is None:
+            raise RuntimeError("this exchange is already finished")
+        assert conn.sock is not None
+        try:
+            # a protocol failure here: disconnected, a bad status line, a short body
+            read_failures = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
+            with _failures(conn, request, *read_failures):
+                conn.sock.settimeout(self._timeouts.get("read"))
+                response = conn.getresponse()
+                content = response.read()
+        finally:
+            self._release()
+        if response.will_close:
+            log.debug("connection to %s:%s closed after the response", key[1], key[2])
+            conn.close()
+        else:
+            self._transport._checkin(key, conn)
+        version = b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1"
+        return httpx.Response(
+            response.status,
+            headers=response.getheaders(),
+            stream=httpx.ByteStream(content),
+            request=request,
+            extensions={
+                "http_version": version,
+                "reason_phrase": response.reason.encode("ascii", "replace"),
+            },
+        )
+
+    def abandon(self) -> None:
+        """Drop the connection unread (its answer would be in the way of the next request)."""
+        if self._conn is not None:
+            self._release().close()

@@ -15,7 +15,7 @@ from opslib import _constants as C
 from opslib import _schemas as S
 from opslib._frames import records_to_frame
 from opslib._offload import Decode, DecodedPage
-from opslib._paging import PagedRead
+from opslib._paging import PagedRead, Sent
 from opslib._writes import check_errors, items_from, run_writes
 from opslib.enums import DeviceStatus, Owned
 from opslib.resources import Resource, coerce_enum
@@ -70,6 +70,10 @@ class Devices(Resource):
             data = self._client._request("/device/query_by_user", page, decode=decode)
             return data if isinstance(data, DecodedPage) else dict(data)
 
+        def send(page_no: int, size: int) -> Sent:
+            page = {**params, "page_no": page_no, "page_size": size}
+            return self._client._send_ahead("/device/query_by_user", page)
+
         return PagedRead(
             fetch,
             list_key="device_list",
@@ -79,6 +83,7 @@ class Devices(Resource):
             progress=progress,
             desc="devices",
             decoders=self._client._decoders,
+            send=send,
         )
 
     def list(

@@ -17,7 +17,7 @@ from opslib import _schemas as S
 from opslib._exceptions import AuthenticationError
 from opslib._http import DECODE_LOCK
 from opslib._offload import Decode, DecodedPage
-from opslib._paging import PagedRead
+from opslib._paging import PagedRead, Sent
 from opslib._timeutil import Moment, time_range
 from opslib.enums import EventType, RecordQueryModel
 from opslib.resources import Resource, coerce_enum
@@ -26,6 +26,20 @@ if TYPE_CHECKING:
     import dask.dataframe as dd
 
 __all__ = ["Events"]
+
+
+class _Received:
+    """A page request sent ahead whose data goes through ``received`` (the cache's hook)."""
+
+    def __init__(self, sent: Sent, received: Callable[[Any], Any]) -> None:
+        self._sent = sent
+        self._received = received
+
+    def result(self) -> Any:
+        return self._received(self._sent.result())
+
+    def close(self) -> None:
+        self._sent.close()
 
 
 class Events(Resource):
@@ -83,9 +97,10 @@ class Events(Resource):
     ) -> PagedRead:
         params = {**query, "start": start_ms, "end": end_ms}
 
-        def fetch(page_no: int, size: int, decode: Decode | None = None) -> Any:
-            page = {**params, "page_no": page_no, "page_size": size}
-            data = self._client._request("/device/query_record", page, decode=decode)
+        def page(page_no: int, size: int) -> dict[str, Any]:
+            return {**params, "page_no": page_no, "page_size": size}
+
+        def received(data: Any) -> Any:
             if isinstance(data, DecodedPage):
                 return data
             data = dict(data)
@@ -93,6 +108,14 @@ class Events(Resource):
                 with DECODE_LOCK:  # CPU only, as decoding (see opslib._http)
                     on_page(data)  # the event cache keeps each record's raw properties
             return data
+
+        def fetch(page_no: int, size: int, decode: Decode | None = None) -> Any:
+            path, query = "/device/query_record", page(page_no, size)
+            return received(self._client._request(path, query, decode=decode))
+
+        def send(page_no: int, size: int) -> _Received:
+            sent = self._client._send_ahead("/device/query_record", page(page_no, size))
+            return _Received(sent, received)
 
         return PagedRead(
             fetch,
@@ -103,6 +126,7 @@ class Events(Resource):
             progress=progress,
             desc="events",
             decoders=self._client._decoders if on_page is None else None,
+            send=send,
         )
 
     def list(

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib._transport import StdlibTransport
+from opslib._transport import SendsAhead, StdlibTransport
 
 
 @dataclass
@@ -31,6 +31,7 @@ class Sent:
     body: dict[str, Any] | None
     form: dict[str, str]
     fault: str = ""
+    ahead: bool = False  # sent ahead of reading its answer (StdlibTransport.start)
 
     @property
     def message_id(self) -> str | None:
@@ -46,6 +47,20 @@ class _Plan:
     when: Callable[[Sent], bool] = field(default=lambda sent: True)
 
 
+class _Planned:
+    """A request sent ahead that meets a plan: the fault happens when its answer is read."""
+
+    def __init__(self, plan: _Plan, request: httpx.Request) -> None:
+        self._plan = plan
+        self._request = request
+
+    def finish(self) -> httpx.Response:
+        return self._plan.fault(self._request)
+
+    def abandon(self) -> None:
+        pass
+
+
 class Faults(httpx.BaseTransport):
     """Records every request and applies planned faults, in order, per path."""
 
@@ -55,6 +70,8 @@ class Faults(httpx.BaseTransport):
         self._plans: list[_Plan] = []
         self._lock = threading.Lock()
         self.before: Callable[[Sent], None] | None = None  # a hook run before forwarding
+        if isinstance(self.inner, SendsAhead):  # as opslib's transport does, this one does
+            self.start = self._start
 
     # -- planning ----------------------------------------------------------------------
 
@@ -77,7 +94,9 @@ class Faults(httpx.BaseTransport):
 
         return self._add(path, f"status {code}", answer, times, when)
 
-    def drop_response(self, path: str, *, times: int | None = 1) -> Faults:
+    def drop_response(
+        self, path: str, *, times: int | None = 1, when: Callable[[Sent], bool] | None = None
+    ) -> Faults:
         def drop(request: httpx.Request) -> httpx.Response:
             response = self.inner.handle_request(request)
             response.read()
@@ -86,13 +105,15 @@ class Faults(httpx.BaseTransport):
                 "injected: connection lost mid-response", request=request
             )
 
-        return self._add(path, "drop", drop, times, None)
+        return self._add(path, "drop", drop, times, when)
 
-    def refuse(self, path: str, *, times: int | None = 1) -> Faults:
+    def refuse(
+        self, path: str, *, times: int | None = 1, when: Callable[[Sent], bool] | None = None
+    ) -> Faults:
         def refuse(request: httpx.Request) -> httpx.Response:
             raise httpx.ConnectError("injected: connection refused", request=request)
 
-        return self._add(path, "refuse", refuse, times, None)
+        return self._add(path, "refuse", refuse, times, when)
 
     def clear(self) -> None:
         with self._lock:
@@ -111,7 +132,8 @@ class Faults(httpx.BaseTransport):
 
     # -- transport ---------------------------------------------------------------------
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def _plan(self, request: httpx.Request, *, ahead: bool = False) -> tuple[Sent, _Plan | None]:
+        """Record ``request`` and take the first plan that applies to it."""
         content = request.read()
         body = None
         form: dict[str, str] = {}
@@ -119,7 +141,7 @@ class Faults(httpx.BaseTransport):
             body = orjson.loads(content)
         elif content:
             form = dict(httpx.QueryParams(content.decode()))
-        sent = Sent(request.url.path, body, form)
+        sent = Sent(request.url.path, body, form, ahead=ahead)
         with self._lock:
             self.sent.append(sent)
             plan = next(
@@ -130,10 +152,23 @@ class Faults(httpx.BaseTransport):
                 plan.times -= 1
         if self.before is not None:
             self.before(sent)
+        if plan is not None:
+            sent.fault = plan.name
+        return sent, plan
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        _, plan = self._plan(request)
         if plan is None:
             return self.inner.handle_request(request)
-        sent.fault = plan.name
         return plan.fault(request)
+
+    def _start(self, request: httpx.Request) -> Any:
+        """``start``, where the inner transport sends ahead: requests sent ahead (paged
+        reads) meet the same plans; ``sent[i].ahead`` says which went that way."""
+        _, plan = self._plan(request, ahead=True)
+        if plan is None:
+            return self.inner.start(request)  # type: ignore[attr-defined]
+        return _Planned(plan, request)
 
     def close(self) -> None:
         self.inner.close()

@@ -241,3 +241,92 @@ def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> Non
         assert http._url("/device/query") == httpx.URL(base.rstrip("/") + "/device/query")
     finally:
         http.close()
+
+
+# -- pages sent ahead (paged reads from one thread) -----------------------------------------
+
+PAGE = 20  # rows a page: the test platform's 30 days are many pages
+
+
+def page_no(sent: Any) -> int:
+    return int(sent.body["params"]["page_no"])
+
+
+@pytest.fixture
+def whole(platform: Platform) -> Any:
+    """The fleet's events of 30 days, read with the thread pool (nothing sent ahead)."""
+    from opslib import _constants as C
+
+    saved, C.SEND_AHEAD = C.SEND_AHEAD, False
+    try:
+        return platform.connect().events.list("-30d", end="2100-01-01", page_size=PAGE)
+    finally:
+        C.SEND_AHEAD = saved
+
+
+def test_pages_are_sent_ahead_from_the_calling_thread(
+    platform: Platform, faults: Faults, whole: Any
+) -> None:
+    import threading
+
+    threads: set[str] = set()
+    faults.before = lambda sent: threads.add(threading.current_thread().name)
+    df = platform.connect(transport=faults).events.list("-30d", end="2100-01-01", page_size=PAGE)
+    pd_testing().assert_frame_equal(df, whole)
+    reads = faults.to("/device/query_record")
+    assert len(reads) == -(-len(whole) // PAGE) > 10
+    assert [page_no(s) for s in reads if s.ahead] == list(range(2, len(reads) + 1))
+    assert threads == {threading.current_thread().name}
+
+
+@pytest.mark.parametrize("fault", ["503", "429", "drop", "refuse", "401"])
+def test_a_page_sent_ahead_that_fails_is_read_by_the_regular_call(
+    platform: Platform, faults: Faults, whole: Any, fault: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Anything but a clean answer to a page sent ahead: the regular call follows, with its
+    retries and token refresh, and the frame is the same."""
+    path = "/device/query_record"
+    third = {"when": lambda sent: page_no(sent) == 3}
+    if fault == "503":
+        faults.status(path, 503, **third)
+    elif fault == "429":
+        faults.status(path, 429, headers={"Retry-After": "0"}, **third)
+    elif fault == "drop":
+        faults.drop_response(path, **third)
+    elif fault == "refuse":
+        faults.refuse(path, **third)
+    else:  # the token is refused twice: sent ahead, then the regular call, which refreshes
+        faults.status(path, 401, times=2, **third)
+    client = platform.connect(transport=faults)
+    refreshes = faults.count("/token/access")
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    pd_testing().assert_frame_equal(df, whole)
+    faulted = [s for s in faults.to(path) if s.fault]
+    assert faulted
+    assert any(s.ahead for s in faulted)
+    for bad in faulted:  # each faulted page was then read by a request that was not
+        later = [s for s in faults.to(path) if page_no(s) == page_no(bad) and not s.fault]
+        assert later
+    assert any("sent ahead" in r.getMessage() for r in caplog.records)
+    assert (faults.count("/token/access") > refreshes) == (fault == "401")
+
+
+def test_a_business_error_on_a_page_sent_ahead_is_raised_and_frees_the_pool(
+    platform: Platform, faults: Faults
+) -> None:
+    faults.status("/device/query_record", 403, times=None, when=lambda s: page_no(s) == 4)
+    client = platform.connect(transport=faults)
+    pool = faults.inner
+    for _ in range(6):  # 6 reads x 4 sent ahead: more than the pool holds, were any kept
+        with pytest.raises(opslib.PermissionDenied):
+            client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert pool._slots._value == opslib._constants.DEFAULT_MAX_CONNECTIONS  # type: ignore[attr-defined]
+    faults.clear()
+    assert len(client.events.list("-30d", end="2100-01-01", page_size=PAGE)) > 0
+
+
+def pd_testing() -> Any:
+    import pandas.testing
+
+    return pandas.testing

@@ -142,3 +142,84 @@ def test_progress_bar_only_for_many_pages(capsys: pytest.CaptureFixture[str]) ->
         Pages(1_000), list_key="events_list", schema=S.EVENT, page_size=100, progress=False
     ).frame()
     assert "page" not in capsys.readouterr().err
+
+
+# -- pages sent ahead from one thread ----------------------------------------------------
+
+
+class SentPages:
+    """``send`` for PagedRead over :class:`Pages`: records sends, results and closes, and how
+    many requests were out at once."""
+
+    def __init__(self, pages: Pages, *, fail_on: int | None = None) -> None:
+        self.pages = pages
+        self.fail_on = fail_on
+        self.log: list[tuple[str, int]] = []
+        self.out = 0
+        self.most_out = 0
+
+    def __call__(self, page_no: int, page_size: int) -> Any:
+        book = self
+        book.log.append(("send", page_no))
+        book.out += 1
+        book.most_out = max(book.most_out, book.out)
+
+        class Sent:
+            def result(self) -> dict[str, Any]:
+                book.out -= 1
+                book.log.append(("result", page_no))
+                if page_no == book.fail_on:
+                    raise RuntimeError(f"page {page_no} failed")
+                return book.pages(page_no, page_size)
+
+            def close(self) -> None:
+                book.out -= 1
+                book.log.append(("close", page_no))
+
+        return Sent()
+
+
+def test_pages_sent_ahead_are_read_by_the_calling_thread_in_order() -> None:
+    pages = Pages(2_050)
+    send = SentPages(pages)
+    df = read(pages, page_size=100, send=send, concurrency=3).frame()
+    assert len(df) == 2_050
+    assert df["event_id"].is_monotonic_increasing
+    assert pages.threads == {threading.current_thread().name}  # no thread of its own
+    assert [p for what, p in send.log if what == "result"] == list(range(2, 22))
+    assert send.most_out == 3
+    assert send.out == 0
+    # the next request goes out before an answer is decoded: page 5 right after page 2's
+    assert send.log[:5] == [("send", 2), ("send", 3), ("send", 4), ("result", 2), ("send", 5)]
+
+
+def test_a_short_page_stops_the_read_and_drops_what_was_sent_ahead() -> None:
+    pages = Pages(1_000, shrink_after=3)  # from the 4th request on, half the rows
+    send = SentPages(pages)
+    df = read(pages, page_size=100, send=send, concurrency=4).frame()
+    assert df["event_id"].is_unique
+    closed = [p for what, p in send.log if what == "close"]
+    assert closed
+    assert send.out == 0
+    assert max(p for what, p in send.log if what == "result") < min(closed)
+
+
+def test_a_failing_page_raises_and_drops_what_was_sent_ahead() -> None:
+    pages = Pages(2_000)
+    send = SentPages(pages, fail_on=6)
+    with pytest.raises(RuntimeError, match="page 6 failed"):
+        read(pages, page_size=100, send=send, concurrency=4).frame()
+    assert send.out == 0
+    assert {p for what, p in send.log if what == "close"} == {7, 8, 9}  # 10 never went
+
+
+def test_without_send_ahead_the_thread_pool_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opslib import _constants as C
+
+    monkeypatch.setattr(C, "SEND_AHEAD", False)
+    pages = Pages(2_050)
+    send = SentPages(pages)
+    df = read(pages, page_size=100, send=send).frame()
+    assert len(df) == 2_050
+    assert not send.log
+    assert any(t.startswith("opslib-page") for t in pages.threads)

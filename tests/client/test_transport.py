@@ -6,6 +6,7 @@ connection while it is idle, one that never answers, one that hangs up mid-body.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -293,3 +294,59 @@ def test_connection_close_is_honoured(peers: MakePeer) -> None:
         for _ in range(3):
             assert http.post(peer.url, json={}).json() == {"ok": True}
     assert peer.accepted == 3
+
+
+# -- requests sent ahead of reading their answers -------------------------------------------
+
+
+def echo_path(conn: socket.socket) -> None:
+    """Answer each request with its own path, in order, on one keep-alive connection."""
+    with conn, contextlib.suppress(OSError):  # the client may close it unread (abandon)
+        while head := read_request(conn):
+            path = head.split(b" ", 2)[1]
+            conn.sendall(ok(orjson.dumps({"path": path.decode()})))
+
+
+def test_one_thread_sends_ahead_and_reads_each_answer_later(peers: MakePeer) -> None:
+    peer = peers(echo_path)
+    transport = StdlibTransport(max_connections=3, max_keepalive=3)
+    with httpx.Client(transport=transport, timeout=5) as http:
+        sent = [transport.start(http.build_request("POST", f"{peer.url}/p{i}")) for i in range(3)]
+        answers = [exchange.finish().read() for exchange in reversed(sent)]
+        assert [orjson.loads(a)["path"] for a in answers] == ["/p2", "/p1", "/p0"]
+        # the connections went back to the pool and carry the next requests
+        again = [transport.start(http.build_request("POST", f"{peer.url}/q{i}")) for i in range(3)]
+        assert [orjson.loads(e.finish().read())["path"] for e in again] == ["/q0", "/q1", "/q2"]
+    assert transport.connections_opened == peer.accepted == 3
+
+
+def test_an_abandoned_exchange_gives_its_slot_back_and_is_not_reused(peers: MakePeer) -> None:
+    peer = peers(echo_path)
+    transport = StdlibTransport(max_connections=1, max_keepalive=1)
+    timeout = httpx.Timeout(5, pool=0.2)
+    with httpx.Client(transport=transport, timeout=timeout) as http:
+        first = transport.start(http.build_request("POST", f"{peer.url}/dropped"))
+        with pytest.raises(httpx.PoolTimeout):  # the one slot is the exchange's
+            transport.start(http.build_request("POST", f"{peer.url}/waits"))
+        first.abandon()
+        first.abandon()  # twice is harmless
+        with pytest.raises(RuntimeError, match="already finished"):
+            first.finish()
+        # its unread answer is not taken for the next request's: a new connection
+        assert http.post(f"{peer.url}/next").json() == {"path": "/next"}
+    assert transport.connections_opened == peer.accepted == 2
+
+
+def test_an_answer_lost_after_sending_ahead_is_a_protocol_error(peers: MakePeer) -> None:
+    def hang_up(conn: socket.socket) -> None:
+        read_request(conn)
+        conn.close()
+
+    peer = peers(hang_up)
+    transport = StdlibTransport(max_connections=1, max_keepalive=1)
+    with httpx.Client(transport=transport, timeout=httpx.Timeout(5, pool=0.2)) as http:
+        exchange = transport.start(http.build_request("POST", peer.url))
+        with pytest.raises(httpx.RemoteProtocolError):
+            exchange.finish()
+        # the failed exchange gave its slot back
+        transport.start(http.build_request("POST", peer.url)).abandon()
