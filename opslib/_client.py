@@ -23,7 +23,7 @@ from opslib import _constants as C
 from opslib._auth import Credentials, TokenCache, TokenManager
 from opslib._config import Secret, Settings, resolve_settings, with_defaults
 from opslib._exceptions import AuthenticationError, ConfigError, PermissionDenied
-from opslib._http import HTTP, Ahead, Safety
+from opslib._http import HTTP, Safety, SentRead
 from opslib._offload import DecoderPool, check_processes, default_processes
 
 if TYPE_CHECKING:
@@ -206,7 +206,10 @@ class Client:
         thread (opslib._paging). Only the first attempt is sent ahead: when it is not a clean
         success, ``result()`` makes the regular call (retries, token refresh, errors).
         """
-        return SentRead(self, path, params)
+        ahead = None
+        if self._http.can_send_ahead:
+            ahead = self._http.send_ahead(path, self._envelope(path, params, str(uuid.uuid4())))
+        return SentRead(ahead, lambda: self._request(path, params))
 
     def call(
         self, path: str, params: dict[str, Any] | None = None, *, message_id: str | None = None
@@ -291,34 +294,6 @@ class Client:
         self.close()
 
 
-class SentRead:
-    """A read sent ahead by :meth:`Client._send_ahead`; :meth:`result` gives its ``data``."""
-
-    def __init__(self, client: Client, path: str, params: dict[str, Any]) -> None:
-        self._client = client
-        self._path = path
-        self._params = params
-        self._ahead: Ahead | None = None
-        if client._http.can_send_ahead:
-            body = client._envelope(path, params, str(uuid.uuid4()))
-            self._ahead = client._http.send_ahead(path, body)
-
-    def result(self) -> Any:
-        """The answer's ``data``; the regular call when the early attempt was not a clean
-        success (its errors are raised as that call raises them)."""
-        ahead, self._ahead = self._ahead, None
-        data = ahead.data() if ahead is not None else None
-        if data is None:
-            data = self._client._request(self._path, self._params)
-        return data
-
-    def close(self) -> None:
-        """Drop the answer unread (a read that stopped early)."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.close()
-
-
 def connect(
     base_url: str | None = None,
     *,
@@ -370,8 +345,9 @@ def connect(
         Helper processes that decode the pages of large reads beside this process; started
         by the first read of 500 pages or more, then used by every read of 20 pages or more,
         stopped by :meth:`Client.close`.
-        Default ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond the first two (at most
-        2; none on 2 CPUs); 0 decodes every page in this process.
+        Default ``OPSLIB_DECODE_PROCESSES``, else none; 0 decodes every page in this
+        process. With helpers, pages are read by a thread pool instead of being sent ahead
+        from the calling thread, which was faster on 2 CPUs (docs/performance.md).
 
     Returns
     -------

@@ -34,7 +34,7 @@ from opslib._exceptions import (
 )
 from opslib._transport import Pending, SendsAhead, make_transport
 
-__all__ = ["DECODE_LOCK", "HTTP", "Ahead", "Safety", "default_timeout"]
+__all__ = ["DECODE_LOCK", "HTTP", "Ahead", "Safety", "SentRead", "default_timeout"]
 
 log = logging.getLogger("opslib")
 
@@ -431,3 +431,24 @@ class Ahead:
     def close(self) -> None:
         """Drop an answer that will not be read (its connection is closed)."""
         self._exchange.abandon()
+
+
+class SentRead:
+    """A read sent ahead (``ahead``; None when it could not be) and the regular call that
+    makes it when the early attempt was not a clean success."""
+
+    def __init__(self, ahead: Ahead | None, regular: Callable[[], Any]) -> None:
+        self._ahead = ahead
+        self._regular = regular
+
+    def result(self) -> Any:
+        """The answer's ``data``, else what the regular call returns (or raises)."""
+        ahead, self._ahead = self._ahead, None
+        data = ahead.data() if ahead is not None else None
+        return data if data is not None else self._regular()
+
+    def close(self) -> None:
+        """Drop the answer unread (a read that stopped early)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.close()

@@ -298,7 +298,7 @@ class EventPartitions:
 
     def read(self, start_ms: int, end_ms: int) -> pd.DataFrame:
         """``[start_ms, end_ms)`` as ``events.list`` would return it (before conforming)."""
-        from opslib._http import Safety
+        from opslib._http import Safety, SentRead
         from opslib._paging import PagedRead
 
         query = dict(self.query)
@@ -307,16 +307,19 @@ class EventPartitions:
             return client.events._read(query, start_ms, end_ms, None, False, self.page_size).frame()
         http, token = _pool(self.base_url), self.access_token
 
-        def fetch(page_no: int, size: int) -> dict[str, Any]:
+        def envelope(page_no: int, size: int) -> dict[str, Any]:
             params = {**query, "start": start_ms, "end": end_ms, "page_no": page_no}
             params.update(page_size=size, access_token=token.get_secret_value())
-            mid = str(uuid.uuid4())
-            body = {"message_id": mid, "user_id": self.user_id, "params": params}
-            return dict(
-                http.post_envelope(
-                    "/device/query_record", lambda: body, message_id=mid, safety=Safety.READ
-                )
-            )
+            return {"message_id": str(uuid.uuid4()), "user_id": self.user_id, "params": params}
+
+        def fetch(page_no: int, size: int) -> dict[str, Any]:
+            body = envelope(page_no, size)
+            mid, path = body["message_id"], "/device/query_record"
+            return dict(http.post_envelope(path, lambda: body, message_id=mid, safety=Safety.READ))
+
+        def send(page_no: int, size: int) -> SentRead:
+            ahead = http.send_ahead("/device/query_record", envelope(page_no, size))
+            return SentRead(ahead, lambda: fetch(page_no, size))
 
         read = PagedRead(
             fetch,
@@ -325,6 +328,7 @@ class EventPartitions:
             page_size=self.page_size,
             progress=False,
             concurrency=self.concurrency,
+            send=send,
         )
         try:
             return read.frame()

@@ -212,3 +212,35 @@ def test_import_opslib_starts_no_dask(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
     )
     assert out.stdout.strip() == "1"  # no cluster, no thread
+
+
+def test_a_partition_sends_its_pages_ahead_and_a_failed_one_goes_the_regular_way(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker reads a partition's pages from one thread, sent ahead; a page whose early
+    attempt fails (here a 503) is read by the regular call, and the rows are the same."""
+    from client.faults import Faults
+    from opslib import dask as odask
+    from opslib._config import Secret
+    from opslib._http import HTTP
+
+    client = platform.connect()
+    start, end = _range()
+    faults = Faults()
+    faults.status("/device/query_record", 503, when=lambda s: s.body["params"]["page_no"] == 3)
+    monkeypatch.setitem(odask._pools, platform.base_url, HTTP(platform.base_url, transport=faults))
+    reader = odask.EventPartitions(
+        base_url=platform.base_url,
+        client_id=platform.client_id,
+        user_id=client.user_id or "",
+        query=(("query_model", 3),),
+        meta=S.EVENT.empty(),
+        access_token=Secret(client._tokens.access_token()),
+        expires_at=time.time() + 600,
+        page_size=20,
+    )
+    assert_frame_equal(reader.read(start, end), client.events.list(start, end))
+    sent = faults.to("/device/query_record")
+    assert [s.body["params"]["page_no"] for s in sent if s.ahead][:3] == [2, 3, 4]
+    third = [s for s in sent if s.body["params"]["page_no"] == 3]
+    assert [(s.ahead, s.fault) for s in third] == [(True, "status 503"), (False, "")]
