@@ -53,19 +53,18 @@ DEFAULT_CONCURRENCY = 4
 # it off to measure the thread pool beside it.
 SEND_AHEAD = True
 # Helper processes that decode a large read's pages beside the reading process
-# (opslib/_offload.py). Default: one per CPU beyond the first two (one CPU for the reading
-# process, one for the rest: a local platform, the notebook), at most
-# MAX_DEFAULT_DECODE_PROCESSES; so none on 2 CPUs, where one helper was a wash with the
-# platform on the same CPUs: 1M events with 1 helper against none 0.98x, 1.01x and 1.15x
-# (case 1, three runs of 3 each), 1.06x (medians of 6 alternated rounds), 1.25x (case 7),
-# for ~125 MB and ~1 s of CPU to start. A read of OFFLOAD_START_PAGES pages or more after
+# (opslib/_offload.py): none unless asked (connect(decode_processes=N) or
+# OPSLIB_DECODE_PROCESSES=N). With helpers, pages are read by a thread pool, and since pages
+# are sent ahead from one thread that is slower: 1M events 3.17 s with one helper against
+# 2.63 s without (0.83x; case 7: 3.09 vs 2.78 s), benchmark run of 2026-11-24 04:48 UTC on
+# 2 CPUs. Before that, one per CPU beyond the first two was the default (a wash on 2 CPUs:
+# 0.98-1.25x against the thread pool). A read of OFFLOAD_START_PAGES pages or more after
 # the first starts them: first reads of 100, 200 and 400 pages were slower while a helper
 # started (3 alternated pairs each). Once running they serve every read of
 # OFFLOAD_MIN_PAGES pages or more (a second read of 49,500 devices, 50 pages: 1.38 s
-# without, 1.20 s with, medians of 4 pairs). OPSLIB_DECODE_PROCESSES or
-# connect(decode_processes=) overrides; 0 turns them off.
+# without, 1.20 s with, medians of 4 pairs, thread pool).
+DEFAULT_DECODE_PROCESSES = 0
 DECODE_PROCESSES_ENV = "OPSLIB_DECODE_PROCESSES"
-MAX_DEFAULT_DECODE_PROCESSES = 2
 OFFLOAD_START_PAGES = 500
 OFFLOAD_MIN_PAGES = 20
 OFFLOAD_PIPE_BYTES = 1 << 20  # a page in one pipe write (Linux allows up to 1 MiB)

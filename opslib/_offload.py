@@ -82,12 +82,11 @@ def check_processes(processes: object) -> int:
 
 
 def default_processes() -> int:
-    """How many helpers a client gets: ``OPSLIB_DECODE_PROCESSES``, else one per CPU beyond
-    the first two, at most :data:`~opslib._constants.MAX_DEFAULT_DECODE_PROCESSES`."""
+    """How many helpers a client gets: ``OPSLIB_DECODE_PROCESSES``, else
+    :data:`~opslib._constants.DEFAULT_DECODE_PROCESSES` (none: see there why)."""
     text = os.environ.get(C.DECODE_PROCESSES_ENV, "").strip()
     if not text:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return max(0, min(C.MAX_DEFAULT_DECODE_PROCESSES, (cpus or 1) - 2))
+        return C.DEFAULT_DECODE_PROCESSES
     try:
         value = int(text)
     except ValueError:

@@ -226,9 +226,9 @@ def test_closing_the_client_stops_its_helpers(platform: Platform) -> None:
 
 
 def test_the_number_of_helpers_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    for cpus, helpers in ((1, 0), (2, 0), (3, 1), (4, 2), (64, 2)):
+    for cpus in (1, 2, 3, 4, 64):  # none unless asked, whatever the machine
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=cpus: set(range(n)))
-        assert default_processes() == helpers
+        assert default_processes() == 0
     monkeypatch.setenv(C.DECODE_PROCESSES_ENV, "0")
     assert default_processes() == 0
     monkeypatch.setenv(C.DECODE_PROCESSES_ENV, "3")
