@@ -43,14 +43,15 @@ MAX_PAGE_SIZE = 1000  # protocol §9
 # 1000 (benchmark case 2, docs/performance.md); per request the client spends ~0.9 ms in
 # httpx and the platform ~1 ms in its framework and send, whatever the page holds.
 DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
-# Pages fetched at once after the first page reveals `total`. Case 2 on 2 cores: the
-# client's CPU is the same at 1, 2, 4 and 8 (4.2-4.8 s for 1M events) and 4 was the fastest
-# or within noise of it, cold and warm (warm 6.9 s; 1: 7.4-15.7 s, 8: 7.8-8.7 s); beyond
-# 2 it only helps when others share the CPUs or the platform is far away (latency).
+# Requests in flight after the first page reveals `total`. Case 2 on 2 cores, pages sent
+# ahead (2026-11-24 04:55): 1 / 2 / 4 / 8 took 2.70 / 2.77 / 2.69 / 2.82 s cold and
+# 2.82 / 2.98 / 2.80 / 2.99 s warm for 1M events (within 10 %, the order changes between
+# runs); 4 was the fastest and hides a far platform's latency. With the thread pool
+# (2026-11-23) 4 was the fastest or within noise of it too.
 DEFAULT_CONCURRENCY = 4
 # Paged reads send their requests ahead from one thread (opslib._paging) instead of a
-# thread per request: 1M events 3.6 s -> 2.5 s (docs/performance.md). The benchmarks turn
-# it off to measure the thread pool beside it.
+# thread pool: 1M events 3.60-3.70 s -> 2.63-2.77 s in the same benchmark runs
+# (docs/performance.md). The benchmarks turn it off to measure the thread pool beside it.
 SEND_AHEAD = True
 # Helper processes that decode a large read's pages beside the reading process
 # (opslib/_offload.py): none unless asked (connect(decode_processes=N) or

@@ -3,9 +3,9 @@
 The first page reveals ``total``. The remaining pages are read by the calling thread alone:
 it keeps :data:`~opslib._constants.DEFAULT_CONCURRENCY` requests sent ahead and turns each
 answer into typed Arrow columns while the platform works on the next ones, so only typed
-columns are kept (1M events: 3.6 s with four threads each fetching and decoding, 2.5 s from
-one thread, docs/performance.md: the threads spent about a second handing the GIL to each
-other). Where requests cannot be sent ahead (httpx's own transport, behind a proxy) or pages
+columns are kept (1M events: 3.60-3.70 s with four threads each fetching and decoding,
+2.63-2.77 s from one thread, same benchmark runs, docs/performance.md: the threads spent
+most of the difference handing the GIL to each other). Where requests cannot be sent ahead (httpx's own transport, behind a proxy) or pages
 go to decoding helper processes, a small thread pool fetches and decodes them instead.
 Every page carries the same filters; only ``page_no`` changes. Reading stops at the first
 empty or short page. Offset paging over data that grows while it is read can show a record
