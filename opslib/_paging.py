@@ -5,8 +5,9 @@ it keeps :data:`~opslib._constants.DEFAULT_CONCURRENCY` requests sent ahead and 
 answer into typed Arrow columns while the platform works on the next ones, so only typed
 columns are kept (1M events: 3.60-3.70 s with four threads each fetching and decoding,
 2.63-2.77 s from one thread, same benchmark runs, docs/performance.md: the threads spent
-most of the difference handing the GIL to each other). Where requests cannot be sent ahead (httpx's own transport, behind a proxy) or pages
-go to decoding helper processes, a small thread pool fetches and decodes them instead.
+most of the difference handing the GIL to each other). Where requests cannot be sent ahead
+(httpx's own transport, behind a proxy) or pages go to decoding helper processes, a small
+thread pool fetches and decodes them instead.
 Every page carries the same filters; only ``page_no`` changes. Reading stops at the first
 empty or short page. Offset paging over data that grows while it is read can show a record
 twice; the assembled frame keeps the first and is sorted by the schema's order.
