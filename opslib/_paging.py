@@ -302,9 +302,11 @@ class PagedRead:
     def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
         """One typed frame per page, from ``page_no`` on, sequentially.
 
-        Each frame's ``attrs`` holds ``page_no``, ``page_size`` and ``total``: enough to
-        resume later with ``page_no=attrs["page_no"] + 1``. Duplicates across pages are not
-        removed here (that would need every key in memory).
+        While the caller works on a page, the next one is already asked for (when requests
+        can be sent ahead); stopping early drops it. Each frame's ``attrs`` holds
+        ``page_no``, ``page_size`` and ``total``: enough to resume later with
+        ``page_no=attrs["page_no"] + 1``. Duplicates across pages are not removed here (that
+        would need every key in memory).
         """
         if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
             raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
@@ -312,9 +314,15 @@ class PagedRead:
             return
         seen = 0
         bar = None
+        sent: Sent | None = None  # the next page, requested while the caller has this one
+        ahead = self._send is not None and C.SEND_AHEAD
         try:
             while True:
-                page = self._page(page_no)
+                if sent is not None:
+                    request, sent = sent, None
+                    page = self._decoded(page_no, request.result())
+                else:
+                    page = self._page(page_no)
                 frame = page.frame(self.schema, self.page_size)
                 if self.limit is not None and seen + len(frame) > self.limit:
                     frame = frame.iloc[: self.limit - seen]
@@ -322,17 +330,23 @@ class PagedRead:
                     bar = self._bar(math.ceil(self._wanted(page.total) / self.page_size))
                 elif bar is not None:
                     bar.update(1)
-                if page.rows:
-                    seen += len(frame)
-                    yield frame
+                seen += len(frame) if page.rows else 0
                 done = page_no * self.page_size >= page.total
-                if (
+                last = (
                     page.rows < self.page_size
                     or done
                     or (self.limit is not None and seen >= self.limit)
-                ):
+                )
+                if not last and ahead:
+                    assert self._send is not None
+                    sent = self._send(page_no + 1, self.page_size)
+                if page.rows:
+                    yield frame
+                if last:
                     return
                 page_no += 1
         finally:
+            if sent is not None:  # the caller stopped early: drop the page asked for
+                sent.close()
             if bar is not None:
                 bar.close()

@@ -223,3 +223,28 @@ def test_without_send_ahead_the_thread_pool_reads(monkeypatch: pytest.MonkeyPatc
     assert len(df) == 2_050
     assert not send.log
     assert any(t.startswith("opslib-page") for t in pages.threads)
+
+
+def test_iter_pages_asks_for_the_next_page_while_the_caller_has_this_one() -> None:
+    pages = Pages(1_000)
+    send = SentPages(pages)
+    it = read(pages, page_size=100, send=send).pages()
+    first = next(it)
+    assert first.attrs["page_no"] == 1
+    assert send.log == [("send", 2)]  # page 2 is on its way while the caller has page 1
+    second = next(it)
+    assert second["event_id"].iloc[0] == "e-000100"
+    assert send.log == [("send", 2), ("result", 2), ("send", 3)]
+    it.close()  # the caller stops: page 3 was asked for and is dropped
+    assert send.log[-1] == ("close", 3)
+    assert send.out == 0
+
+
+def test_iter_pages_asks_for_nothing_past_the_limit_or_the_total() -> None:
+    for kw, sends in (({"limit": 250}, [2, 3]), ({}, [2, 3])):
+        pages = Pages(300)
+        send = SentPages(pages)
+        frames = list(read(pages, page_size=100, send=send, **kw).pages())
+        assert [len(f) for f in frames] == ([100, 100, 50] if kw else [100, 100, 100])
+        assert [p for what, p in send.log if what == "send"] == sends
+        assert send.out == 0
