@@ -21,9 +21,9 @@ import math
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
@@ -67,6 +67,9 @@ def bulk_gc() -> Iterator[None]:
             if _gc_reads == 0:
                 gc.set_threshold(*_gc_saved)
 
+
+_T = TypeVar("_T")  # a page started: a request sent, or a fetch submitted
+_G = TypeVar("_G")  # its answer
 
 FetchPage = Callable[..., Any]
 """``fetch(page_no, page_size)`` → the decoded ``data`` of one page. Given ``decoders``,
@@ -226,66 +229,71 @@ class PagedRead:
         return df
 
     def _rest(self, pages: int) -> list[PageColumns]:
-        """Pages 2..pages, ``concurrency`` at a time, in page order; stop after a short one."""
+        """Pages 2..pages in page order; stop after a short one."""
         helpers = self._decoders is not None and self._decoders.processes > 0
         if self._send is not None and C.SEND_AHEAD and not helpers:
-            return self._rest_sent_ahead(pages)
-        bar = self._bar(pages)
-        out: list[PageColumns] = []
+            send = self._send
+            # One slot stays free for the regular call of a page whose early attempt failed.
+            ahead = min(self.concurrency, C.DEFAULT_MAX_CONNECTIONS - 1)
+            return self._in_order(
+                pages,
+                ahead,
+                start=lambda n: (n, send(n, self.page_size)),
+                wait=lambda sent: (sent[0], sent[1].result()),
+                decode=lambda got: self._decoded(*got),
+                drop=lambda sent: sent[1].close(),
+            )
         workers = min(self.concurrency, pages - 1)
         offload = self._decoders is not None and pages - 1 >= C.OFFLOAD_MIN_PAGES
         if offload and pages - 1 >= C.OFFLOAD_START_PAGES:
             assert self._decoders is not None
             self._decoders.start()  # in the background; running helpers serve shorter reads
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opslib-page") as pool:
-            # At most two pages a worker are queued ahead of the one awaited, so a short page
-            # stops the read after a few more requests, not after every page was asked for.
-            futures: deque[Future[_Page]] = deque()
-            next_no = 2
-            try:
-                while True:
-                    while next_no <= pages and len(futures) < 2 * workers:
-                        futures.append(pool.submit(self._page, next_no, offload))
-                        next_no += 1
-                    if not futures:
-                        break
-                    page = futures.popleft().result()
-                    if page.rows:
-                        out.append(page.columns)
-                    if bar is not None:
-                        bar.update(1)
-                    if page.rows < self.page_size:
-                        break  # the data shrank while we read: later pages are empty
-            finally:
-                for future in futures:
-                    future.cancel()
-                if bar is not None:
-                    bar.close()
-        return out
+            # Each worker fetches and decodes its page. At most two pages a worker are queued
+            # ahead of the one awaited, so a short page stops the read after a few more
+            # requests, not after every page was asked for.
+            return self._in_order(
+                pages,
+                2 * workers,
+                start=lambda n: pool.submit(self._page, n, offload),
+                wait=lambda future: future.result(),
+                decode=lambda page: page,
+                drop=lambda future: future.cancel(),
+            )
 
-    def _rest_sent_ahead(self, pages: int) -> list[PageColumns]:
-        """Pages 2..pages from this thread: ``concurrency`` requests are kept sent ahead, and
-        the next one is sent before an answer is decoded, so the platform works meanwhile."""
-        assert self._send is not None
+    def _in_order(
+        self,
+        pages: int,
+        ahead: int,
+        *,
+        start: Callable[[int], _T],
+        wait: Callable[[_T], _G],
+        decode: Callable[[_G], _Page],
+        drop: Callable[[_T], object],
+    ) -> list[PageColumns]:
+        """Pages 2..pages in page order, ``ahead`` of them started before the one awaited.
+
+        ``start(page_no)`` starts a page (sends its request, or submits its fetch), ``wait``
+        takes the oldest one's answer, ``decode`` types it; the next page is started between
+        the two, so the platform works while this one is decoded. Pages still started when
+        the read stops (a short page, an error) are dropped.
+        """
         bar = self._bar(pages)
         out: list[PageColumns] = []
-        # One slot stays free for the regular call of a page whose early attempt failed.
-        ahead = min(self.concurrency, C.DEFAULT_MAX_CONNECTIONS - 1)
-        sent: deque[tuple[int, Sent]] = deque()
+        started: deque[_T] = deque()
         next_no = 2
         try:
             while True:
-                while next_no <= pages and len(sent) < ahead:
-                    sent.append((next_no, self._send(next_no, self.page_size)))
+                while next_no <= pages and len(started) < ahead:
+                    started.append(start(next_no))
                     next_no += 1
-                if not sent:
+                if not started:
                     break
-                page_no, request = sent.popleft()
-                data = request.result()
+                answer = wait(started.popleft())
                 if next_no <= pages:  # keep the platform busy while this page is decoded
-                    sent.append((next_no, self._send(next_no, self.page_size)))
+                    started.append(start(next_no))
                     next_no += 1
-                page = self._decoded(page_no, data)
+                page = decode(answer)
                 if page.rows:
                     out.append(page.columns)
                 if bar is not None:
@@ -293,8 +301,8 @@ class PagedRead:
                 if page.rows < self.page_size:
                     break  # the data shrank while we read: later pages are empty
         finally:
-            for _, request in sent:
-                request.close()
+            for item in started:
+                drop(item)
             if bar is not None:
                 bar.close()
         return out
