@@ -5,6 +5,10 @@ A call is retried when repeating it cannot do harm: a read, or a write sent agai
 neither (the exchange of an authorization code, a login by SMS code) are repeated only when
 the request certainly never left (a refused connection). ``_should_retry`` decides, one
 commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
+
+A paged read's requests can also be sent ahead of reading their answers
+(:meth:`HTTP.send_ahead`, :class:`SentRead`): that early attempt is never retried; when its
+answer is not a clean success, the regular call above is made instead.
 """
 
 from __future__ import annotations
