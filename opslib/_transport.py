@@ -50,7 +50,7 @@ import httpx
 from opslib import _constants as C
 from opslib._exceptions import ConfigError
 
-__all__ = ["Exchange", "SendsAhead", "StdlibTransport", "make_transport"]
+__all__ = ["Exchange", "Pending", "SendsAhead", "StdlibTransport", "make_transport"]
 
 _Key = tuple[str, str, int]
 

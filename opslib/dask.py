@@ -328,7 +328,7 @@ class EventPartitions:
             page_size=self.page_size,
             progress=False,
             concurrency=self.concurrency,
-            send=send,
+            send=send if http.can_send_ahead else None,
         )
         try:
             return read.frame()

@@ -83,7 +83,7 @@ class Devices(Resource):
             progress=progress,
             desc="devices",
             decoders=self._client._decoders,
-            send=send,
+            send=send if self._client._http.can_send_ahead else None,
         )
 
     def list(

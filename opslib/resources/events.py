@@ -126,7 +126,7 @@ class Events(Resource):
             progress=progress,
             desc="events",
             decoders=self._client._decoders if on_page is None else None,
-            send=send,
+            send=send if self._client._http.can_send_ahead else None,
         )
 
     def list(

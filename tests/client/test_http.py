@@ -330,3 +330,21 @@ def pd_testing() -> Any:
     import pandas.testing
 
     return pandas.testing
+
+
+def test_over_httpx_s_own_transport_the_thread_pool_reads(platform: Platform, whole: Any) -> None:
+    """Where requests cannot be sent ahead (httpx's transport, as behind a proxy), pages are
+    still read several at a time, by the thread pool, not one after another."""
+    import threading
+
+    faults = Faults(httpx.HTTPTransport())
+    threads: set[str] = set()
+    faults.before = lambda sent: threads.add(threading.current_thread().name)
+    client = platform.connect(transport=faults)
+    assert not client._http.can_send_ahead
+    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    pd_testing().assert_frame_equal(df, whole)
+    assert not any(s.ahead for s in faults.sent)
+    assert any(t.startswith("opslib-page") for t in threads)
+    pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
+    assert sum(map(len, pages)) == len(whole)
