@@ -79,7 +79,7 @@ the response body first (see :meth:`opslib._http.HTTP.post_envelope`) and may re
 
 
 class Sent(Protocol):
-    """A page request already sent (:class:`opslib._client.SentRead`)."""
+    """A page request already sent (:class:`opslib._http.SentRead`)."""
 
     def result(self) -> Any:
         """The page's decoded ``data`` (the regular call when the early one failed)."""
@@ -146,8 +146,9 @@ class PagedRead:
         :data:`~opslib._constants.OFFLOAD_MIN_PAGES` more pages after the first; a read of
         :data:`~opslib._constants.OFFLOAD_START_PAGES` starts them.
     send
-        Sends a page's request ahead of reading its answer; given (and no helper processes
-        configured), pages after the first are read by the calling thread alone.
+        Sends a page's request ahead of reading its answer; pass it only where requests can
+        be sent ahead (``HTTP.can_send_ahead``). Given, and no helper processes configured,
+        pages after the first are read by the calling thread alone.
     """
 
     def __init__(
