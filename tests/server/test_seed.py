@@ -118,7 +118,7 @@ def test_a_different_seed_value_differs(tmp_path: Path) -> None:
     a, b = _dump(tmp_path / "a.db"), _dump(tmp_path / "b.db")
     for table in ("users", "devices", "bindings", "events"):
         assert a[table] != b[table], table
-    assert a["categories"] == b["categories"]  # the catalogue's names are fixed
+    assert a["categories"] == b["categories"]  # the categories' names are fixed
 
 
 def test_events_end_before_until_and_span_the_window(conn: sqlite3.Connection) -> None:
