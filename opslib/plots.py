@@ -25,7 +25,6 @@ from opslib import enums
 __all__ = [
     "OFFLINE_RENDERER",
     "alarm_codes_chart",
-    "catalogue_chart",
     "cohorts_chart",
     "comparison_chart",
     "counts_bar",
@@ -34,6 +33,7 @@ __all__ = [
     "hour_weekday_heatmap",
     "noisiest_chart",
     "plotly_js_html",
+    "products_chart",
     "property_boxes",
     "use_offline_renderer",
 ]
@@ -230,12 +230,12 @@ def cohorts_chart(cohorts: pd.DataFrame, *, title: str = "Devices by bind date")
     return _layout(fig, title, barmode="stack", xaxis_title="bound in", yaxis_title="devices")
 
 
-def catalogue_chart(products: pd.DataFrame, *, title: str = "Products by category") -> go.Figure:
+def products_chart(products: pd.DataFrame, *, title: str = "Products by category") -> go.Figure:
     """Stacked bars of products per category and product status.
 
     Examples
     --------
-    >>> fig = plots.catalogue_chart(client.products.list())  # doctest: +SKIP
+    >>> fig = plots.products_chart(client.products.list())  # doctest: +SKIP
     """
     if products.empty:
         return _empty(title)

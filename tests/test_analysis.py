@@ -435,7 +435,7 @@ def test_resolve_window_shares_one_now() -> None:
         analysis.resolve_window("now", "-1d")
 
 
-# --- catalogue ---------------------------------------------------------------------------
+# --- products ----------------------------------------------------------------------------
 
 CATEGORIES = typed_frame(
     _schemas.CATEGORY,
@@ -457,16 +457,16 @@ def products(*rows: dict[str, Any]) -> pd.DataFrame:
 def csv_frame(text: str) -> pd.DataFrame:
     import io
 
-    return analysis.read_catalogue(io.StringIO(text))
+    return analysis.read_product_file(io.StringIO(text))
 
 
-def test_validate_catalogue_accepts_numbers_and_labels() -> None:
+def test_validate_product_file_accepts_numbers_and_labels() -> None:
     raw = csv_frame(
         "product_id,product_name,category_id,net_type,node_type,encrypt_type,status,product_secret\n"
         "p-lamp,Lamp,1,1,1,TLS,released,lamp-secret-1\n"
         "p-hub,Hub,2,Ethernet,gateway,,,hub-secret-1\n"
     )
-    check = analysis.validate_catalogue(raw, CATEGORIES)
+    check = analysis.validate_product_file(raw, CATEGORIES)
     assert check.ok
     desired = check.desired.set_index("product_id")
     assert desired.loc["p-lamp", "encrypt_type"] == 2
@@ -477,14 +477,14 @@ def test_validate_catalogue_accepts_numbers_and_labels() -> None:
     assert str(check.desired["category_id"].dtype) == "Int64"
 
 
-def test_validate_catalogue_names_each_problem_by_row_and_column() -> None:
+def test_validate_product_file_names_each_problem_by_row_and_column() -> None:
     raw = csv_frame(
         "product_id,product_name,category_id,net_type,node_type,colour,product_secret\n"
         "p-ok,Fine,1,1,1,red,long-enough-secret\n"
         "bad id!,Lamp,9,7,1,red,short\n"
         "p-ok,,x,1,4,red,\n"
     )
-    check = analysis.validate_catalogue(raw, CATEGORIES)
+    check = analysis.validate_product_file(raw, CATEGORIES)
     assert not check.ok
     found = {(r.row if r.row is not pd.NA else None, r.column) for r in check.problems.itertuples()}
     assert found == {
@@ -511,13 +511,13 @@ def test_validate_catalogue_names_each_problem_by_row_and_column() -> None:
     assert list(check.desired["product_id"]) == ["p-ok"]
 
 
-def test_validate_catalogue_reports_missing_required_columns() -> None:
-    check = analysis.validate_catalogue(csv_frame("product_id,product_name\np1,One\n"))
+def test_validate_product_file_reports_missing_required_columns() -> None:
+    check = analysis.validate_product_file(csv_frame("product_id,product_name\np1,One\n"))
     missing = check.problems[check.problems["problem"] == "required column is missing"]
     assert set(missing["column"]) == {"category_id", "net_type", "node_type"}
 
 
-def test_plan_catalogue_adds_deletes_replaces_and_blocks() -> None:
+def test_plan_products_adds_deletes_replaces_and_blocks() -> None:
     current = products(
         {
             "product_id": "p-keep",
@@ -563,11 +563,11 @@ def test_plan_catalogue_adds_deletes_replaces_and_blocks() -> None:
         "p-new,New,2,3,3,0,new-secret-12\n"
         "p-nosecret,No secret,2,3,3,0,\n"
     )
-    check = analysis.validate_catalogue(raw, CATEGORIES)
+    check = analysis.validate_product_file(raw, CATEGORIES)
     assert check.ok, check.problems
     devices = make_devices()
     devices["product_id"] = ["p-used", "p-busy", "p-busy", "x", "x", "x", "x", "x"]
-    plan = analysis.plan_catalogue(check.desired, current, devices=devices).set_index("product_id")
+    plan = analysis.plan_products(check.desired, current, devices=devices).set_index("product_id")
     assert plan["action"].to_dict() == {
         "p-new": "add",
         "p-nosecret": "add",

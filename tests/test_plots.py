@@ -39,7 +39,7 @@ def test_empty_frames_give_a_figure_that_says_so() -> None:
         plots.alarm_codes_chart(analysis.alarm_codes(_schemas.EVENT.empty())),
         plots.downtime_chart(analysis.downtime(_schemas.EVENT.empty())),
         plots.property_boxes(_schemas.EVENT.empty(), []),
-        plots.catalogue_chart(_schemas.PRODUCT.empty()),
+        plots.products_chart(_schemas.PRODUCT.empty()),
     ]
     for fig in empty:
         assert len(fig.data) == 0
@@ -93,7 +93,7 @@ def test_comparison_chart() -> None:
     assert "alarm" in fig.data[1].x
 
 
-def test_catalogue_chart_stacks_statuses_per_category() -> None:
+def test_products_chart_stacks_statuses_per_category() -> None:
     from test_analysis import products
 
     frame = products(
@@ -101,7 +101,7 @@ def test_catalogue_chart_stacks_statuses_per_category() -> None:
         {"product_id": "b", "product_name": "B", "category_id": 1, "net_type": 1, "node_type": 1,
          "status": 2},
     )  # fmt: skip
-    fig = plots.catalogue_chart(frame)
+    fig = plots.products_chart(frame)
     assert sorted(t.name for t in fig.data) == ["released", "retired"]
 
 

@@ -152,7 +152,7 @@ class _FakeClient:
         self.products = _FakeProducts()
 
 
-def test_catalogue_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None:
+def test_product_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None:
     from test_analysis import CATEGORIES, products
 
     current = products(
@@ -160,7 +160,7 @@ def test_catalogue_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None
     )
     client = _FakeClient()
     written: list[str] = []
-    form = widgets.CatalogueForm(
+    form = widgets.ProductForm(
         client, CATEGORIES, current, on_write=lambda action, _r: written.append(action)
     )
     assert [o[0] for o in form.fields["net_type"].options] == [

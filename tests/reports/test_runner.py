@@ -211,7 +211,7 @@ def test_cli_list_shows_every_report_with_its_parameters(tiny: Path) -> None:
     done = opslib_cli("report", "list")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    reports = ("fleet_inventory", "event_analysis", "catalogue_upkeep", "user_lookup", "tiny")
+    reports = ("fleet_inventory", "event_analysis", "product_upkeep", "user_lookup", "tiny")
     for report in reports:
         assert f"{report}  (" in out
     assert "silent_days: int = 7" in out
@@ -312,7 +312,7 @@ def test_repo_run_all_file_is_valid() -> None:
 
     _, specs = load_config(Path(__file__).parents[2] / "reports.toml")
     assert {s.report for s in specs} == {
-        "fleet_inventory", "event_analysis", "catalogue_upkeep", "user_lookup",
+        "fleet_inventory", "event_analysis", "product_upkeep", "user_lookup",
     }  # fmt: skip
     for spec in specs:
         validate(inspect(find_notebook(spec.report)), spec.parameters)
