@@ -200,7 +200,8 @@ def test_never_online_and_silent() -> None:
     now = T0 + pd.Timedelta(days=22)
     silent = analysis.silent_devices(devices, 7, now=now)
     assert list(silent["device_id"]) == ["d2", "d6"]
-    assert silent["silent_days"].iloc[0] == pytest.approx(20.0)
+    assert silent["days_silent"].iloc[0] == pytest.approx(20.0)
+    assert "silent_days" not in silent.columns  # the report parameter's name, not a column
     assert analysis.silent_devices(devices, 30, now=now).empty
     with pytest.raises(ValueError, match="days"):
         analysis.silent_devices(devices, -1)
