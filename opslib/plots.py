@@ -6,7 +6,8 @@ plain lists (never pandas NA), so they serialise the same in a notebook, in HTML
 ``FigureWidget``.
 
 :func:`use_offline_renderer` makes every figure render as self-contained HTML: plotly.js is
-embedded once (by that call) and each figure then needs no network to draw.
+embedded once (by that call) and each figure then needs no network to draw. Importing this
+module changes nothing in plotly: the renderer is registered by that call.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 OFFLINE_RENDERER = "opslib_offline"
-"""Name of the renderer registered by this module (HTML without plotly.js, no CDN)."""
+"""Name of the renderer :func:`use_offline_renderer` registers (HTML without plotly.js, no CDN)."""
 
 HEIGHT = 420
 STATUS_COLOURS = {
@@ -81,9 +82,6 @@ class _OfflineHtmlRenderer(MimetypeRenderer):
         return {"text/html": html}
 
 
-pio.renderers[OFFLINE_RENDERER] = _OfflineHtmlRenderer()
-
-
 def plotly_js_html() -> str:
     """plotly.js as one inline ``<script>`` (about 5 MB), to be shown once per report."""
     from plotly.offline import get_plotlyjs
@@ -116,6 +114,7 @@ def use_offline_renderer(*, interactive: bool = False, embed_plotlyjs: bool = Tr
     >>> plots.use_offline_renderer(embed_plotlyjs=False)
     'opslib_offline'
     """
+    pio.renderers[OFFLINE_RENDERER] = _OfflineHtmlRenderer()
     name = f"plotly_mimetype+{OFFLINE_RENDERER}" if interactive else OFFLINE_RENDERER
     pio.renderers.default = name
     if embed_plotlyjs:

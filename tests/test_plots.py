@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -122,6 +124,17 @@ def test_offline_renderer_emits_html_without_any_cdn() -> None:
         assert {"application/vnd.plotly.v1+json", "text/html"} <= set(both)
     finally:
         pio.renderers.default = before
+
+
+def test_importing_plots_leaves_plotly_as_it_was() -> None:
+    code = (
+        "import plotly.io as pio\n"
+        "before = (sorted(pio.renderers), pio.renderers.default)\n"
+        "import opslib.plots\n"
+        "print(before == (sorted(pio.renderers), pio.renderers.default))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
 
 
 def test_plotly_js_html_is_inline() -> None:
