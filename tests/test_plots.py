@@ -9,7 +9,7 @@ import sys
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-from test_analysis import WEEK, make_devices, make_events
+from analysis.frames import WEEK, make_devices, make_events
 
 from opslib import _schemas, analysis, plots
 
@@ -96,7 +96,7 @@ def test_comparison_chart() -> None:
 
 
 def test_products_chart_stacks_statuses_per_category() -> None:
-    from test_analysis import products
+    from analysis.frames import products
 
     frame = products(
         {"product_id": "a", "product_name": "A", "category_id": 1, "net_type": 1, "node_type": 1},
