@@ -1,4 +1,4 @@
-"""The data generator: counts, determinism, refusal, and the shapes the platform relies on."""
+"""seed_database: counts, determinism, refusal, and the shapes the platform relies on."""
 
 from __future__ import annotations
 
@@ -161,35 +161,6 @@ def test_unknown_scale_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown scale"):
         seed_database(tmp_path / "x.db", scale="huge")
     assert not (tmp_path / "x.db").exists()
-
-
-# --------------------------------------------------------------------------- the command
-
-
-def test_seed_command_prints_counts_and_credentials(tmp_path: Path) -> None:
-    lines: list[str] = []
-    code = seed_command(
-        tmp_path / "c.db",
-        scale="small",
-        seed_value=5,
-        until="2025-06-01T12:00:00Z",
-        out=lines.append,
-    )
-    assert code == 0
-    text = "\n".join(lines)
-    assert "60 devices" in text
-    assert "400 events" in text
-    for secret in (demo.CLIENT_SECRET, demo.OPS_PASSWORD, demo.ADMIN_PASSWORD, demo.USER_PHONE):
-        assert secret in text
-    assert "2025-06-01T12:00:00+00:00" in text
-
-
-def test_seed_command_rejects_a_bad_until(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert seed_command(tmp_path / "c.db", scale="small", until="yesterday-ish") == 2
-    assert "ISO 8601" in capsys.readouterr().err
-    assert not (tmp_path / "c.db").exists()
 
 
 def test_until_defaults_to_now_truncated_to_the_second(tmp_path: Path) -> None:
