@@ -127,14 +127,14 @@ def _client(base: str) -> Any:
 def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     """opslib's events.list into the typed frame.
 
-    Options: ``page_size``; ``concurrency`` (sets ``opslib._constants.DEFAULT_CONCURRENCY``
+    Options: ``page_size``; ``concurrency`` (sets ``opslib.client._constants.DEFAULT_CONCURRENCY``
     for this process); ``warm``: first a read of ``concurrency + 1`` pages, so that the
     timed read finds every connection it uses open (cold: only the login's connection);
     ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default;
     ``decode_processes``: page-decoding helpers (0: every page decoded in this process);
     ``send_ahead``: False reads pages with a thread pool instead of from one thread.
     """
-    from opslib import _constants as C
+    from opslib.client import _constants as C
 
     if "transport" in opts:
         os.environ[C.HTTP_TRANSPORT_ENV] = str(opts["transport"])

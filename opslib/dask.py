@@ -17,9 +17,9 @@ of ``events.list`` over the same range, partition after partition (each partitio
 own ``RangeIndex``: ``df.compute().reset_index(drop=True)`` equals ``events.list``).
 
 **Columns.** Dask needs the columns and dtypes before anything is read. The fixed columns
-come from :data:`opslib._schemas.EVENT`. ``properties.*`` columns depend on the data, so
+come from :data:`opslib.client._schemas.EVENT`. ``properties.*`` columns depend on the data, so
 they are either declared (``properties={"temperature": "Float64", ...}``) or, by default,
-taken from a sample read by the driver: the first :data:`~opslib._constants.DASK_SAMPLE_ROWS`
+taken from a sample read by the driver: the first :data:`~opslib.client._constants.DASK_SAMPLE_ROWS`
 events of each event type over the range (a property belongs to a kind of event: firmware
 upgrades have ``from``/``to``), and the first ones of the last day (for properties that
 appear late), one request each. Every partition is then made to fit: a missing property
@@ -31,7 +31,7 @@ Declare ``properties=`` when the columns must not depend on a sample.
 
 **Credentials.** The task graph holds the base URL, the client_id, the caller's user_id and
 a short-lived access token (refreshed first when it has less than
-:data:`~opslib._constants.DASK_TOKEN_MIN_VALIDITY_S` left), never a password or a client
+:data:`~opslib.client._constants.DASK_TOKEN_MIN_VALIDITY_S` left), never a password or a client
 secret. The access token expires (7200 s on the reference platform); for longer
 computations give ``auth="environment"``: each worker then logs in with its own
 ``OPSLIB_*`` environment or config profile, which must name the same platform.
@@ -50,17 +50,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._config import Secret
-from opslib._exceptions import AuthenticationError, ConfigError
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._settings import Secret
+from opslib.exceptions import AuthenticationError, ConfigError
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
     import distributed
 
-    from opslib._client import Client
-    from opslib._http import HTTP
+    from opslib.client._client import Client
+    from opslib.client._http import HTTP
 
 __all__ = ["EventPartitions", "conform", "dask_client", "events_frame", "partition_windows"]
 
@@ -156,8 +156,8 @@ def _sampled_meta(
     """Property columns from a sample: properties follow the event type (a firmware upgrade
     has ``from``/``to``), so the first rows of each type over the range, and the first rows
     of the last partition for properties that appear late."""
-    from opslib._cache import frame_to_columns
-    from opslib._frames import build_frame
+    from opslib.client._event_cache import frame_to_columns
+    from opslib.client._frames import build_frame
     from opslib.enums import EventType
 
     types = [query["event_type"]] if "event_type" in query else [int(t) for t in EventType]
@@ -241,7 +241,7 @@ _lock = threading.Lock()
 
 def _pool(base_url: str) -> HTTP:
     """One connection pool per platform per worker process, shared by its tasks."""
-    from opslib._http import HTTP
+    from opslib.client._http import HTTP
 
     with _lock:
         if base_url not in _pools:
@@ -251,8 +251,8 @@ def _pool(base_url: str) -> HTTP:
 
 def _environment_client(base_url: str) -> Client:
     """The worker's own client, logged in from its environment (once per process)."""
-    from opslib._client import connect
-    from opslib._config import resolve_settings
+    from opslib.client._client import connect
+    from opslib.client._settings import resolve_settings
 
     with _lock:
         if not _env_client:
@@ -298,8 +298,8 @@ class EventPartitions:
 
     def read(self, start_ms: int, end_ms: int) -> pd.DataFrame:
         """``[start_ms, end_ms)`` as ``events.list`` would return it (before conforming)."""
-        from opslib._http import Safety, SentRead
-        from opslib._paging import PagedRead
+        from opslib.client._http import Safety, SentRead
+        from opslib.client._pager import PagedRead
 
         query = dict(self.query)
         if self.access_token is None:
@@ -381,7 +381,7 @@ def events_frame(
     page_size: int = C.DEFAULT_PAGE_SIZE,
     concurrency: int = C.DASK_PARTITION_CONCURRENCY,
 ) -> dd.DataFrame:
-    """The Dask frame behind :meth:`opslib.resources.events.Events.to_dask`.
+    """The Dask frame behind :meth:`opslib.client.resources.events.Events.to_dask`.
 
     Parameters
     ----------
@@ -406,7 +406,7 @@ def events_frame(
     import dask
     import dask.dataframe as dd
 
-    from opslib._paging import check_page_size
+    from opslib.client._pager import check_page_size
 
     if auth not in _AUTH_MODES:
         raise ValueError(f"auth must be one of {_AUTH_MODES}, got {auth!r}")

@@ -1,4 +1,4 @@
-"""opslib.analysis on small frames built with the declared schemas (opslib._schemas)."""
+"""opslib.analysis on small frames built with the declared schemas (opslib.client._schemas)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from opslib import _schemas, analysis, enums
+from opslib import analysis, enums
+from opslib.client import _schemas
 
 T0 = pd.Timestamp("2024-05-06 00:00:00", tz="UTC")  # a Monday
 

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib._transport import SendsAhead, StdlibTransport
+from opslib.client._transport import SendsAhead, StdlibTransport
 
 
 @dataclass

@@ -18,7 +18,7 @@ import pytest
 
 import opslib
 from client.faults import Faults
-from opslib._config import Secret
+from opslib.client._settings import Secret
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -16,12 +16,12 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from client.faults import Faults
-from opslib import _cache
-from opslib import _constants as C
-from opslib._cache import EventCache, Stored, cache_dir, frame_to_columns
-from opslib._frames import records_to_frame
-from opslib._schemas import EVENT
 from opslib.cli import main
+from opslib.client import _constants as C
+from opslib.client import _event_cache
+from opslib.client._event_cache import EventCache, Stored, cache_dir, frame_to_columns
+from opslib.client._frames import records_to_frame
+from opslib.client._schemas import EVENT
 from opslib.server.security import demo_device_secret
 
 if TYPE_CHECKING:
@@ -86,13 +86,13 @@ def test_cached_reads_equal_the_uncached_one_and_fetch_only_the_open_part(
     first = client.events.list(start, end, cache=True)
     assert_frame_equal(first, uncached)
     cutoff = _now_ms() - C.CACHE_CLOSED_MARGIN_MS
-    closed = [w for w in _cache.windows(start, end, DAY) if w[1] <= cutoff]
+    closed = [w for w in _event_cache.windows(start, end, DAY) if w[1] <= cutoff]
     assert len(_windows()) == len(closed) >= 2
 
     faults.sent.clear()
     second = client.events.list(start, end, cache=True)
     assert_frame_equal(second, uncached)
-    open_from = max(w[0] for w in _cache.windows(start, end, DAY) if w[1] > cutoff)
+    open_from = max(w[0] for w in _event_cache.windows(start, end, DAY) if w[1] > cutoff)
     for lo, hi in _reads(faults):  # the open window, or the sub-second sliver at the start
         assert lo >= open_from or (lo == start and hi - lo < 1000), (lo, hi)
 
@@ -222,7 +222,7 @@ def _poison(client: Any, start: int, end: int, **query: Any) -> None:
     """Cache the range for this client and query, then replace every window by one fake row."""
     client.events.list(start, end, cache=True, **query)
     store = EventCache(client.base_url, client.user_id, client.events._query(**_q(query)))
-    for window in _cache.windows(start, end, DAY):
+    for window in _event_cache.windows(start, end, DAY):
         fake = records_to_frame(
             [{"event_id": f"POISON-{window[0]}", "gmt_create": pd.Timestamp(window[0], unit="ms")}],
             EVENT,
@@ -344,14 +344,14 @@ def test_an_unreadable_window_is_fetched_again(platform: Platform) -> None:
 
 
 def test_plan_cuts_at_whole_seconds_and_fetches_the_open_part() -> None:
-    plan = _cache._plan(DAY + 1500, 4 * DAY + 250, 3 * DAY, DAY)
+    plan = _event_cache._plan(DAY + 1500, 4 * DAY + 250, 3 * DAY, DAY)
     assert plan == [
         ("direct", DAY + 1500, DAY + 2000, None),
         ("window", DAY + 2000, 2 * DAY, (DAY, 2 * DAY)),
         ("window", 2 * DAY, 3 * DAY, (2 * DAY, 3 * DAY)),
         ("direct", 3 * DAY, 4 * DAY + 250, None),
     ]
-    assert _cache._plan(DAY + 100, DAY + 900, 5 * DAY, DAY) == [
+    assert _event_cache._plan(DAY + 100, DAY + 900, 5 * DAY, DAY) == [
         ("direct", DAY + 100, DAY + 900, None)
     ]
 

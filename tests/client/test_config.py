@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import opslib
-from opslib._config import Secret, config_path, default_token_cache, resolve_settings
+from opslib.client._settings import Secret, config_path, default_token_cache, resolve_settings
 
 PROFILE = """
 default_profile = "staging"

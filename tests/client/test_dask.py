@@ -16,7 +16,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import opslib
-from opslib import _schemas as S
+from opslib.client import _schemas as S
 from opslib.dask import conform, partition_windows
 
 if TYPE_CHECKING:
@@ -204,7 +204,7 @@ def test_conform_keeps_fitting_columns_without_copying_them() -> None:
 
 def test_import_opslib_starts_no_dask(tmp_path: Path) -> None:
     code = (
-        "import sys, opslib, opslib.resources.events, opslib.cli\n"
+        "import sys, opslib, opslib.client.resources.events, opslib.cli\n"
         "assert 'dask' not in sys.modules and 'distributed' not in sys.modules\n"
         "import threading; print(threading.active_count())"
     )
@@ -221,8 +221,8 @@ def test_a_partition_sends_its_pages_ahead_and_a_failed_one_goes_the_regular_way
     attempt fails (here a 503) is read by the regular call, and the rows are the same."""
     from client.faults import Faults
     from opslib import dask as odask
-    from opslib._config import Secret
-    from opslib._http import HTTP
+    from opslib.client._http import HTTP
+    from opslib.client._settings import Secret
 
     client = platform.connect()
     start, end = _range()

@@ -7,7 +7,8 @@ import pickle
 import pytest
 
 import opslib
-from opslib._exceptions import make_status_error
+from opslib import exceptions
+from opslib.exceptions import make_status_error
 
 
 @pytest.mark.parametrize(
@@ -78,9 +79,7 @@ def test_request_timeout_is_also_a_builtin_timeout() -> None:
 
 
 def test_tree_is_drawn_in_the_module_docstring() -> None:
-    from opslib import _exceptions
-
-    doc = _exceptions.__doc__ or ""
-    for name in _exceptions.__all__:
+    doc = exceptions.__doc__ or ""
+    for name in exceptions.__all__:
         if name[0].isupper():
             assert name in doc, name

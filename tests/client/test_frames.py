@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from opslib import _schemas as S
-from opslib._frames import build_frame, finish, label_array, page_columns, records_to_frame
+from opslib.client import _schemas as S
+from opslib.client._frames import build_frame, finish, label_array, page_columns, records_to_frame
 from opslib.enums import EventType
 
 

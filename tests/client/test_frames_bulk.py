@@ -13,9 +13,9 @@ import pyarrow as pa
 import pytest
 from pandas.testing import assert_frame_equal
 
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._frames import (
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._frames import (
     _spread_text,
     build_frame,
     finish,
@@ -23,7 +23,7 @@ from opslib._frames import (
     page_columns,
     records_to_frame,
 )
-from opslib._paging import bulk_gc
+from opslib.client._pager import bulk_gc
 
 SECOND = 1_714_521_600_000  # 2024-05-01 00:00:00 UTC
 
@@ -135,7 +135,7 @@ def test_deferred_members_equal_members_typed_per_page(seed: int) -> None:
 def test_columns_joined_on_threads_equal_the_calling_thread(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from opslib import _frames
+    from opslib.client import _frames
 
     pages = _random_pages(seed)
     for defer in (False, True):
@@ -156,7 +156,7 @@ def _chunks(series: pd.Series) -> int:
 def test_text_of_large_chunks_stays_chunked_and_equal(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from opslib import _frames
+    from opslib.client import _frames
 
     pages = _random_pages(seed)
     joined = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
@@ -291,7 +291,7 @@ def _number_chunks(seed: int, arrow_type: Any) -> list[Any]:
 @pytest.mark.parametrize("arrow_type", [pa.int64(), pa.float64()], ids=["int", "float"])
 @pytest.mark.parametrize("seed", range(60))
 def test_numbers_joined_straight_equal_arrow_join_then_pandas(arrow_type: Any, seed: int) -> None:
-    from opslib import _frames
+    from opslib.client import _frames
 
     chunks = _number_chunks(seed, arrow_type)
     expected = _frames._PANDAS[arrow_type].__from_arrow__(
@@ -303,7 +303,7 @@ def test_numbers_joined_straight_equal_arrow_join_then_pandas(arrow_type: Any, s
 
 
 def test_a_nan_from_arrow_reads_as_pandas_reads_it() -> None:
-    from opslib import _frames
+    from opslib.client import _frames
 
     chunks = [pa.array([1.0, float("nan")]), pa.array([None, 2.0])]
     expected = pd.Float64Dtype().__from_arrow__(pa.concat_arrays(chunks))

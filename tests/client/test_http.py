@@ -231,7 +231,7 @@ def test_transport_errors_wrap_httpx() -> None:
     "base", ["http://platform.test", "http://platform.test/", "https://platform.test/api/v2/"]
 )
 def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> None:
-    from opslib._http import HTTP
+    from opslib.client._http import HTTP
 
     http = HTTP(base)
     try:
@@ -255,7 +255,7 @@ def page_no(sent: Any) -> int:
 @pytest.fixture
 def whole(platform: Platform) -> Any:
     """The fleet's events of 30 days, read with the thread pool (nothing sent ahead)."""
-    from opslib import _constants as C
+    from opslib.client import _constants as C
 
     saved, C.SEND_AHEAD = C.SEND_AHEAD, False
     try:
@@ -321,7 +321,7 @@ def test_a_business_error_on_a_page_sent_ahead_is_raised_and_frees_the_pool(
     for _ in range(6):  # 6 reads x 4 sent ahead: more than the pool holds, were any kept
         with pytest.raises(opslib.PermissionDenied):
             client.events.list("-30d", end="2100-01-01", page_size=PAGE)
-    assert pool._slots._value == opslib._constants.DEFAULT_MAX_CONNECTIONS  # type: ignore[attr-defined]
+    assert pool._slots._value == opslib.client._constants.DEFAULT_MAX_CONNECTIONS  # type: ignore[attr-defined]
     faults.clear()
     assert len(client.events.list("-30d", end="2100-01-01", page_size=PAGE)) > 0
 

@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 
 from client.faults import Faults, Sent
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._exceptions import ConfigError, PermissionDenied
-from opslib._frames import build_frame, page_columns
-from opslib._offload import DecoderPool, check_processes, decode_page, default_processes
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._frames import build_frame, page_columns
+from opslib.client._offload import DecoderPool, check_processes, decode_page, default_processes
+from opslib.exceptions import ConfigError, PermissionDenied
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

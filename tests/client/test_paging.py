@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from opslib import _schemas as S
-from opslib._paging import PagedRead, check_page_size
+from opslib.client import _schemas as S
+from opslib.client._pager import PagedRead, check_page_size
 
 
 class Pages:
@@ -214,7 +214,7 @@ def test_a_failing_page_raises_and_drops_what_was_sent_ahead() -> None:
 
 
 def test_without_send_ahead_the_thread_pool_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    from opslib import _constants as C
+    from opslib.client import _constants as C
 
     monkeypatch.setattr(C, "SEND_AHEAD", False)
     pages = Pages(2_050)

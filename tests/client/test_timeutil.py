@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from opslib._timeutil import parse_gmt, time_range, to_epoch_ms
+from opslib.timeutil import parse_gmt, time_range, to_epoch_ms
 
 MAY_1 = 1_714_521_600_000  # 2024-05-01T00:00:00Z
 

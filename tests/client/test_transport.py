@@ -20,8 +20,8 @@ import orjson
 import pytest
 
 import opslib
-from opslib import _constants as C
-from opslib._transport import StdlibTransport, make_transport
+from opslib.client import _constants as C
+from opslib.client._transport import StdlibTransport, make_transport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import opslib
-from opslib import _schemas as S
+from opslib.client import _schemas as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -19,8 +19,8 @@ from typing import Any
 
 import platformdirs
 
-from opslib._constants import APP_NAME, TOKEN_CACHE_FILENAME
-from opslib._exceptions import ConfigError
+from opslib.client._constants import APP_NAME, TOKEN_CACHE_FILENAME
+from opslib.exceptions import ConfigError
 
 __all__ = ["Secret", "Settings", "config_path", "resolve_settings"]
 

@@ -1,6 +1,6 @@
 """``opslib cache info`` and ``opslib cache clear``: what the event cache holds, and emptying it.
 
-The cache itself (layout, keys, reads) is :mod:`opslib._cache`.
+The cache itself (layout, keys, reads) is :mod:`opslib.client._event_cache`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from opslib._cache import FORMAT, KEY_FILE, cache_dir
+from opslib.client._event_cache import FORMAT, KEY_FILE, cache_dir
 
 __all__ = ["CacheInfo", "cache_command", "cache_info", "clear_cache", "describe_span"]
 

@@ -1,7 +1,7 @@
 """Every page of a paged read, as one typed frame or one frame per page.
 
 The first page reveals ``total``. The remaining pages are read by the calling thread alone:
-it keeps :data:`~opslib._constants.DEFAULT_CONCURRENCY` requests sent ahead and turns each
+it keeps :data:`~opslib.client._constants.DEFAULT_CONCURRENCY` requests sent ahead and turns each
 answer into typed Arrow columns while the platform works on the next ones, so only typed
 columns are kept (1M events: 3.60-3.70 s with four threads each fetching and decoding,
 2.63-2.77 s from one thread, same benchmark runs, docs/performance.md: the threads spent
@@ -27,11 +27,11 @@ from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
-from opslib import _constants as C
-from opslib._frames import PageColumns, build_frame, finish, join_order, page_columns
-from opslib._http import DECODE_LOCK
-from opslib._offload import DecodedPage, DecoderPool
-from opslib._schemas import FrameSchema
+from opslib.client import _constants as C
+from opslib.client._frames import PageColumns, build_frame, finish, join_order, page_columns
+from opslib.client._http import DECODE_LOCK
+from opslib.client._offload import DecodedPage, DecoderPool
+from opslib.client._schemas import FrameSchema
 
 __all__ = ["PagedRead", "bulk_gc", "check_page_size"]
 
@@ -47,7 +47,7 @@ def bulk_gc() -> Iterator[None]:
     Decoding a page makes about two thousand dicts, each tracked by the collector, so with
     the default threshold (700) it ran three passes a page over records that reference
     counting frees anyway a moment later: decoding a 1000-event page took 0.9 ms, 0.55 ms
-    with the threshold at :data:`~opslib._constants.BULK_GC_THRESHOLD`. The collector is
+    with the threshold at :data:`~opslib.client._constants.BULK_GC_THRESHOLD`. The collector is
     not turned off: httpx responses sit in reference cycles, and without passes every
     page's body (230 kB) would stay until the end. The previous thresholds come back when
     the last concurrent read ends.
@@ -74,12 +74,12 @@ _G = TypeVar("_G")  # its answer
 FetchPage = Callable[..., Any]
 """``fetch(page_no, page_size)`` → the decoded ``data`` of one page. Given ``decoders``,
 :class:`PagedRead` may call ``fetch(page_no, page_size, decode=...)``: ``decode`` is offered
-the response body first (see :meth:`opslib._http.HTTP.post_envelope`) and may return a
-:class:`~opslib._offload.DecodedPage` instead."""
+the response body first (see :meth:`opslib.client._http.HTTP.post_envelope`) and may return a
+:class:`~opslib.client._offload.DecodedPage` instead."""
 
 
 class Sent(Protocol):
-    """A page request already sent (:class:`opslib._http.SentRead`)."""
+    """A page request already sent (:class:`opslib.client._http.SentRead`)."""
 
     def result(self) -> Any:
         """The page's decoded ``data`` (the regular call when the early one failed)."""
@@ -137,14 +137,14 @@ class PagedRead:
     page_size, limit, progress
         As documented on the list methods.
     concurrency
-        Pages fetched at once after the first; None: :data:`~opslib._constants.
+        Pages fetched at once after the first; None: :data:`~opslib.client._constants.
         DEFAULT_CONCURRENCY`, read when the read is made (the benchmarks set it).
     desc
         The progress bar's label.
     decoders
         Helper processes to decode pages in when the read has at least
-        :data:`~opslib._constants.OFFLOAD_MIN_PAGES` more pages after the first; a read of
-        :data:`~opslib._constants.OFFLOAD_START_PAGES` starts them.
+        :data:`~opslib.client._constants.OFFLOAD_MIN_PAGES` more pages after the first; a read of
+        :data:`~opslib.client._constants.OFFLOAD_START_PAGES` starts them.
     send
         Sends a page's request ahead of reading its answer; pass it only where requests can
         be sent ahead (``HTTP.can_send_ahead``). Given, and no helper processes configured,

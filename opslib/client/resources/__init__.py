@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from opslib._http import Safety
-from opslib._schemas import FrameSchema
-from opslib._writes import check_errors, run_writes
+from opslib.client._http import Safety
+from opslib.client._schemas import FrameSchema
+from opslib.client._writes import check_errors, run_writes
 
 if TYPE_CHECKING:
-    from opslib._client import Client
+    from opslib.client._client import Client
 
 __all__ = ["Resource", "coerce_enum"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import platformdirs
 
-from opslib._constants import APP_NAME, EMBEDDED_DB_FILENAME, EMBEDDED_DEFAULT_SCALE
+from opslib.client._constants import APP_NAME, EMBEDDED_DB_FILENAME, EMBEDDED_DEFAULT_SCALE
 
 __all__ = ["EmbeddedPlatform", "embedded_db_path", "embedded_platform"]
 

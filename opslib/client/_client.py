@@ -1,9 +1,9 @@
 """The client: connect(), the envelope of every call, and the resources.
 
-``connect()`` resolves the settings (:mod:`opslib._config`), starts the embedded platform
-when none is configured (:mod:`opslib._embedded`), logs in (:mod:`opslib._auth`) and
+``connect()`` resolves the settings (:mod:`opslib.client._settings`), starts the embedded platform
+when none is configured (:mod:`opslib.client._embedded`), logs in (:mod:`opslib.client._tokens`) and
 returns a :class:`Client` whose resources (``client.devices``, ``client.events``, ...) are
-attached lazily, one class per file under :mod:`opslib.resources`.
+attached lazily, one class per file under :mod:`opslib.client.resources`.
 """
 
 from __future__ import annotations
@@ -19,19 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from opslib import _constants as C
-from opslib._auth import Credentials, TokenCache, TokenManager
-from opslib._config import Secret, Settings, resolve_settings, with_defaults
-from opslib._exceptions import AuthenticationError, ConfigError, PermissionDenied
-from opslib._http import HTTP, Safety, SentRead
-from opslib._offload import DecoderPool, check_processes, default_processes
+from opslib.client import _constants as C
+from opslib.client._http import HTTP, Safety, SentRead
+from opslib.client._offload import DecoderPool, check_processes, default_processes
+from opslib.client._settings import Secret, Settings, resolve_settings, with_defaults
+from opslib.client._tokens import Credentials, TokenCache, TokenManager
+from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
 
 if TYPE_CHECKING:
-    from opslib.resources.auth import Auth
-    from opslib.resources.devices import Devices
-    from opslib.resources.events import Events
-    from opslib.resources.products import Products
-    from opslib.resources.users import Users
+    from opslib.client.resources.auth import Auth
+    from opslib.client.resources.devices import Devices
+    from opslib.client.resources.events import Events
+    from opslib.client.resources.products import Products
+    from opslib.client.resources.users import Users
 
 __all__ = ["Client", "connect"]
 
@@ -114,36 +114,36 @@ class Client:
 
     @cached_property
     def auth(self) -> Auth:
-        """Codes, registration, login, passwords, tokens: :class:`~opslib.resources.auth.Auth`."""
-        from opslib.resources.auth import Auth
+        """Codes, registration, login, passwords, tokens (:mod:`opslib.client.resources.auth`)."""
+        from opslib.client.resources.auth import Auth
 
         return Auth(self)
 
     @cached_property
     def users(self) -> Users:
-        """Profiles and settings: :class:`~opslib.resources.users.Users`."""
-        from opslib.resources.users import Users
+        """Profiles and settings: :class:`~opslib.client.resources.users.Users`."""
+        from opslib.client.resources.users import Users
 
         return Users(self)
 
     @cached_property
     def products(self) -> Products:
-        """Categories and the catalogue: :class:`~opslib.resources.products.Products`."""
-        from opslib.resources.products import Products
+        """Categories and the catalogue: :class:`~opslib.client.resources.products.Products`."""
+        from opslib.client.resources.products import Products
 
         return Products(self)
 
     @cached_property
     def devices(self) -> Devices:
-        """Devices and bindings: :class:`~opslib.resources.devices.Devices`."""
-        from opslib.resources.devices import Devices
+        """Devices and bindings: :class:`~opslib.client.resources.devices.Devices`."""
+        from opslib.client.resources.devices import Devices
 
         return Devices(self)
 
     @cached_property
     def events(self) -> Events:
-        """Device event records: :class:`~opslib.resources.events.Events`."""
-        from opslib.resources.events import Events
+        """Device event records: :class:`~opslib.client.resources.events.Events`."""
+        from opslib.client.resources.events import Events
 
         return Events(self)
 
@@ -203,7 +203,7 @@ class Client:
         """Send one read now and return it; its ``result()`` is what :meth:`_request` returns.
 
         Paged reads send the next pages' requests before decoding the current one, from one
-        thread (opslib._paging). Only the first attempt is sent ahead: when it is not a clean
+        thread (opslib.client._pager). Only the first attempt is sent ahead: when it is not a clean
         success, ``result()`` makes the regular call (retries, token refresh, errors).
         """
         ahead = None
@@ -373,7 +373,7 @@ def connect(
         token_cache=token_cache,
     )
     if settings.embedded:
-        from opslib._embedded import embedded_platform
+        from opslib.client._embedded import embedded_platform
         from opslib.server import demo
 
         platform = embedded_platform()

@@ -3,7 +3,7 @@
 A bulk read is bound by the one core its process can use: decoding a 1000-event page
 (``orjson.loads`` and typing its columns) is 3-4 ms of CPU under the GIL, the HTTP exchange
 about 1.5 ms. A :class:`DecoderPool` runs that decoding in helper processes as well: plain
-``python -c 'from opslib._offload import main; main()'`` children that read page bodies on
+``python -c 'from opslib.client._offload import main; main()'`` children that read page bodies on
 their stdin and write the typed columns (a pickle) on their stdout. There is no
 ``multiprocessing``, so a user's script is never imported a second time, and daemonic
 processes (Dask's workers, say) may have helpers too.
@@ -12,7 +12,7 @@ Which lane decodes a page (:meth:`DecoderPool.decode`), in order:
 
 1. an idle helper;
 2. else the reading process itself, when none of its threads is decoding
-   (:data:`~opslib._http.DECODE_LOCK` free): its core is otherwise idle;
+   (:data:`~opslib.client._http.DECODE_LOCK` free): its core is otherwise idle;
 3. else the next helper to become idle.
 
 Whatever a helper cannot turn into columns (an error envelope, a body that is not JSON,
@@ -44,11 +44,11 @@ from typing import IO, Any
 
 import orjson
 
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._exceptions import ConfigError
-from opslib._frames import PageColumns, page_columns
-from opslib._http import DECODE_LOCK
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._frames import PageColumns, page_columns
+from opslib.client._http import DECODE_LOCK
+from opslib.exceptions import ConfigError
 
 __all__ = [
     "Decode",
@@ -83,7 +83,7 @@ def check_processes(processes: object) -> int:
 
 def default_processes() -> int:
     """How many helpers a client gets: ``OPSLIB_DECODE_PROCESSES``, else
-    :data:`~opslib._constants.DEFAULT_DECODE_PROCESSES` (none: see there why)."""
+    :data:`~opslib.client._constants.DEFAULT_DECODE_PROCESSES` (none: see there why)."""
     text = os.environ.get(C.DECODE_PROCESSES_ENV, "").strip()
     if not text:
         return C.DEFAULT_DECODE_PROCESSES
@@ -177,7 +177,7 @@ def _spawn() -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     return subprocess.Popen(  # this interpreter, our own module
-        [sys.executable, "-c", "from opslib._offload import main; main()"],
+        [sys.executable, "-c", "from opslib.client._offload import main; main()"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,
@@ -335,7 +335,7 @@ def main() -> None:
     # Ctrl-C in a terminal reaches the whole process group: the reading process handles
     # it; its helpers stay for the next read and end with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from opslib._paging import bulk_gc
+    from opslib.client._pager import bulk_gc
 
     with bulk_gc(), contextlib.suppress(BrokenPipeError):
         _serve(sys.stdin.buffer, out)

@@ -11,14 +11,14 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._frames import records_to_frame
-from opslib._offload import Decode, DecodedPage
-from opslib._paging import PagedRead, Sent
-from opslib._writes import check_errors, items_from, run_writes
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._frames import records_to_frame
+from opslib.client._offload import Decode, DecodedPage
+from opslib.client._pager import PagedRead, Sent
+from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import DeviceStatus, Owned
-from opslib.resources import Resource, coerce_enum
 
 __all__ = ["Devices"]
 

@@ -7,7 +7,7 @@ dotted columns (``network.ssid``, ``message_config.start``). Open-ended objects
 (``properties``) become ``properties.<key>`` columns after the fixed ones; their dtypes
 follow the data. An empty result has exactly the fixed columns with their dtypes.
 
-The conversion from records to frames lives in ``opslib._frames``; this module only declares.
+The conversion from records to frames lives in ``opslib.client._frames``; this module only declares.
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ EVENT = FrameSchema(
     key=("event_id",),
     # The platform orders events by (gmt_create in milliseconds, event_id) but shows
     # gmt_create to the second. With its ts (ms) a read checks and restores that exact
-    # order (opslib._frames.finish); without, sorting by the shown second alone (stably)
+    # order (opslib.client._frames.finish); without, sorting by the shown second alone (stably)
     # keeps the pages' order, e.g. an "offline" right after an "online" in one second.
     order=("gmt_create",),
     open_objects=("properties",),

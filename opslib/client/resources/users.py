@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import _schemas as S
-from opslib._config import Secret
-from opslib._frames import records_to_frame
+from opslib.client import _schemas as S
+from opslib.client._frames import records_to_frame
+from opslib.client._settings import Secret
+from opslib.client.resources import Resource
 from opslib.enums import SettingQueryModel, UserQueryModel
-from opslib.resources import Resource
 
 __all__ = ["Users"]
 

@@ -8,7 +8,7 @@ by the client's CPU. Over one million events (1,000 pages, 4 in flight) the read
 9.7-11.1 s with this transport against 10.7-13.0 s with httpx's, 3 runs each, alternated
 (docs/performance.md).
 
-When it is used (``opslib._http.make_transport``): for ``http`` and ``https`` URLs that no
+When it is used (``opslib.client._http.make_transport``): for ``http`` and ``https`` URLs that no
 proxy applies to. Behind a proxy (``HTTP(S)_PROXY``/``ALL_PROXY`` without a ``NO_PROXY``
 match), or with ``OPSLIB_HTTP_TRANSPORT=httpx``, opslib uses httpx's own transport.
 
@@ -47,8 +47,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
-from opslib import _constants as C
-from opslib._exceptions import ConfigError
+from opslib.client import _constants as C
+from opslib.exceptions import ConfigError
 
 __all__ = ["Exchange", "Pending", "SendsAhead", "StdlibTransport", "make_transport"]
 
@@ -188,7 +188,7 @@ class StdlibTransport(httpx.BaseTransport):
     def start(self, request: httpx.Request) -> Exchange:
         """Send ``request`` now and return its :class:`Exchange`, whose ``finish()`` reads the
         answer: one thread can send the next page's request before it decodes this one
-        (``opslib._http.HTTP.send_ahead``). The connection and its pool slot belong to the
+        (``opslib.client._http.HTTP.send_ahead``). The connection and its pool slot belong to the
         exchange until ``finish()`` or ``abandon()``."""
         url = request.url
         if url.scheme not in ("http", "https"):

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._exceptions import AuthenticationError
-from opslib._http import DECODE_LOCK
-from opslib._offload import Decode, DecodedPage
-from opslib._paging import PagedRead, Sent
-from opslib._timeutil import Moment, time_range
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._http import DECODE_LOCK
+from opslib.client._offload import Decode, DecodedPage
+from opslib.client._pager import PagedRead, Sent
+from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EventType, RecordQueryModel
-from opslib.resources import Resource, coerce_enum
+from opslib.exceptions import AuthenticationError
+from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -105,7 +105,7 @@ class Events(Resource):
                 return data
             data = dict(data)
             if on_page is not None:
-                with DECODE_LOCK:  # CPU only, as decoding (see opslib._http)
+                with DECODE_LOCK:  # CPU only, as decoding (see opslib.client._http)
                     on_page(data)  # the event cache keeps each record's raw properties
             return data
 
@@ -206,7 +206,7 @@ class Events(Resource):
         progress: bool | None,
         page_size: int,
     ) -> pd.DataFrame:
-        from opslib._cache import EventCache, RawProperties, read_cached
+        from opslib.client._event_cache import EventCache, RawProperties, read_cached
 
         start_ms, end_ms = time_range(start, end)
         query = self._query(device_id, user_id, event_type)

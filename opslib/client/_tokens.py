@@ -5,7 +5,7 @@ exchanges it for an access and a refresh token; the refresh grant rotates both. 
 :class:`TokenManager` refreshes ahead of expiry under a lock, so when several threads find
 the token expiring at once one of them refreshes and the others wait and reuse the result.
 A refresh token the platform refuses (``invalid_grant``) is answered by a fresh login when
-the password is known. Tokens are kept as :class:`~opslib._config.Secret` and never logged.
+the password is known. Tokens are kept as :class:`~opslib.client._settings.Secret` and never logged.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from typing import Any
 
 import orjson
 
-from opslib import _constants as C
-from opslib._config import Secret
-from opslib._exceptions import APIError, AuthenticationError
-from opslib._http import HTTP, Safety
+from opslib.client import _constants as C
+from opslib.client._http import HTTP, Safety
+from opslib.client._settings import Secret
 from opslib.enums import LoginModel
+from opslib.exceptions import APIError, AuthenticationError
 
 __all__ = ["Credentials", "TokenCache", "TokenManager", "Tokens"]
 

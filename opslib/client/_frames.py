@@ -1,4 +1,4 @@
-"""Records to typed DataFrames, per the declarations of :mod:`opslib._schemas`.
+"""Records to typed DataFrames, per the declarations of :mod:`opslib.client._schemas`.
 
 All record-to-frame conversion lives here, in two steps built for bulk reads:
 
@@ -31,9 +31,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from opslib import _constants as C
-from opslib._schemas import BOOL, FLOAT, INT, STRING, TIME, FrameSchema, label_dtype
-from opslib._timeutil import GMT_FORMAT
+from opslib.client import _constants as C
+from opslib.client._schemas import BOOL, FLOAT, INT, STRING, TIME, FrameSchema, label_dtype
+from opslib.timeutil import GMT_FORMAT
 
 __all__ = [
     "POOL",
@@ -637,7 +637,7 @@ def records_to_frame(records: Sequence[dict[str, Any]], schema: FrameSchema) -> 
     records
         Decoded JSON objects as the platform sends them (nested objects included).
     schema
-        The frame's declaration from :mod:`opslib._schemas`.
+        The frame's declaration from :mod:`opslib.client._schemas`.
 
     Returns
     -------
@@ -646,7 +646,7 @@ def records_to_frame(records: Sequence[dict[str, Any]], schema: FrameSchema) -> 
 
     Examples
     --------
-    >>> from opslib import _schemas
+    >>> from opslib.client import _schemas
     >>> df = records_to_frame([{"category_id": 1, "category_name": "Lighting"}], _schemas.CATEGORY)
     >>> str(df["category_id"].dtype)
     'Int64'

@@ -27,8 +27,9 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib import _constants as C
-from opslib._exceptions import (
+from opslib.client import _constants as C
+from opslib.client._transport import Pending, SendsAhead, make_transport
+from opslib.exceptions import (
     APIError,
     OutcomeUnknown,
     RequestTimeout,
@@ -36,14 +37,13 @@ from opslib._exceptions import (
     TransportError,
     make_status_error,
 )
-from opslib._transport import Pending, SendsAhead, make_transport
 
 __all__ = ["DECODE_LOCK", "HTTP", "Ahead", "Safety", "SentRead", "default_timeout"]
 
 log = logging.getLogger("opslib")
 
 # Decoding is pure CPU under the GIL; a bulk read's threads take this lock for it (response
-# bodies here, page columns in opslib._paging), so one decodes while the others wait for
+# bodies here, page columns in opslib.client._pager), so one decodes while the others wait for
 # the network without the GIL. Without it every GIL release inside pyarrow let another
 # decoding thread in: about 90 context switches a page, 14.0 s against 11.3 s for 1M
 # events (docs/performance.md). Nothing that takes it waits for anything else.
@@ -71,7 +71,7 @@ class Safety(enum.Enum):
 
 
 def default_timeout() -> httpx.Timeout:
-    """The finite default timeouts of :mod:`opslib._constants`."""
+    """The finite default timeouts of :mod:`opslib.client._constants`."""
     return httpx.Timeout(
         connect=C.DEFAULT_CONNECT_TIMEOUT,
         read=C.DEFAULT_READ_TIMEOUT,
@@ -154,7 +154,7 @@ class HTTP:
         Total seconds one call may spend, retries and waits included.
     transport
         An httpx transport (tests wrap the real one to inject faults); by default
-        :func:`opslib._transport.make_transport` picks one for ``base_url``.
+        :func:`opslib.client._transport.make_transport` picks one for ``base_url``.
     """
 
     def __init__(

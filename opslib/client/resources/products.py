@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import _schemas as S
-from opslib._frames import PageColumns, build_frame, finish, page_columns, records_to_frame
-from opslib._writes import check_errors, items_from, run_writes
+from opslib.client import _schemas as S
+from opslib.client._frames import PageColumns, build_frame, finish, page_columns, records_to_frame
+from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
-from opslib.resources import Resource, coerce_enum
 
 __all__ = ["Products"]
 

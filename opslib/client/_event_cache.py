@@ -1,8 +1,8 @@
 """A local cache of event records: closed time windows, fetched once, kept as Parquet.
 
 ``client.events.list(..., cache=True)`` cuts ``[start, end)`` into windows aligned to
-:data:`~opslib._constants.CACHE_WINDOW_MS` (whole UTC days). A window whose end is older
-than now minus :data:`~opslib._constants.CACHE_CLOSED_MARGIN_MS` is *closed*: it is read
+:data:`~opslib.client._constants.CACHE_WINDOW_MS` (whole UTC days). A window whose end is older
+than now minus :data:`~opslib.client._constants.CACHE_CLOSED_MARGIN_MS` is *closed*: it is read
 from the cache, or fetched whole from the platform and stored. The still-open part of the
 range is always fetched. A closed window the range only overlaps is still fetched whole, so
 that tomorrow's ``"-30d"`` finds it; the rows outside the range are cut off on read.
@@ -18,7 +18,7 @@ user_id_param, event_type) and the window size. A window is never served to anot
 
 Equal to an uncached read, dtypes included. A window is stored as the typed Arrow columns
 an uncached read of it builds, and a cached read joins windows exactly as an uncached read
-joins pages (:func:`opslib._frames.build_frame`): ``properties.*`` members absent from some
+joins pages (:func:`opslib.client._frames.build_frame`): ``properties.*`` members absent from some
 windows, or ints in one and floats in another, come out as they would uncached. Members of
 mixed Python objects are stored as JSON text. Each row's raw ``properties`` object is kept
 too: a window the range only partly covers is cut, and its property columns are rebuilt
@@ -51,9 +51,9 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from opslib import _constants as C
-from opslib._frames import POOL, PageColumns, build_frame, finish, page_columns
-from opslib._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
+from opslib.client import _constants as C
+from opslib.client._frames import POOL, PageColumns, build_frame, finish, page_columns
+from opslib.client._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
 
 __all__ = [
     "EventCache",
@@ -150,7 +150,7 @@ def _as_arrow(values: Any, arrow_type: pa.DataType) -> pa.Array:
 
 
 def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColumns:
-    """A typed frame back to the columns :func:`~opslib._frames.build_frame` joins.
+    """A typed frame back to the columns :func:`~opslib.client._frames.build_frame` joins.
 
     Fixed columns become Arrow arrays of their declared type; members become Arrow arrays
     of their dtype, or Python objects for ``object`` columns (all-missing ones: nulls).
@@ -158,7 +158,7 @@ def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColum
 
     Examples
     --------
-    >>> from opslib._frames import records_to_frame
+    >>> from opslib.client._frames import records_to_frame
     >>> df = records_to_frame([{"event_id": "e1", "properties": {"on": True}}], EVENT)
     >>> cols = frame_to_columns(df)
     >>> cols.rows, sorted(cols.members)
@@ -356,7 +356,7 @@ class EventCache:
         path = self.path(window)
         try:
             # Files are replaced, never rewritten: mapped, not read. The columns come from
-            # the allocator the frame is built in (opslib._frames.POOL), not pyarrow's
+            # the allocator the frame is built in (opslib.client._frames.POOL), not pyarrow's
             # default (mimalloc): 30 days, 1M events from the cache, system time 0.47-1.02
             # -> 0.30-0.39 s, peak RSS 715 -> 635 MB (docs/scaling.md).
             mapped = fs.LocalFileSystem(use_mmap=True)

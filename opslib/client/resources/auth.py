@@ -13,14 +13,14 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import _schemas as S
-from opslib._auth import Credentials, Tokens
-from opslib._config import Secret
-from opslib._exceptions import AuthenticationError
-from opslib._frames import records_to_frame
-from opslib._http import Safety
+from opslib.client import _schemas as S
+from opslib.client._frames import records_to_frame
+from opslib.client._http import Safety
+from opslib.client._settings import Secret
+from opslib.client._tokens import Credentials, Tokens
+from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import AuthModel, CodeModel, UpdateModel
-from opslib.resources import Resource, coerce_enum
+from opslib.exceptions import AuthenticationError
 
 __all__ = ["Auth"]
 

@@ -49,7 +49,7 @@ DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
 # runs); 4 was the fastest and hides a far platform's latency. With the thread pool
 # (2026-11-23) 4 was the fastest or within noise of it too.
 DEFAULT_CONCURRENCY = 4
-# Paged reads send their requests ahead from one thread (opslib._paging) instead of a
+# Paged reads send their requests ahead from one thread (opslib.client._pager) instead of a
 # thread pool: 1M events 3.60-3.70 s -> 2.63-2.77 s in the same benchmark runs
 # (docs/performance.md). The benchmarks turn it off to measure the thread pool beside it.
 SEND_AHEAD = True

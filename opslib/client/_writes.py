@@ -19,9 +19,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from opslib._exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown
-from opslib._frames import records_to_frame
-from opslib._schemas import FrameSchema
+from opslib.client._frames import records_to_frame
+from opslib.client._schemas import FrameSchema
+from opslib.exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown
 
 __all__ = ["Errors", "check_errors", "items_from", "native", "run_writes"]
 
