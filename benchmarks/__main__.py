@@ -57,7 +57,7 @@ def run_case(
         "rows_per_s": round(rows / seconds),
         "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
     }
-    for key in ("client_cpu_s", "server_cpu_s", "helper_cpu_s", "helper_pages"):
+    for key in ("client_cpu_s", "server_cpu_s"):
         if all(key in r for r in runs):
             result[key] = round(statistics.median(r[key] for r in runs), 2)
     return result
@@ -134,15 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             threads["case"] = "events_opslib_thread_pool"
             threads["speedup_vs_naive"] = round(naive["seconds"] / threads["seconds"], 2)
             fast["speedup_vs_thread_pool"] = round(threads["seconds"] / fast["seconds"], 2)
-            # the same read with one page-decoding helper process (opslib/_offload.py; the
-            # default has none on 2 CPUs): what it buys here (pages then go to a thread pool)
-            opts = {**window, "decode_processes": 1}
-            helped = run_case("events_opslib", platform.base_url, opts, args.repeat, pid)
-            helped["case"] = "events_opslib_one_helper"
-            helped["speedup_vs_naive"] = round(naive["seconds"] / helped["seconds"], 2)
-            helped["rss_vs_naive"] = round(helped["peak_rss_mb"] / naive["peak_rss_mb"], 2)
-            helped["helper_speedup"] = round(fast["seconds"] / helped["seconds"], 2)
-            results["events"] = [naive, fast, threads, hx, helped]
+            results["events"] = [naive, fast, threads, hx]
             _print_table(
                 "1. events.list, 1M events, whole fleet, 30 days",
                 results["events"],
@@ -158,7 +150,6 @@ def main(argv: list[str] | None = None) -> int:
                     "rss_vs_naive",
                     "speedup_vs_thread_pool",
                     "speedup_vs_httpx_transport",
-                    "helper_speedup",
                 ],
             )
         if "matrix" in args.only:
@@ -261,7 +252,6 @@ def main(argv: list[str] | None = None) -> int:
                     "partitions",
                     "cluster_start_s",
                     "vs_single",
-                    "vs_single_with_helper",
                 ],
             )
     finally:

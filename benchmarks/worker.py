@@ -67,16 +67,6 @@ class _Clock:
             "rows": rows,
             "client_cpu_s": round(_cpu() - self.cpu0, 3),
         }
-        if client is not None:
-            # The client's page-decoding helpers are client CPU and memory too: counted in
-            # (their start included, as they start during the read).
-            helpers = [h.proc.pid for h in client._decoders._helpers if h.proc.poll() is None]
-            cpu = sum(_process_cpu(pid) for pid in helpers)
-            out["helpers"] = len(helpers)
-            out["helper_pages"] = client._decoders.decoded
-            out["helper_cpu_s"] = round(cpu, 3)
-            out["helper_peak_rss_mb"] = round(sum(_peak_rss_mb(pid) for pid in helpers), 1)
-            out["client_cpu_s"] = round(out["client_cpu_s"] + cpu, 3)
         if self.pid:
             out["server_cpu_s"] = round(_process_cpu(self.pid) - self.server0, 3)
         return out
@@ -131,15 +121,12 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     for this process); ``warm``: first a read of ``concurrency + 1`` pages, so that the
     timed read finds every connection it uses open (cold: only the login's connection);
     ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default;
-    ``decode_processes``: page-decoding helpers (0: every page decoded in this process);
     ``send_ahead``: False reads pages with a thread pool instead of from one thread.
     """
     from opslib.client import _constants as C
 
     if "transport" in opts:
         os.environ[C.HTTP_TRANSPORT_ENV] = str(opts["transport"])
-    if "decode_processes" in opts:
-        os.environ[C.DECODE_PROCESSES_ENV] = str(opts["decode_processes"])
     if "concurrency" in opts:
         C.DEFAULT_CONCURRENCY = int(opts["concurrency"])
     if "send_ahead" in opts:
@@ -175,8 +162,7 @@ def main() -> None:
     case, base, raw = sys.argv[1], sys.argv[2], sys.argv[3]
     result = CASES[case](base, json.loads(raw))
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # With helpers: the sum of each process's peak (an upper bound of the client's peak).
-    result["peak_rss_mb"] = own + result.get("helper_peak_rss_mb", 0.0)
+    result["peak_rss_mb"] = own
     print(json.dumps(result))
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import uuid
-from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property
 from types import TracebackType
@@ -21,7 +20,6 @@ import httpx
 
 from opslib.client import _constants as C
 from opslib.client._http import HTTP, Safety, SentRead
-from opslib.client._offload import DecoderPool, check_processes, default_processes
 from opslib.client._settings import Secret, Settings, resolve_settings, with_defaults
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
 from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
@@ -53,11 +51,7 @@ class Client:
         max_retries: int = C.DEFAULT_MAX_RETRIES,
         retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
         transport: httpx.BaseTransport | None = None,
-        decode_processes: int | None = None,
     ) -> None:
-        processes = (
-            default_processes() if decode_processes is None else check_processes(decode_processes)
-        )
         if settings.base_url is None:
             raise ConfigError("Client needs a base_url; use opslib.connect() for the embedded one")
         if not settings.client_id or settings.client_secret is None:
@@ -79,8 +73,6 @@ class Client:
         )
         self._tokens.on_switch = self._forget_user
         self._fleet: bool | None = None  # may this user read the whole fleet? (learned)
-        # Helper processes that decode the pages of large reads; started on first use.
-        self._decoders = DecoderPool(processes)
 
     # -- identity ----------------------------------------------------------------------
 
@@ -157,13 +149,11 @@ class Client:
         auth: bool = True,
         safety: Safety | None = None,
         message_id: str | None = None,
-        decode: Callable[[bytes], Any] | None = None,
     ) -> Any:
         """One envelope call: token in params, one refresh and retry on 401.
 
         The message_id is fixed for the whole call, so every retry of a write (after a
         dropped answer, a 503 or a token refresh) is replayed, not written again.
-        ``decode`` is passed to :meth:`HTTP.post_envelope`.
         """
         mid = message_id or str(uuid.uuid4())
         if safety is None:
@@ -177,15 +167,13 @@ class Client:
             return body
 
         try:
-            return self._http.post_envelope(
-                path, build, message_id=mid, safety=safety, decode=decode
-            )
+            return self._http.post_envelope(path, build, message_id=mid, safety=safety)
         except AuthenticationError:
             if not auth or "token" not in used:
                 raise
             log.debug("%s: 401 with the current access token; refreshing and retrying once", path)
             self._tokens.after_unauthorized(used["token"])
-        return self._http.post_envelope(path, build, message_id=mid, safety=safety, decode=decode)
+        return self._http.post_envelope(path, build, message_id=mid, safety=safety)
 
     def _envelope(
         self, path: str, params: dict[str, Any], message_id: str, *, auth: bool = True
@@ -277,10 +265,8 @@ class Client:
     # -- lifetime ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the connection pool and stop the decoding helpers (the embedded platform
-        keeps running for reuse)."""
+        """Close the connection pool (the embedded platform keeps running for reuse)."""
         self._http.close()
-        self._decoders.close()
 
     def __enter__(self) -> Client:
         return self
@@ -307,7 +293,6 @@ def connect(
     timeout: httpx.Timeout | float | None = None,
     max_retries: int = C.DEFAULT_MAX_RETRIES,
     transport: httpx.BaseTransport | None = None,
-    decode_processes: int | None = None,
 ) -> Client:
     """Connect to a platform and log in; with nothing configured, to the embedded demo one.
 
@@ -341,13 +326,6 @@ def connect(
         Retries of one call after a dropped connection, a 429 or a 502/503/504.
     transport
         An httpx transport to send requests through (testing, proxies).
-    decode_processes
-        Helper processes that decode the pages of large reads beside this process; started
-        by the first read of 500 pages or more, then used by every read of 20 pages or more,
-        stopped by :meth:`Client.close`.
-        Default ``OPSLIB_DECODE_PROCESSES``, else none; 0 decodes every page in this
-        process. With helpers, pages are read by a thread pool instead of being sent ahead
-        from the calling thread, which was faster on 2 CPUs (docs/performance.md).
 
     Returns
     -------
@@ -360,8 +338,6 @@ def connect(
     >>> client.devices.list().shape  # doctest: +SKIP
     (5000, 23)
     """
-    if decode_processes is not None:
-        check_processes(decode_processes)
     settings = resolve_settings(
         base_url=base_url,
         client_id=client_id,
@@ -397,7 +373,6 @@ def connect(
         timeout=timeout,
         max_retries=max_retries,
         transport=transport,
-        decode_processes=decode_processes,
     )
     if settings.phone and settings.area_code:
         creds = Credentials(settings.area_code, settings.phone, settings.password)

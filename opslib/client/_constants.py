@@ -53,23 +53,6 @@ DEFAULT_CONCURRENCY = 4
 # thread pool: 1M events 3.60-3.70 s -> 2.63-2.77 s in the same benchmark runs
 # (docs/performance.md). The benchmarks turn it off to measure the thread pool beside it.
 SEND_AHEAD = True
-# Helper processes that decode a large read's pages beside the reading process
-# (opslib/_offload.py): none unless asked (connect(decode_processes=N) or
-# OPSLIB_DECODE_PROCESSES=N). With helpers, pages are read by a thread pool, and since pages
-# are sent ahead from one thread that is slower: 1M events 3.17 s with one helper against
-# 2.63 s without (0.83x; case 7: 3.09 vs 2.78 s), benchmark run of 2026-11-24 04:48 UTC on
-# 2 CPUs. Before that, one per CPU beyond the first two was the default (a wash on 2 CPUs:
-# 0.98-1.25x against the thread pool). A read of OFFLOAD_START_PAGES pages or more after
-# the first starts them: first reads of 100, 200 and 400 pages were slower while a helper
-# started (3 alternated pairs each). Once running they serve every read of
-# OFFLOAD_MIN_PAGES pages or more (a second read of 49,500 devices, 50 pages: 1.38 s
-# without, 1.20 s with, medians of 4 pairs, thread pool).
-DEFAULT_DECODE_PROCESSES = 0
-DECODE_PROCESSES_ENV = "OPSLIB_DECODE_PROCESSES"
-OFFLOAD_START_PAGES = 500
-OFFLOAD_MIN_PAGES = 20
-OFFLOAD_PIPE_BYTES = 1 << 20  # a page in one pipe write (Linux allows up to 1 MiB)
-OFFLOAD_POLL_SECONDS = 0.05  # a thread waiting for a helper checks this often that one lives
 
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5

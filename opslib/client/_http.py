@@ -216,14 +216,11 @@ class HTTP:
         *,
         message_id: str,
         safety: Safety,
-        decode: Callable[[bytes], Any] | None = None,
     ) -> Any:
         """POST an envelope; return its decoded ``data`` (or the bare string of add/delete).
 
         ``build_body`` is called for every attempt, so a retry after a token refresh carries
-        the new access token with the same message_id. ``decode``, given, is offered the
-        body of an HTTP 200 answer first; what it returns is the result unless it is None
-        (then the body is decoded here, errors included).
+        the new access token with the same message_id.
         """
 
         def make() -> httpx.Request:
@@ -234,10 +231,6 @@ class HTTP:
             )
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
-        if decode is not None and response.status_code == 200:
-            decoded = decode(response.content)
-            if decoded is not None:
-                return decoded
         body = _loads(response)
         if (
             response.status_code == 200

@@ -6,8 +6,7 @@ answer into typed Arrow columns while the platform works on the next ones, so on
 columns are kept (1M events: 3.60-3.70 s with four threads each fetching and decoding,
 2.63-2.77 s from one thread, same benchmark runs, docs/performance.md: the threads spent
 most of the difference handing the GIL to each other). Where requests cannot be sent ahead
-(httpx's own transport, behind a proxy) or pages go to decoding helper processes, a small
-thread pool fetches and decodes them instead.
+(httpx's own transport, behind a proxy), a small thread pool fetches and decodes them.
 Every page carries the same filters; only ``page_no`` changes. Reading stops at the first
 empty or short page. Offset paging over data that grows while it is read can show a record
 twice; the assembled frame keeps the first and is sorted by the schema's order.
@@ -30,7 +29,6 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client._frames import PageColumns, build_frame, finish, join_order, page_columns
 from opslib.client._http import DECODE_LOCK
-from opslib.client._offload import DecodedPage, DecoderPool
 from opslib.client._schemas import FrameSchema
 
 __all__ = ["PagedRead", "bulk_gc", "check_page_size"]
@@ -72,10 +70,7 @@ _T = TypeVar("_T")  # a page started: a request sent, or a fetch submitted
 _G = TypeVar("_G")  # its answer
 
 FetchPage = Callable[..., Any]
-"""``fetch(page_no, page_size)`` → the decoded ``data`` of one page. Given ``decoders``,
-:class:`PagedRead` may call ``fetch(page_no, page_size, decode=...)``: ``decode`` is offered
-the response body first (see :meth:`opslib.client._http.HTTP.post_envelope`) and may return a
-:class:`~opslib.client._offload.DecodedPage` instead."""
+"""``fetch(page_no, page_size)`` → the decoded ``data`` of one page."""
 
 
 class Sent(Protocol):
@@ -141,14 +136,10 @@ class PagedRead:
         DEFAULT_CONCURRENCY`, read when the read is made (the benchmarks set it).
     desc
         The progress bar's label.
-    decoders
-        Helper processes to decode pages in when the read has at least
-        :data:`~opslib.client._constants.OFFLOAD_MIN_PAGES` more pages after the first; a read of
-        :data:`~opslib.client._constants.OFFLOAD_START_PAGES` starts them.
     send
         Sends a page's request ahead of reading its answer; pass it only where requests can
-        be sent ahead (``HTTP.can_send_ahead``). Given, and no helper processes configured,
-        pages after the first are read by the calling thread alone.
+        be sent ahead (``HTTP.can_send_ahead``). Given, pages after the first are read by the
+        calling thread alone.
     """
 
     def __init__(
@@ -162,12 +153,10 @@ class PagedRead:
         progress: bool | None = None,
         concurrency: int | None = None,
         desc: str = "",
-        decoders: DecoderPool | None = None,
         send: SendPage | None = None,
     ) -> None:
         self._fetch = fetch
         self._send = send
-        self._decoders = decoders
         self.list_key = list_key
         self.schema = schema
         self.limit = _check_limit(limit)
@@ -179,15 +168,8 @@ class PagedRead:
         )
         self.desc = desc
 
-    def _page(self, page_no: int, offload: bool = False) -> _Page:
-        if offload and self._decoders is not None:
-            pool, schema = self._decoders, self.schema
-            data = self._fetch(page_no, self.page_size, decode=lambda b: pool.decode(b, schema))
-            if isinstance(data, DecodedPage):
-                return _Page(page_no, data.total, data.rows, data.columns)
-        else:
-            data = self._fetch(page_no, self.page_size)
-        return self._decoded(page_no, data)
+    def _page(self, page_no: int) -> _Page:
+        return self._decoded(page_no, self._fetch(page_no, self.page_size))
 
     def _decoded(self, page_no: int, data: Any) -> _Page:
         records = data.get(self.list_key) or []
@@ -231,8 +213,7 @@ class PagedRead:
 
     def _rest(self, pages: int) -> list[PageColumns]:
         """Pages 2..pages in page order; stop after a short one."""
-        helpers = self._decoders is not None and self._decoders.processes > 0
-        if self._send is not None and C.SEND_AHEAD and not helpers:
+        if self._send is not None and C.SEND_AHEAD:
             send = self._send
             # One slot stays free for the regular call of a page whose early attempt failed.
             ahead = min(self.concurrency, C.DEFAULT_MAX_CONNECTIONS - 1)
@@ -245,10 +226,6 @@ class PagedRead:
                 drop=lambda sent: sent[1].close(),
             )
         workers = min(self.concurrency, pages - 1)
-        offload = self._decoders is not None and pages - 1 >= C.OFFLOAD_MIN_PAGES
-        if offload and pages - 1 >= C.OFFLOAD_START_PAGES:
-            assert self._decoders is not None
-            self._decoders.start()  # in the background; running helpers serve shorter reads
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opslib-page") as pool:
             # Each worker fetches and decodes its page. At most two pages a worker are queued
             # ahead of the one awaited, so a short page stops the read after a few more
@@ -256,7 +233,7 @@ class PagedRead:
             return self._in_order(
                 pages,
                 2 * workers,
-                start=lambda n: pool.submit(self._page, n, offload),
+                start=lambda n: pool.submit(self._page, n),
                 wait=lambda future: future.result(),
                 decode=lambda page: page,
                 drop=lambda future: future.cancel(),

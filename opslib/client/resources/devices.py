@@ -14,7 +14,6 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._frames import records_to_frame
-from opslib.client._offload import Decode, DecodedPage
 from opslib.client._pager import PagedRead, Sent
 from opslib.client._writes import check_errors, items_from, run_writes
 from opslib.client.resources import Resource, coerce_enum
@@ -65,10 +64,9 @@ class Devices(Resource):
             user_id = "" if self._client._may_read_fleet() else (self._client.user_id or "")
         params["user_id"] = str(user_id)
 
-        def fetch(page_no: int, size: int, decode: Decode | None = None) -> Any:
+        def fetch(page_no: int, size: int) -> Any:
             page = {**params, "page_no": page_no, "page_size": size}
-            data = self._client._request("/device/query_by_user", page, decode=decode)
-            return data if isinstance(data, DecodedPage) else dict(data)
+            return dict(self._client._request("/device/query_by_user", page))
 
         def send(page_no: int, size: int) -> Sent:
             page = {**params, "page_no": page_no, "page_size": size}
@@ -82,7 +80,6 @@ class Devices(Resource):
             limit=limit,
             progress=progress,
             desc="devices",
-            decoders=self._client._decoders,
             send=send if self._client._http.can_send_ahead else None,
         )
 

@@ -15,7 +15,6 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._http import DECODE_LOCK
-from opslib.client._offload import Decode, DecodedPage
 from opslib.client._pager import PagedRead, Sent
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EventType, RecordQueryModel
@@ -101,17 +100,15 @@ class Events(Resource):
             return {**params, "page_no": page_no, "page_size": size}
 
         def received(data: Any) -> Any:
-            if isinstance(data, DecodedPage):
-                return data
             data = dict(data)
             if on_page is not None:
                 with DECODE_LOCK:  # CPU only, as decoding (see opslib.client._http)
                     on_page(data)  # the event cache keeps each record's raw properties
             return data
 
-        def fetch(page_no: int, size: int, decode: Decode | None = None) -> Any:
+        def fetch(page_no: int, size: int) -> Any:
             path, query = "/device/query_record", page(page_no, size)
-            return received(self._client._request(path, query, decode=decode))
+            return received(self._client._request(path, query))
 
         def send(page_no: int, size: int) -> _Received:
             sent = self._client._send_ahead("/device/query_record", page(page_no, size))
@@ -125,7 +122,6 @@ class Events(Resource):
             limit=limit,
             progress=progress,
             desc="events",
-            decoders=self._client._decoders if on_page is None else None,
             send=send if self._client._http.can_send_ahead else None,
         )
 
