@@ -4,7 +4,8 @@ Everything else in this folder is private (a leading underscore) and may change;
 program outside ``opslib/client`` may use is listed in ``__all__``.
 """
 
-from opslib.client._client import Client, connect
+from opslib.client._client import Client
+from opslib.client._connect import connect
 from opslib.client._embedded import EmbeddedPlatform, embedded_platform
 from opslib.client._event_cache_admin import cache_command
 from opslib.client._settings import Secret

@@ -1,28 +1,28 @@
-"""The client: connect(), the envelope of every call, and the resources.
+"""The client: one logged-in :class:`Session` with the resources attached.
 
-``connect()`` resolves the settings (:mod:`opslib.client._settings`), starts the embedded platform
-when none is configured (:mod:`opslib.client._embedded`), logs in (:mod:`opslib.client._tokens`) and
-returns a :class:`Client` whose resources (``client.devices``, ``client.events``, ...) are
-attached lazily, one class per file under :mod:`opslib.client.resources`.
+``client.devices``, ``client.events``, ... are attached lazily, one class per file under
+:mod:`opslib.client.resources`; each calls the platform through the client's session.
+:func:`~opslib.client._connect.connect` makes a logged-in client from settings;
+:meth:`Client.from_token` makes one that calls with a given access token alone.
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import uuid
-from dataclasses import replace
+import time
+from collections.abc import Callable
 from functools import cached_property
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from opslib.client import _constants as C
-from opslib.client._http import HTTP, Safety, SentRead
-from opslib.client._settings import Secret, Settings, resolve_settings, with_defaults
-from opslib.client._tokens import Credentials, TokenCache, TokenManager
-from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
+from opslib.client._http import Safety
+from opslib.client._session import Session
+from opslib.client._settings import Secret
+from opslib.exceptions import ConfigError
 
 if TYPE_CHECKING:
     from opslib.client.resources.auth import Auth
@@ -31,76 +31,137 @@ if TYPE_CHECKING:
     from opslib.client.resources.products import Products
     from opslib.client.resources.users import Users
 
-__all__ = ["Client", "connect"]
-
-log = logging.getLogger("opslib")
+__all__ = ["Client"]
 
 
 class Client:
-    """A logged-in connection to one platform. Make one with :func:`opslib.connect`.
+    """A connection to one platform. Make a logged-in one with :func:`opslib.connect`.
 
     Every method returns a pandas DataFrame. The client is thread-safe and holds one
-    connection pool; close it with :meth:`close` or use it as a context manager.
+    connection pool; close it with :meth:`close` or use it as a context manager. Made
+    directly, it starts logged out (``client.auth.login(...)``).
+
+    Parameters
+    ----------
+    base_url
+        The platform, e.g. ``"https://ops.example.com"``.
+    client_id, client_secret
+        The registered application's credentials.
+    token_cache
+        A JSON file (mode 0600) of tokens reused across processes, or None.
+    timeout, max_retries, transport, concurrency
+        As :func:`opslib.connect` takes them.
+    retry_deadline
+        Total seconds one call may spend, retries and waits included.
+    clock
+        Where token expiry is read from (epoch seconds); tests pass a fake one.
+    profile
+        The config-file profile the settings came from (:attr:`profile`).
     """
 
     def __init__(
         self,
-        settings: Settings,
+        base_url: str,
         *,
+        client_id: str,
+        client_secret: str | Secret,
+        token_cache: str | os.PathLike[str] | None = None,
         timeout: httpx.Timeout | float | None = None,
         max_retries: int = C.DEFAULT_MAX_RETRIES,
         retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
         transport: httpx.BaseTransport | None = None,
+        concurrency: int = C.DEFAULT_CONCURRENCY,
+        clock: Callable[[], float] = time.time,
+        profile: str | None = None,
     ) -> None:
-        if settings.base_url is None:
+        if not base_url:
             raise ConfigError("Client needs a base_url; use opslib.connect() for the embedded one")
-        if not settings.client_id or settings.client_secret is None:
+        if not client_id or not client_secret:
             raise ConfigError("Client needs client_id and client_secret")
-        self._settings = settings
-        self._http = HTTP(
-            settings.base_url,
+        self._session = Session(
+            base_url,
+            client_id=client_id,
+            client_secret=Secret(client_secret),
+            token_cache=Path(token_cache) if token_cache else None,
             timeout=timeout,
             max_retries=max_retries,
             retry_deadline=retry_deadline,
             transport=transport,
+            concurrency=concurrency,
+            clock=clock,
         )
-        cache = TokenCache(settings.token_cache) if settings.token_cache else None
-        self._tokens = TokenManager(
-            self._http,
-            client_id=settings.client_id,
-            client_secret=settings.client_secret,
-            cache=cache,
+        self._profile = profile
+
+    @classmethod
+    def from_token(
+        cls,
+        base_url: str,
+        *,
+        access_token: str | Secret,
+        client_id: str,
+        user_id: str,
+        timeout: httpx.Timeout | float | None = None,
+        max_retries: int = C.DEFAULT_MAX_RETRIES,
+        transport: httpx.BaseTransport | None = None,
+        concurrency: int = C.DEFAULT_CONCURRENCY,
+    ) -> Client:
+        """A client that calls as ``user_id`` with an access token another client holds.
+
+        It never logs in and never refreshes: when the platform refuses the token (expired,
+        revoked), calls raise :class:`~opslib.AuthenticationError`. No password or client
+        secret is needed, so the token is all a worker process has to be given.
+
+        Examples
+        --------
+        >>> worker = opslib.Client.from_token("https://ops.example.com", access_token=token,
+        ...     client_id="fleet-reports", user_id="u-000001")  # doctest: +SKIP
+        >>> worker.events.list("-1d").shape  # doctest: +SKIP
+        (1443, 31)
+        """
+        session = Session.from_token(
+            base_url,
+            access_token=access_token,
+            client_id=client_id,
+            user_id=user_id,
+            timeout=timeout,
+            max_retries=max_retries,
+            transport=transport,
+            concurrency=concurrency,
         )
-        self._tokens.on_switch = self._forget_user
-        self._fleet: bool | None = None  # may this user read the whole fleet? (learned)
+        return cls._of(session)
+
+    @classmethod
+    def _of(cls, session: Session, profile: str | None = None) -> Client:
+        """A client over a session made elsewhere (connect(), from_token())."""
+        client = cls.__new__(cls)
+        client._session = session
+        client._profile = profile
+        return client
 
     # -- identity ----------------------------------------------------------------------
 
     @property
     def base_url(self) -> str:
         """The platform's base URL."""
-        return self._http.base_url
+        return self._session.base_url
 
     @property
     def client_id(self) -> str:
         """The registered application's id."""
-        return self._tokens.client_id
+        return self._session.client_id
 
     @property
     def user_id(self) -> str | None:
         """The logged-in user's id (None before a login)."""
-        return self._tokens.user_id
+        return self._session.user_id
 
     @property
     def profile(self) -> str | None:
         """The config-file profile the settings came from, if any."""
-        return self._settings.profile
+        return self._profile
 
     def __repr__(self) -> str:
         return f"<opslib.Client base_url={self.base_url!r} user_id={self.user_id!r}>"
-
-    def _forget_user(self) -> None:
-        self._fleet = None
 
     # -- resources ---------------------------------------------------------------------
 
@@ -109,95 +170,37 @@ class Client:
         """Codes, registration, login, passwords, tokens (:mod:`opslib.client.resources.auth`)."""
         from opslib.client.resources.auth import Auth
 
-        return Auth(self)
+        return Auth(self._session)
 
     @cached_property
     def users(self) -> Users:
         """Profiles and settings: :class:`~opslib.client.resources.users.Users`."""
         from opslib.client.resources.users import Users
 
-        return Users(self)
+        return Users(self._session)
 
     @cached_property
     def products(self) -> Products:
         """Categories and the catalogue: :class:`~opslib.client.resources.products.Products`."""
         from opslib.client.resources.products import Products
 
-        return Products(self)
+        return Products(self._session)
 
     @cached_property
     def devices(self) -> Devices:
         """Devices and bindings: :class:`~opslib.client.resources.devices.Devices`."""
         from opslib.client.resources.devices import Devices
 
-        return Devices(self)
+        return Devices(self._session)
 
     @cached_property
     def events(self) -> Events:
         """Device event records: :class:`~opslib.client.resources.events.Events`."""
         from opslib.client.resources.events import Events
 
-        return Events(self)
+        return Events(self._session)
 
-    # -- calls -------------------------------------------------------------------------
-
-    def _request(
-        self,
-        path: str,
-        params: dict[str, Any],
-        *,
-        auth: bool = True,
-        safety: Safety | None = None,
-        message_id: str | None = None,
-    ) -> Any:
-        """One envelope call: token in params, one refresh and retry on 401.
-
-        The message_id is fixed for the whole call, so every retry of a write (after a
-        dropped answer, a 503 or a token refresh) is replayed, not written again.
-        """
-        mid = message_id or str(uuid.uuid4())
-        if safety is None:
-            safety = Safety.WRITE if path in C.WRITE_OPERATIONS else Safety.READ
-        used: dict[str, str] = {}
-
-        def build() -> dict[str, Any]:
-            body = self._envelope(path, params, mid, auth=auth)
-            if auth:
-                used["token"] = body["params"]["access_token"]
-            return body
-
-        try:
-            return self._http.post_envelope(path, build, message_id=mid, safety=safety)
-        except AuthenticationError:
-            if not auth or "token" not in used:
-                raise
-            log.debug("%s: 401 with the current access token; refreshing and retrying once", path)
-            self._tokens.after_unauthorized(used["token"])
-        return self._http.post_envelope(path, build, message_id=mid, safety=safety)
-
-    def _envelope(
-        self, path: str, params: dict[str, Any], message_id: str, *, auth: bool = True
-    ) -> dict[str, Any]:
-        """The request envelope of one attempt: the current access token in its params."""
-        body = dict(params)
-        if path in C.CLIENT_ID_OPERATIONS:
-            body = {"client_id": self.client_id, **body}
-        if auth:
-            body["access_token"] = self._tokens.access_token()
-        user_id = (self.user_id or "") if auth else ""
-        return {"message_id": message_id, "user_id": user_id, "params": body}
-
-    def _send_ahead(self, path: str, params: dict[str, Any]) -> SentRead:
-        """Send one read now and return it; its ``result()`` is what :meth:`_request` returns.
-
-        Paged reads send the next pages' requests before decoding the current one, from one
-        thread (opslib.client._pager). Only the first attempt is sent ahead: when it is not a clean
-        success, ``result()`` makes the regular call (retries, token refresh, errors).
-        """
-        ahead = None
-        if self._http.can_send_ahead:
-            ahead = self._http.send_ahead(path, self._envelope(path, params, str(uuid.uuid4())))
-        return SentRead(ahead, lambda: self._request(path, params))
+    # -- the raw call ------------------------------------------------------------------
 
     def call(
         self, path: str, params: dict[str, Any] | None = None, *, message_id: str | None = None
@@ -243,30 +246,15 @@ class Client:
             safety = Safety.WRITE if params.get("auth_model") == 1 else Safety.READ
         elif path == "/user/login":
             safety = Safety.ONCE if params.get("login_model") == 2 else Safety.READ
-        return self._request(path, params, auth=not pre_login, safety=safety, message_id=message_id)
-
-    def _may_read_fleet(self) -> bool:
-        """Whether the caller may read the whole fleet (ops, admin); learned once per user.
-
-        Tries the fleet once (a one-row device page with ``user_id ""``); a 403 means no.
-        """
-        if self._fleet is None:
-            try:
-                self._request(
-                    "/device/query_by_user", {"user_id": "", "page_no": 1, "page_size": 1}
-                )
-            except PermissionDenied:
-                log.debug("the fleet is refused (403): reading the caller's own instead")
-                self._fleet = False
-            else:
-                self._fleet = True
-        return self._fleet
+        return self._session.call(
+            path, params, auth=not pre_login, safety=safety, message_id=message_id
+        )
 
     # -- lifetime ----------------------------------------------------------------------
 
     def close(self) -> None:
         """Close the connection pool (the embedded platform keeps running for reuse)."""
-        self._http.close()
+        self._session.close()
 
     def __enter__(self) -> Client:
         return self
@@ -278,112 +266,3 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def connect(
-    base_url: str | None = None,
-    *,
-    client_id: str | None = None,
-    client_secret: str | Secret | None = None,
-    area_code: str | None = None,
-    phone: str | None = None,
-    password: str | Secret | None = None,
-    profile: str | None = None,
-    token_cache: str | os.PathLike[str] | bool | None = None,
-    timeout: httpx.Timeout | float | None = None,
-    max_retries: int = C.DEFAULT_MAX_RETRIES,
-    transport: httpx.BaseTransport | None = None,
-) -> Client:
-    """Connect to a platform and log in; with nothing configured, to the embedded demo one.
-
-    Each setting comes from the argument, else the environment (``OPSLIB_BASE_URL``,
-    ``OPSLIB_CLIENT_ID``, ``OPSLIB_CLIENT_SECRET``, ``OPSLIB_AREA_CODE``, ``OPSLIB_PHONE``,
-    ``OPSLIB_PASSWORD``, ``OPSLIB_TOKEN_CACHE``), else the profile in
-    ``~/.config/opslib/config.toml`` (``OPSLIB_CONFIG`` points elsewhere; ``profile`` or
-    ``OPSLIB_PROFILE`` picks the ``[profiles.NAME]`` table). Without a base URL from any of
-    them, the reference platform is started on 127.0.0.1 in a background thread over a
-    demo database in the user's cache directory (seeded on first use; once per process)
-    and the client logs in as its ops account.
-
-    Parameters
-    ----------
-    base_url
-        The platform, e.g. ``"https://ops.example.com"``.
-    client_id, client_secret
-        The registered application's credentials.
-    area_code, phone, password
-        The account to log in as. Without a password the client starts logged out unless
-        the token cache holds a token for this account (log in with ``client.auth.login``).
-    profile
-        The config-file profile to use.
-    token_cache
-        A path, True for ``<user cache dir>/opslib/tokens.json``, or False/None for none.
-        Tokens are stored (mode 0600) per base_url, client_id and phone, so a scheduled
-        report refreshes instead of logging in on every run.
-    timeout
-        An ``httpx.Timeout`` or seconds; default: finite connect/read/write/pool timeouts.
-    max_retries
-        Retries of one call after a dropped connection, a 429 or a 502/503/504.
-    transport
-        An httpx transport to send requests through (testing, proxies).
-
-    Returns
-    -------
-    Client
-        Logged in, ready.
-
-    Examples
-    --------
-    >>> client = opslib.connect()
-    >>> client.devices.list().shape  # doctest: +SKIP
-    (5000, 23)
-    """
-    settings = resolve_settings(
-        base_url=base_url,
-        client_id=client_id,
-        client_secret=client_secret,
-        area_code=area_code,
-        phone=phone,
-        password=password,
-        profile=profile,
-        token_cache=token_cache,
-    )
-    if settings.embedded:
-        from opslib.client._embedded import embedded_platform
-        from opslib.server import demo
-
-        platform = embedded_platform()
-        account = {}
-        if settings.phone is None:
-            account = {
-                "area_code": demo.AREA_CODE,
-                "phone": demo.OPS_PHONE,
-                "password": demo.OPS_PASSWORD,
-            }
-        settings = with_defaults(
-            replace(settings, base_url=platform.base_url),
-            client_id=demo.CLIENT_ID,
-            client_secret=demo.CLIENT_SECRET,
-            **account,
-        )
-    if settings.phone and not settings.area_code:
-        raise ConfigError(f"phone {settings.phone!r} is set but no area_code (e.g. '1')")
-    client = Client(
-        settings,
-        timeout=timeout,
-        max_retries=max_retries,
-        transport=transport,
-    )
-    if settings.phone and settings.area_code:
-        creds = Credentials(settings.area_code, settings.phone, settings.password)
-        try:
-            client._tokens.start(creds)
-        except AuthenticationError:
-            if settings.password is not None:
-                client.close()
-                raise
-            log.info("connected without logging in: no password and no cached token")
-        except BaseException:
-            client.close()
-            raise
-    return client

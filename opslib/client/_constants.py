@@ -14,12 +14,9 @@ DEFAULT_READ_TIMEOUT = 30.0
 DEFAULT_WRITE_TIMEOUT = 30.0
 DEFAULT_POOL_TIMEOUT = 10.0
 
-# One connection pool per client; a few more connections than concurrent page fetches.
+# One connection pool per client: room for the most pages in flight, each kept alive.
 DEFAULT_MAX_CONNECTIONS = 16
-DEFAULT_MAX_KEEPALIVE = 8
-# The transport under httpx: "stdlib" (opslib/_transport.py, http.client; the default where
-# no proxy applies) or "httpx" (httpx's own httpcore transport).
-HTTP_TRANSPORT_ENV = "OPSLIB_HTTP_TRANSPORT"
+DEFAULT_MAX_KEEPALIVE = 16
 
 # --- Retries --------------------------------------------------------------------------
 DEFAULT_MAX_RETRIES = 4
@@ -39,27 +36,13 @@ TOKEN_CACHE_FILENAME = "tokens.json"  # noqa: S105 - a file name, not a secret
 
 # --- Paging ---------------------------------------------------------------------------
 MAX_PAGE_SIZE = 1000  # protocol §9
-# Bulk reads use the largest page: 1M events took 20-43 s at 100 rows a page and 7-16 s at
-# 1000 (benchmark case 2, docs/performance.md); per request the client spends ~0.9 ms in
-# httpx and the platform ~1 ms in its framework and send, whatever the page holds.
+# Bulk reads use the largest page: the client and the platform pay a fixed cost per request.
 DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
-# Requests in flight after the first page reveals `total`. Case 2 on 2 cores, pages sent
-# ahead (2026-11-24 04:55): 1 / 2 / 4 / 8 took 2.70 / 2.77 / 2.69 / 2.82 s cold and
-# 2.82 / 2.98 / 2.80 / 2.99 s warm for 1M events (within 10 %, the order changes between
-# runs); 4 was the fastest and hides a far platform's latency. With the thread pool
-# (2026-11-23) 4 was the fastest or within noise of it too.
+# Requests in flight after the first page reveals `total`: hides a far platform's latency.
 DEFAULT_CONCURRENCY = 4
-# Paged reads send their requests ahead from one thread (opslib.client._pager) instead of a
-# thread pool: 1M events 3.60-3.70 s -> 2.63-2.77 s in the same benchmark runs
-# (docs/performance.md). The benchmarks turn it off to measure the thread pool beside it.
-SEND_AHEAD = True
-
+MAX_CONCURRENCY = 16  # no more than the pool's connections
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
-# Python's collector runs once this many tracked objects more were made than freed, during
-# a bulk read (default 700: three passes a 1000-event page). 10,000 is about a hundred
-# pages of what a read keeps, so the passes that free httpx's response cycles still come.
-BULK_GC_THRESHOLD = 10_000
 
 # --- Protocol facts (spec §4, protocol.md §6, §10) -------------------------------------
 # The 18 operations of the interface, by path.
@@ -110,7 +93,7 @@ CLIENT_ID_OPERATIONS = frozenset(
 )
 BARE_STRING_OPERATIONS = frozenset({"/product/add", "/product/delete"})
 
-# --- Event cache (opslib/_cache.py) -----------------------------------------------------
+# --- Event cache (opslib/client/_event_cache.py) ------------------------------------------
 # Closed windows of event records are kept as Parquet under <user cache dir>/events.
 CACHE_DIR_ENV = "OPSLIB_CACHE_DIR"  # replaces <user cache dir>/opslib/events
 CACHE_WINDOW_MS = 86_400_000  # one cached window: a whole UTC day

@@ -15,14 +15,15 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import platformdirs
 
 from opslib.client._constants import APP_NAME, EMBEDDED_DB_FILENAME, EMBEDDED_DEFAULT_SCALE
+from opslib.client._settings import Settings, with_defaults
 
-__all__ = ["EmbeddedPlatform", "embedded_db_path", "embedded_platform"]
+__all__ = ["EmbeddedPlatform", "embedded_db_path", "embedded_platform", "embedded_settings"]
 
 log = logging.getLogger("opslib")
 
@@ -117,3 +118,24 @@ def embedded_platform() -> EmbeddedPlatform:
 def _stop_quietly(stop: Callable[[], None]) -> None:
     with contextlib.suppress(Exception):
         stop()
+
+
+def embedded_settings(settings: Settings) -> Settings:
+    """The settings with the embedded platform's base URL and its demo application; its ops
+    account too, unless the settings name an account of their own."""
+    from opslib.server import demo
+
+    platform = embedded_platform()
+    account = {}
+    if settings.phone is None:
+        account = {
+            "area_code": demo.AREA_CODE,
+            "phone": demo.OPS_PHONE,
+            "password": demo.OPS_PASSWORD,
+        }
+    return with_defaults(
+        replace(settings, base_url=platform.base_url),
+        client_id=demo.CLIENT_ID,
+        client_secret=demo.CLIENT_SECRET,
+        **account,
+    )

@@ -5,10 +5,6 @@ A call is retried when repeating it cannot do harm: a read, or a write sent agai
 neither (the exchange of an authorization code, a login by SMS code) are repeated only when
 the request certainly never left (a refused connection). ``_should_retry`` decides, one
 commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
-
-A paged read's requests can also be sent ahead of reading their answers
-(:meth:`HTTP.send_ahead`, :class:`SentRead`): that early attempt is never retried; when its
-answer is not a clean success, the regular call above is made instead.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ import email.utils
 import enum
 import logging
 import random
-import threading
 import time
 from collections.abc import Callable, Mapping
 from importlib import metadata
@@ -28,7 +23,6 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
-from opslib.client._transport import Pending, SendsAhead, make_transport
 from opslib.exceptions import (
     APIError,
     OutcomeUnknown,
@@ -38,16 +32,9 @@ from opslib.exceptions import (
     make_status_error,
 )
 
-__all__ = ["DECODE_LOCK", "HTTP", "Ahead", "Safety", "SentRead", "default_timeout"]
+__all__ = ["HTTP", "Safety", "default_timeout", "status_error"]
 
 log = logging.getLogger("opslib")
-
-# Decoding is pure CPU under the GIL; a bulk read's threads take this lock for it (response
-# bodies here, page columns in opslib.client._pager), so one decodes while the others wait for
-# the network without the GIL. Without it every GIL release inside pyarrow let another
-# decoding thread in: about 90 context switches a page, 14.0 s against 11.3 s for 1M
-# events (docs/performance.md). Nothing that takes it waits for anything else.
-DECODE_LOCK = threading.Lock()
 
 # The request never reached the platform: always safe to send again.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -109,10 +96,8 @@ def _retry_after(response: httpx.Response, body: Any) -> float | None:
 
 
 def _loads(response: httpx.Response) -> Any:
-    content = response.content
     try:
-        with DECODE_LOCK:
-            return orjson.loads(content)
+        return orjson.loads(response.content)
     except orjson.JSONDecodeError:
         return None
 
@@ -153,8 +138,8 @@ class HTTP:
     retry_deadline
         Total seconds one call may spend, retries and waits included.
     transport
-        An httpx transport (tests wrap the real one to inject faults); by default
-        :func:`opslib.client._transport.make_transport` picks one for ``base_url``.
+        An httpx transport (tests wrap the real one to inject faults); by default httpx's
+        own, which honours the proxy environment variables.
     """
 
     def __init__(
@@ -170,11 +155,6 @@ class HTTP:
         self.max_retries = max_retries
         self.retry_deadline = retry_deadline
         self.sleep: Callable[[float], None] = time.sleep
-        if transport is None:
-            transport = make_transport(self.base_url)
-        # Requests can be sent ahead of reading their answers over opslib's own transport
-        # (not over httpx's, used behind a proxy).
-        self._ahead = transport if isinstance(transport, SendsAhead) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
@@ -189,8 +169,8 @@ class HTTP:
         self._urls: dict[str, httpx.URL] = {}
 
     def _url(self, path: str) -> httpx.URL:
-        """The absolute URL of ``path``, parsed once: httpx parses and merges a relative
-        path on every request (85 µs a request against 30 µs with the URL given)."""
+        """The absolute URL of ``path``, parsed once: httpx would parse and merge it again
+        on every request."""
         url = self._urls.get(path)
         if url is None:
             url = self._urls[path] = self._client.build_request("POST", path).url
@@ -244,35 +224,6 @@ class HTTP:
             if body.get("error_code") is None:
                 raise ServerError(200, "the answer has no error_code", operation=path)
         raise status_error(response, operation=path, message_id=message_id)
-
-    @property
-    def can_send_ahead(self) -> bool:
-        """Whether :meth:`send_ahead` sends anything (opslib's own transport is in use)."""
-        return self._ahead is not None
-
-    def send_ahead(self, path: str, body: Mapping[str, Any]) -> Ahead | None:
-        """Send one envelope read now and return its :class:`Ahead`; read the answer later.
-
-        This is only a first attempt, made so that one thread can keep the platform busy
-        while it decodes the previous answer: it is never retried and raises nothing.
-        Anything but a clean success (no connection, a lost answer, an error status or
-        error envelope) makes :meth:`Ahead.data` return None, and the caller makes the
-        regular call, with its retries, token refresh and errors. None: not possible here
-        (another transport), or the request could not be sent.
-        """
-        if self._ahead is None:
-            return None
-        request = self._client.build_request(
-            "POST",
-            self._url(path),
-            content=orjson.dumps(body),
-            headers={"Content-Type": "application/json"},
-        )
-        try:
-            return Ahead(self._ahead.start(request), path)
-        except httpx.TransportError as exc:
-            log.debug("POST %s sent ahead: %s; the regular call follows", path, type(exc).__name__)
-            return None
 
     def post_form(self, path: str, form: Mapping[str, str], *, safety: Safety) -> dict[str, Any]:
         """POST the token operation: fields in a form body (never in the URL, which httpx
@@ -399,53 +350,3 @@ class HTTP:
             )
         cls = RequestTimeout if isinstance(exc, httpx.TimeoutException) else TransportError
         return cls(f"{operation}: {type(exc).__name__}: {exc}", operation=operation, sent=sent)
-
-
-class Ahead:
-    """An envelope read sent by :meth:`HTTP.send_ahead`, its answer not read yet."""
-
-    def __init__(self, exchange: Pending, path: str) -> None:
-        self._exchange = exchange
-        self._path = path
-
-    def data(self) -> Any:
-        """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
-        the caller then makes the regular call. Raises nothing."""
-        try:
-            response = self._exchange.finish()
-            response.read()  # in memory already; httpx's client would read it here
-        except httpx.TransportError as exc:
-            log.debug("POST %s sent ahead: %s", self._path, type(exc).__name__)
-            return None
-        body = _loads(response) if response.status_code == 200 else None
-        if isinstance(body, dict) and body.get("error_code") == 200:
-            data = body.get("data")
-            if isinstance(data, dict):
-                return data
-        log.debug("POST %s sent ahead: HTTP %d, not a success", self._path, response.status_code)
-        return None
-
-    def close(self) -> None:
-        """Drop an answer that will not be read (its connection is closed)."""
-        self._exchange.abandon()
-
-
-class SentRead:
-    """A read sent ahead (``ahead``; None when it could not be) and the regular call that
-    makes it when the early attempt was not a clean success."""
-
-    def __init__(self, ahead: Ahead | None, regular: Callable[[], Any]) -> None:
-        self._ahead = ahead
-        self._regular = regular
-
-    def result(self) -> Any:
-        """The answer's ``data``, else what the regular call returns (or raises)."""
-        ahead, self._ahead = self._ahead, None
-        data = ahead.data() if ahead is not None else None
-        return data if data is not None else self._regular()
-
-    def close(self) -> None:
-        """Drop the answer unread (a read that stopped early)."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import threading
 import time
@@ -27,7 +28,7 @@ from opslib.client import _constants as C
 from opslib.client._http import HTTP, Safety
 from opslib.client._settings import Secret
 from opslib.enums import LoginModel
-from opslib.exceptions import APIError, AuthenticationError
+from opslib.exceptions import APIError, AuthenticationError, ConfigError
 
 __all__ = ["Credentials", "TokenCache", "TokenManager", "Tokens"]
 
@@ -36,22 +37,27 @@ log = logging.getLogger("opslib")
 
 @dataclass(frozen=True)
 class Tokens:
-    """An access/refresh token pair, when it expires (epoch seconds) and whose it is."""
+    """An access/refresh token pair, when it expires (epoch seconds) and whose it is.
+
+    Without a refresh token (a token given to :meth:`TokenManager.use`) nothing is renewed.
+    """
 
     access_token: Secret
-    refresh_token: Secret
+    refresh_token: Secret | None
     expires_in: int
     expires_at: float
     openid: str
 
     def needs_refresh(self, now: float) -> bool:
+        if self.refresh_token is None:
+            return False
         margin = min(C.TOKEN_REFRESH_MARGIN, self.expires_in * C.TOKEN_REFRESH_MARGIN_FRACTION)
         return now >= self.expires_at - margin
 
     def to_json(self) -> dict[str, Any]:
         return {
             "access_token": self.access_token.get_secret_value(),
-            "refresh_token": self.refresh_token.get_secret_value(),
+            "refresh_token": self.refresh_token.get_secret_value() if self.refresh_token else None,
             "expires_in": self.expires_in,
             "expires_at": self.expires_at,
             "openid": self.openid,
@@ -149,7 +155,7 @@ class TokenManager:
         http: HTTP,
         *,
         client_id: str,
-        client_secret: Secret,
+        client_secret: Secret | None,
         cache: TokenCache | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -175,6 +181,13 @@ class TokenManager:
     def tokens(self) -> Tokens | None:
         return self._tokens
 
+    def use(self, access_token: Secret, user_id: str) -> None:
+        """Call with ``access_token`` as ``user_id`` from now on; it is never renewed."""
+        with self._lock:
+            self._tokens = Tokens(access_token, None, 0, math.inf, user_id)
+            self.credentials = None
+            self.on_switch()
+
     # -- the token every call uses -----------------------------------------------------
 
     def access_token(self) -> str:
@@ -194,6 +207,19 @@ class TokenManager:
         assert tokens is not None
         return tokens.access_token.get_secret_value()
 
+    def fresh(self, min_validity: float) -> Tokens:
+        """The current tokens, refreshed first when they have less than ``min_validity``
+        seconds left (to hand a token to work that will run a while)."""
+        tokens = self._tokens
+        if tokens is None:
+            raise AuthenticationError(401, "not logged in: log in before handing a token on")
+        if tokens.expires_at - self._clock() < min_validity:
+            self.refresh()
+        self.access_token()  # refreshes if about to expire, as every call does
+        current = self._tokens
+        assert current is not None
+        return current
+
     def after_unauthorized(self, used_token: str) -> None:
         """A call was refused with 401 using ``used_token``: renew unless already renewed."""
         with self._lock:
@@ -207,6 +233,10 @@ class TokenManager:
         tokens = self._tokens
         if tokens is None:
             raise AuthenticationError(401, "not logged in")
+        if tokens.refresh_token is None:
+            raise AuthenticationError(
+                401, f"the access token was refused ({why}) and there is none to renew it with"
+            )
         log.debug("refreshing the access token: %s", why)
         try:
             self._set(self.refresh_grant(tokens.refresh_token))
@@ -222,6 +252,11 @@ class TokenManager:
     # -- grants ------------------------------------------------------------------------
 
     def _form(self, **fields: str) -> dict[str, str]:
+        if self._client_secret is None:
+            raise ConfigError(
+                "this client was made from an access token: it has no client_secret for "
+                "/token/access (use opslib.connect() to log in)"
+            )
         return {
             "client_id": self.client_id,
             "client_secret": self._client_secret.get_secret_value(),

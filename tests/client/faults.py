@@ -1,10 +1,12 @@
 """Fault injection around the real transport: the platform stays real, the network misbehaves.
 
 ``Faults`` is an httpx transport that forwards every request to the real platform through
-opslib's default transport (``StdlibTransport``) and records it, except where a planned
-fault says otherwise:
+httpx's own transport (opslib's default) and records it, except where a planned fault says
+otherwise:
 
 - ``status(code, headers)``: answer this status instead of forwarding (a proxy's 503, a 429);
+- ``error_in_200(code)``: answer HTTP 200 with the error code inside the envelope (as some
+  platforms do);
 - ``drop_response()``: forward the request, let the platform do the work, then lose the
   answer (``httpx.RemoteProtocolError``), as when a connection dies mid-response;
 - ``refuse()``: fail to connect (``httpx.ConnectError``), nothing is sent.
@@ -20,8 +22,6 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib.client._transport import SendsAhead, StdlibTransport
-
 
 @dataclass
 class Sent:
@@ -31,7 +31,7 @@ class Sent:
     body: dict[str, Any] | None
     form: dict[str, str]
     fault: str = ""
-    ahead: bool = False  # sent ahead of reading its answer (StdlibTransport.start)
+    timeout: dict[str, float | None] = field(default_factory=dict)  # httpx's, per request
 
     @property
     def message_id(self) -> str | None:
@@ -47,31 +47,15 @@ class _Plan:
     when: Callable[[Sent], bool] = field(default=lambda sent: True)
 
 
-class _Planned:
-    """A request sent ahead that meets a plan: the fault happens when its answer is read."""
-
-    def __init__(self, plan: _Plan, request: httpx.Request) -> None:
-        self._plan = plan
-        self._request = request
-
-    def finish(self) -> httpx.Response:
-        return self._plan.fault(self._request)
-
-    def abandon(self) -> None:
-        pass
-
-
 class Faults(httpx.BaseTransport):
     """Records every request and applies planned faults, in order, per path."""
 
     def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else StdlibTransport()
+        self.inner = inner if inner is not None else httpx.HTTPTransport()
         self.sent: list[Sent] = []
         self._plans: list[_Plan] = []
         self._lock = threading.Lock()
         self.before: Callable[[Sent], None] | None = None  # a hook run before forwarding
-        if isinstance(self.inner, SendsAhead):  # as opslib's transport does, this one does
-            self.start = self._start
 
     # -- planning ----------------------------------------------------------------------
 
@@ -93,6 +77,20 @@ class Faults(httpx.BaseTransport):
             return httpx.Response(code, headers=headers or {}, content=orjson.dumps(body))
 
         return self._add(path, f"status {code}", answer, times, when)
+
+    def error_in_200(
+        self,
+        path: str,
+        code: int,
+        *,
+        times: int | None = 1,
+        when: Callable[[Sent], bool] | None = None,
+    ) -> Faults:
+        def answer(request: httpx.Request) -> httpx.Response:
+            body = {"error_code": code, "message_id": "", "error_msg": "injected", "data": {}}
+            return httpx.Response(200, content=orjson.dumps(body))
+
+        return self._add(path, f"{code} in 200", answer, times, when)
 
     def drop_response(
         self, path: str, *, times: int | None = 1, when: Callable[[Sent], bool] | None = None
@@ -132,7 +130,7 @@ class Faults(httpx.BaseTransport):
 
     # -- transport ---------------------------------------------------------------------
 
-    def _plan(self, request: httpx.Request, *, ahead: bool = False) -> tuple[Sent, _Plan | None]:
+    def _plan(self, request: httpx.Request) -> tuple[Sent, _Plan | None]:
         """Record ``request`` and take the first plan that applies to it."""
         content = request.read()
         body = None
@@ -141,7 +139,7 @@ class Faults(httpx.BaseTransport):
             body = orjson.loads(content)
         elif content:
             form = dict(httpx.QueryParams(content.decode()))
-        sent = Sent(request.url.path, body, form, ahead=ahead)
+        sent = Sent(request.url.path, body, form, timeout=request.extensions.get("timeout", {}))
         with self._lock:
             self.sent.append(sent)
             plan = next(
@@ -161,14 +159,6 @@ class Faults(httpx.BaseTransport):
         if plan is None:
             return self.inner.handle_request(request)
         return plan.fault(request)
-
-    def _start(self, request: httpx.Request) -> Any:
-        """``start``, where the inner transport sends ahead: requests sent ahead (paged
-        reads) meet the same plans; ``sent[i].ahead`` says which went that way."""
-        _, plan = self._plan(request, ahead=True)
-        if plan is None:
-            return self.inner.start(request)  # type: ignore[attr-defined]
-        return _Planned(plan, request)
 
     def close(self) -> None:
         self.inner.close()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pandas as pd
 import pytest
 
 import opslib
@@ -122,20 +123,55 @@ def test_fleet_is_tried_once_per_user(platform: Platform) -> None:
     assert fleet["user_id"].nunique() > 1
 
 
+def fleet_probes(faults: Faults) -> int:
+    return sum(
+        1
+        for s in faults.to("/device/query_by_user")
+        if s.body and s.body["params"] == {**s.body["params"], "user_id": "", "page_size": 1}
+    )
+
+
 def test_switching_user_forgets_the_fleet_answer(platform: Platform) -> None:
-    client = platform.connect("user")
+    faults = Faults()
+    client = platform.connect("user", transport=faults)
     client.devices.list()
-    assert client._fleet is False
+    client.devices.list()
+    assert fleet_probes(faults) == 1  # refused once (403), then remembered
     client.auth.login(platform.area_code, platform.ops_phone, password=platform.ops_password)
-    assert client._fleet is None
     assert client.devices.list()["user_id"].nunique() > 1
+    assert fleet_probes(faults) == 2  # the new user is asked again
+
+
+def test_a_client_from_a_token_calls_with_it_alone(platform: Platform) -> None:
+    faults = Faults()
+    client = platform.connect(transport=faults)
+    client.users.get()
+    token = faults.to("/user/query")[-1].body["params"]["access_token"]  # type: ignore[index]
+    seen = Faults()
+    worker = opslib.Client.from_token(
+        platform.base_url,
+        access_token=token,
+        client_id=platform.client_id,
+        user_id=client.user_id or "",
+        transport=seen,
+    )
+    assert worker.user_id == client.user_id
+    pd.testing.assert_frame_equal(worker.devices.list(), client.devices.list())
+    assert {s.body["params"]["access_token"] for s in seen.sent if s.body} == {token}
+    assert token not in repr(worker)
+    seen.status("/user/query", 401)  # the token refused: nothing to renew it with
+    with pytest.raises(opslib.AuthenticationError, match="none to renew it with"):
+        worker.users.get()
+    assert seen.count("/token/access") == seen.count("/user/login") == 0
 
 
 def test_close_and_context_manager(platform: Platform) -> None:
     client = platform.connect()
     with client as same:
         assert same is client
-    assert client._http._client.is_closed
+        assert len(same.products.categories()) > 0
+    with pytest.raises(RuntimeError, match="closed"):
+        client.products.categories()
 
 
 def test_embedded_platform_in_a_subprocess(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gc
 import random
 from typing import Any
 
@@ -23,7 +22,6 @@ from opslib.client._frames import (
     page_columns,
     records_to_frame,
 )
-from opslib.client._pager import bulk_gc
 
 SECOND = 1_714_521_600_000  # 2024-05-01 00:00:00 UTC
 
@@ -252,20 +250,6 @@ def test_events_within_one_second_follow_the_milliseconds() -> None:
     df = _read([event(5, ts=SECOND + 900)], [event(7, ts=SECOND + 100), event(6, ts=SECOND + 100)])
     assert df["event_id"].tolist() == ["e-0006", "e-0007", "e-0005"]
     assert (df["gmt_create"] == pd.Timestamp("2024-05-01", tz="UTC")).all()
-
-
-# --- the collector's threshold --------------------------------------------------------
-
-
-def test_bulk_gc_raises_the_threshold_and_restores_it() -> None:
-    before = gc.get_threshold()
-    with bulk_gc():
-        assert gc.get_threshold()[0] >= C.BULK_GC_THRESHOLD
-        with bulk_gc():  # a second read at once
-            assert gc.get_threshold()[0] >= C.BULK_GC_THRESHOLD
-        assert gc.get_threshold()[0] >= C.BULK_GC_THRESHOLD
-        assert gc.isenabled()
-    assert gc.get_threshold() == before
 
 
 # --- numbers joined straight into pandas ----------------------------------------------

@@ -17,28 +17,26 @@ events.py     /device/query_record
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from opslib.client._http import Safety
 from opslib.client._schemas import FrameSchema
+from opslib.client._session import Session
 from opslib.client._writes import check_errors, run_writes
-
-if TYPE_CHECKING:
-    from opslib.client._client import Client
 
 __all__ = ["Resource", "coerce_enum"]
 
 
 class Resource:
-    """Base of the resources: holds the client it belongs to."""
+    """Base of the resources: holds the session of the client it belongs to."""
 
-    def __init__(self, client: Client) -> None:
-        self._client = client
+    def __init__(self, session: Session) -> None:
+        self._session = session
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} of {self._client!r}>"
+        return f"<{type(self).__name__} of {self._session!r}>"
 
     def _write_one(
         self,
@@ -55,7 +53,7 @@ class Resource:
         answers: list[Any] = []
 
         def send(p: dict[str, Any], mid: str) -> Any:
-            answer = self._client._request(path, p, auth=auth, safety=safety, message_id=mid)
+            answer = self._session.call(path, p, auth=auth, safety=safety, message_id=mid)
             answers.append(answer)
             return answer
 

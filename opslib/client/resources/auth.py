@@ -204,7 +204,7 @@ class Auth(Resource):
         if answer:
             frame["user_id"] = pd.array([answer.get("user_id")], dtype=S.STRING)
         if login and answer and answer.get("code"):
-            tokens = self._client._tokens
+            tokens = self._session.tokens
             tokens.exchange(str(answer["code"]))
             tokens.remember(Credentials(str(area_code), str(phone), Secret(_plain(password))))
         return frame
@@ -241,7 +241,7 @@ class Auth(Resource):
         >>> df["user_id"].item()  # doctest: +SKIP
         'u-000003'
         """
-        tokens = self._client._tokens
+        tokens = self._session.tokens
         creds = tokens.credentials
         area_code = area_code or (creds.area_code if creds else None)
         phone = phone or (creds.phone if creds else None)
@@ -293,11 +293,11 @@ class Auth(Resource):
             "old_password": _plain(old_password),
             "new_password": _plain(new_password),
         }
-        user_id = self._client.user_id
+        user_id = self._session.user_id
         frame = self._password_write(params, user_id, auth=True, errors=errors)
-        creds = self._client._tokens.credentials
+        creds = self._session.tokens.credentials
         if bool(frame["ok"].iloc[0]) and creds is not None:
-            self._client._tokens.login_password(
+            self._session.tokens.login_password(
                 creds.area_code, creds.phone, Secret(_plain(new_password))
             )
         return frame
@@ -345,13 +345,13 @@ class Auth(Resource):
             "auth_code": _plain(code),
             "new_password": _plain(new_password),
         }
-        creds = self._client._tokens.credentials
+        creds = self._session.tokens.credentials
         own = creds is not None and (creds.area_code, creds.phone) == (str(area_code), str(phone))
         frame = self._password_write(
-            params, self._client.user_id if own else None, auth=False, errors=errors
+            params, self._session.user_id if own else None, auth=False, errors=errors
         )
         if own and bool(frame["ok"].iloc[0]):
-            self._client._tokens.login_password(
+            self._session.tokens.login_password(
                 str(area_code), str(phone), Secret(_plain(new_password))
             )
         return frame
@@ -396,7 +396,7 @@ class Auth(Resource):
         >>> client.auth.exchange_code(data["code"])["openid"].item()  # doctest: +SKIP
         'u-000003'
         """
-        return _token_frame(self._client._tokens.exchange(_plain(code)))
+        return _token_frame(self._session.tokens.exchange(_plain(code)))
 
     def refresh(self) -> pd.DataFrame:
         """Refresh the access token now (``/token/access``, refresh_token).
@@ -414,6 +414,6 @@ class Auth(Resource):
         >>> client.auth.refresh()["expires_in"].item()
         7200
         """
-        if self._client._tokens.tokens is None:
+        if self._session.tokens.tokens is None:
             raise AuthenticationError(401, "not logged in: nothing to refresh")
-        return _token_frame(self._client._tokens.refresh())
+        return _token_frame(self._session.tokens.refresh())

@@ -14,7 +14,7 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._frames import records_to_frame
-from opslib.client._pager import PagedRead, Sent
+from opslib.client._pager import Pager
 from opslib.client._writes import check_errors, items_from, run_writes
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import DeviceStatus, Owned
@@ -52,7 +52,7 @@ class Devices(Resource):
         limit: int | None,
         progress: bool | None,
         page_size: int,
-    ) -> PagedRead:
+    ) -> Pager:
         params: dict[str, Any] = {}
         if owned is not None:
             params["owned"] = coerce_enum(owned, Owned, "owned")
@@ -61,26 +61,17 @@ class Devices(Resource):
         if is_sub_device is not None:
             params["is_sub_device"] = bool(is_sub_device)
         if user_id is None:
-            user_id = "" if self._client._may_read_fleet() else (self._client.user_id or "")
+            user_id = "" if self._session.may_read_fleet() else (self._session.user_id or "")
         params["user_id"] = str(user_id)
-
-        def fetch(page_no: int, size: int) -> Any:
-            page = {**params, "page_no": page_no, "page_size": size}
-            return dict(self._client._request("/device/query_by_user", page))
-
-        def send(page_no: int, size: int) -> Sent:
-            page = {**params, "page_no": page_no, "page_size": size}
-            return self._client._send_ahead("/device/query_by_user", page)
-
-        return PagedRead(
-            fetch,
+        return Pager(
+            self._session.page_fetch("/device/query_by_user", params),
             list_key="device_list",
             schema=S.DEVICE,
             page_size=page_size,
             limit=limit,
             progress=progress,
             desc="devices",
-            send=send if self._client._http.can_send_ahead else None,
+            concurrency=self._session.concurrency,
         )
 
     def list(
@@ -184,7 +175,7 @@ class Devices(Resource):
         >>> client.devices.get(device_id).shape[0]
         1
         """
-        data = self._client._request("/device/query", {"device_id": str(device_id)})
+        data = self._session.call("/device/query", {"device_id": str(device_id)})
         return records_to_frame([data], S.DEVICE)
 
     def _write(
@@ -216,7 +207,7 @@ class Devices(Resource):
                 item["is_sub_device"] = bool(item["is_sub_device"])
 
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._client._request(path, params, message_id=mid)
+            return self._session.call(path, params, message_id=mid)
 
         return run_writes(
             items,

@@ -1,63 +1,43 @@
 """``client.events``: device event records over any time range.
 
-Operation: ``/device/query_record`` (list, iter_pages). ``device_id`` selects query_model
-1, ``user_id`` query_model 2; with neither, ops and admin read the whole fleet (3) and
-everyone else their own devices' events (2).
+Operation: ``/device/query_record`` (list, iter_pages, to_dask). ``device_id`` selects
+query_model 1, ``user_id`` query_model 2; with neither, ops and admin read the whole fleet
+(3) and everyone else their own devices' events (2).
+
+Every read is one :class:`~opslib.client._pager.Pager` over the session's page fetch; a
+Dask partition reads its window the same way on its worker (:class:`WindowReader`).
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
-from opslib.client._http import DECODE_LOCK
-from opslib.client._pager import PagedRead, Sent
+from opslib.client._pager import Pager, check_page_size
+from opslib.client._session import FetchPage, Session, check_concurrency
+from opslib.client._settings import Secret
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EventType, RecordQueryModel
-from opslib.exceptions import AuthenticationError
+from opslib.exceptions import AuthenticationError, ConfigError
 from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["Events"]
+__all__ = ["Events", "WindowReader"]
 
-
-class _Received:
-    """A page request sent ahead whose data goes through ``received`` (the cache's hook)."""
-
-    def __init__(self, sent: Sent, received: Callable[[Any], Any]) -> None:
-        self._sent = sent
-        self._received = received
-
-    def result(self) -> Any:
-        return self._received(self._sent.result())
-
-    def close(self) -> None:
-        self._sent.close()
+_AUTH_MODES = ("token", "environment")
 
 
 class Events(Resource):
     """Device event records (``client.events``)."""
-
-    def _paged(
-        self,
-        start: Moment,
-        end: Moment,
-        device_id: str | None,
-        user_id: str | None,
-        event_type: int | str | EventType | None,
-        limit: int | None,
-        progress: bool | None,
-        page_size: int,
-    ) -> PagedRead:
-        start_ms, end_ms = time_range(start, end)
-        query = self._query(device_id, user_id, event_type)
-        return self._read(query, start_ms, end_ms, limit, progress, page_size)
 
     def _query(
         self,
@@ -73,48 +53,36 @@ class Events(Resource):
             params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
-        elif self._client._may_read_fleet():
+        elif self._session.may_read_fleet():
             params["query_model"] = int(RecordQueryModel.FLEET)
         else:
             params.update(
                 query_model=int(RecordQueryModel.USER),
-                user_id_param=str(self._client.user_id or ""),
+                user_id_param=str(self._session.user_id or ""),
             )
         if event_type is not None:
             params["event_type"] = coerce_enum(event_type, EventType, "event_type")
         return params
 
-    def _read(
+    def _pager(
         self,
         query: dict[str, Any],
         start_ms: int,
         end_ms: int,
+        *,
         limit: int | None = None,
         progress: bool | None = None,
         page_size: int = C.DEFAULT_PAGE_SIZE,
         on_page: Callable[[dict[str, Any]], None] | None = None,
-    ) -> PagedRead:
-        params = {**query, "start": start_ms, "end": end_ms}
-
-        def page(page_no: int, size: int) -> dict[str, Any]:
-            return {**params, "page_no": page_no, "page_size": size}
-
-        def received(data: Any) -> Any:
-            data = dict(data)
-            if on_page is not None:
-                with DECODE_LOCK:  # CPU only, as decoding (see opslib.client._http)
-                    on_page(data)  # the event cache keeps each record's raw properties
-            return data
-
-        def fetch(page_no: int, size: int) -> Any:
-            path, query = "/device/query_record", page(page_no, size)
-            return received(self._client._request(path, query))
-
-        def send(page_no: int, size: int) -> _Received:
-            sent = self._client._send_ahead("/device/query_record", page(page_no, size))
-            return _Received(sent, received)
-
-        return PagedRead(
+    ) -> Pager:
+        """The read of ``query`` over ``[start_ms, end_ms)``; ``on_page`` sees each page's
+        ``data`` as it arrives (the event cache keeps each record's raw properties)."""
+        fetch = self._session.page_fetch(
+            "/device/query_record", {**query, "start": start_ms, "end": end_ms}
+        )
+        if on_page is not None:
+            fetch = _watched(fetch, on_page)
+        return Pager(
             fetch,
             list_key="events_list",
             schema=S.EVENT,
@@ -122,7 +90,7 @@ class Events(Resource):
             limit=limit,
             progress=progress,
             desc="events",
-            send=send if self._client._http.can_send_ahead else None,
+            concurrency=self._session.concurrency,
         )
 
     def list(
@@ -188,8 +156,11 @@ class Events(Resource):
             return self._cached(
                 start, end, device_id, user_id, event_type, limit, progress, page_size
             )
-        read = self._paged(start, end, device_id, user_id, event_type, limit, progress, page_size)
-        return read.frame()
+        start_ms, end_ms = time_range(start, end)
+        query = self._query(device_id, user_id, event_type)
+        return self._pager(
+            query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
+        ).frame()
 
     def _cached(
         self,
@@ -206,17 +177,18 @@ class Events(Resource):
 
         start_ms, end_ms = time_range(start, end)
         query = self._query(device_id, user_id, event_type)
-        self._read(query, start_ms, end_ms, limit, progress, page_size)  # checks limit, size
+        self._pager(query, start_ms, end_ms, limit=limit, page_size=page_size)  # checks both
         if limit == 0:
             return S.EVENT.empty()
-        caller = self._client.user_id
+        caller = self._session.user_id
         if caller is None:
             raise AuthenticationError(401, "not logged in: the event cache is kept per user")
-        store = EventCache(self._client.base_url, caller, query)
+        store = EventCache(self._session.base_url, caller, query)
 
         def fetch(lo: int, hi: int) -> tuple[pd.DataFrame, list[str | None]]:
             raw = RawProperties()
-            return raw.align(self._read(query, lo, hi, None, False, page_size, raw.add).frame())
+            read = self._pager(query, lo, hi, progress=False, page_size=page_size, on_page=raw.add)
+            return raw.align(read.frame())
 
         df = read_cached(fetch, store, start_ms, end_ms, progress=progress)
         if limit is not None and len(df) > limit:
@@ -274,21 +246,55 @@ class Events(Resource):
         ...     daily = ddf.groupby(ddf.gmt_create.dt.floor("1D"))["properties.temperature"].mean()
         ...     daily.compute()
         """
-        from opslib.dask import events_frame
+        from opslib.dask import events_frame, partition_windows
 
+        if auth not in _AUTH_MODES:
+            raise ValueError(f"auth must be one of {_AUTH_MODES}, got {auth!r}")
+        check_page_size(page_size)
+        check_concurrency(concurrency)
         start_ms, end_ms = time_range(start, end)
+        windows = partition_windows(start_ms, end_ms, partition)
         query = self._query(device_id, user_id, event_type)
-        return events_frame(
-            self._client,
-            query,
-            start_ms,
-            end_ms,
-            partition=partition,
-            properties=properties,
-            auth=auth,
+        if properties is None:
+            meta = self._sampled_meta(query, start_ms, end_ms, page_size)
+        else:
+            meta = _declared_meta(properties)
+        token: Secret | None = None
+        expires_at = 0.0
+        if auth == "token":
+            tokens = self._session.tokens.fresh(C.DASK_TOKEN_MIN_VALIDITY_S)
+            token, expires_at = tokens.access_token, tokens.expires_at
+        reader = WindowReader(
+            base_url=self._session.base_url,
+            client_id=self._session.client_id,
+            user_id=self._session.user_id or "",
+            query=tuple(sorted(query.items())),
+            access_token=token,
+            expires_at=expires_at,
             page_size=page_size,
             concurrency=concurrency,
         )
+        return events_frame(reader, windows, meta, sampled=properties is None)
+
+    def _sampled_meta(
+        self, query: dict[str, Any], start_ms: int, end_ms: int, page_size: int
+    ) -> pd.DataFrame:
+        """Property columns from a sample: properties follow the event type (a firmware
+        upgrade has ``from``/``to``), so the first rows of each type over the range, and the
+        first rows of the last day for properties that appear late."""
+        from opslib.client._event_cache import frame_to_columns
+        from opslib.client._frames import build_frame
+
+        types = [query["event_type"]] if "event_type" in query else [int(t) for t in EventType]
+        reads = [({**query, "event_type": t}, start_ms, end_ms) for t in types]
+        reads.append((query, max(start_ms, end_ms - C.DASK_SAMPLE_LAST_MS), end_ms))
+        pages = []
+        for params, lo, hi in reads:
+            read = self._pager(
+                params, lo, hi, limit=C.DASK_SAMPLE_ROWS, progress=False, page_size=page_size
+            )
+            pages.append(frame_to_columns(read.frame()))
+        return build_frame(pages, S.EVENT).iloc[:0]
 
     def iter_pages(
         self,
@@ -320,5 +326,113 @@ class Events(Resource):
         >>> client = opslib.connect()
         >>> counts = sum(len(p) for p in client.events.iter_pages("-1d"))  # doctest: +SKIP
         """
-        read = self._paged(start, end, device_id, user_id, event_type, limit, progress, page_size)
+        start_ms, end_ms = time_range(start, end)
+        query = self._query(device_id, user_id, event_type)
+        read = self._pager(
+            query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
+        )
         return read.pages(page_no)
+
+
+def _watched(fetch: FetchPage, on_page: Callable[[dict[str, Any]], None]) -> FetchPage:
+    def watched(page_no: int, page_size: int) -> dict[str, Any]:
+        data = fetch(page_no, page_size)
+        on_page(data)
+        return data
+
+    return watched
+
+
+def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:
+    meta = S.EVENT.empty()
+    for name, dtype in properties.items():
+        column = name if name.startswith("properties.") else f"properties.{name}"
+        meta[column] = pd.Series([], dtype=dtype)
+    fixed = list(S.EVENT.dtypes())
+    members = sorted(c for c in meta.columns if c not in fixed)
+    return meta[fixed + members]
+
+
+# -- a Dask partition's read, on its worker ------------------------------------------------
+
+_worker_sessions: dict[tuple[Any, ...], Session] = {}
+_worker_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class WindowReader:
+    """Reads one window of events on a Dask worker; travels in the task graph.
+
+    It holds what a worker needs and nothing more: the platform, the application's id, the
+    caller's id, the query and, with ``auth="token"``, a short-lived access token (masked
+    in its repr). Never a password or a client secret. With the token the worker calls as
+    a client made by ``opslib.Client.from_token``; without one it logs in from its own
+    ``OPSLIB_*`` environment. Either session is made once per worker process.
+    """
+
+    base_url: str
+    client_id: str
+    user_id: str
+    query: tuple[tuple[str, Any], ...]
+    access_token: Secret | None = field(repr=False)
+    expires_at: float = 0.0
+    page_size: int = C.DEFAULT_PAGE_SIZE
+    concurrency: int = C.DASK_PARTITION_CONCURRENCY
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """What this reader reads (Dask's task keys), without the token."""
+        auth = "environment" if self.access_token is None else "token"
+        return (self.base_url, self.user_id, self.query, auth)
+
+    def __call__(self, start_ms: int, end_ms: int) -> pd.DataFrame:
+        """``[start_ms, end_ms)`` as ``events.list`` returns it."""
+        events = Events(self._session())
+        read = events._pager(
+            dict(self.query), start_ms, end_ms, progress=False, page_size=self.page_size
+        )
+        try:
+            return read.frame()
+        except AuthenticationError as exc:
+            if self.access_token is None:
+                raise
+            expired = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.expires_at))
+            raise AuthenticationError(
+                401,
+                f"the access token given to the workers was refused ({exc.error_msg}); it "
+                f"expires {expired}: build the frame again, or use auth='environment'",
+                operation="/device/query_record",
+            ) from None
+
+    def _session(self) -> Session:
+        token = self.access_token
+        key = ("environment", self.base_url) if token is None else (self.base_url, token)
+        with _worker_lock:
+            session = _worker_sessions.get(key)
+            if session is None:
+                session = _worker_sessions[key] = self._open()
+        return session
+
+    def _open(self) -> Session:
+        if self.access_token is not None:
+            return Session.from_token(
+                self.base_url,
+                access_token=self.access_token,
+                client_id=self.client_id,
+                user_id=self.user_id,
+                concurrency=self.concurrency,
+            )
+        from opslib.client._settings import resolve_settings
+
+        settings = resolve_settings()
+        if settings.embedded:
+            raise ConfigError(
+                "auth='environment': this worker has no platform configured; set "
+                "OPSLIB_BASE_URL and the credentials (or OPSLIB_PROFILE) on the workers"
+            )
+        if settings.base_url != self.base_url.rstrip("/"):
+            raise ConfigError(
+                f"auth='environment': this worker's environment names {settings.base_url!r}, "
+                f"the frame reads {self.base_url!r}"
+            )
+        return Session.open(settings, concurrency=self.concurrency)

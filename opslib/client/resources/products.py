@@ -58,12 +58,12 @@ class Products(Resource):
         >>> client.products.categories().columns.tolist()
         ['category_id', 'category_name', 'category_icon']
         """
-        data = self._client._request("/product/query_category", {})
+        data = self._session.call("/product/query_category", {})
         frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
         return finish(frame, S.CATEGORY)
 
     def _one_category(self, category_id: int) -> PageColumns:
-        data = self._client._request(
+        data = self._session.call(
             "/product/query_list_by_category", {"category_id": int(category_id)}
         )
         name = data.get("category_name")
@@ -140,7 +140,7 @@ class Products(Resource):
                     item[name] = coerce_enum(item[name], enum, name)
 
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._client._request("/product/add", params, message_id=mid)
+            return self._session.call("/product/add", params, message_id=mid)
 
         return run_writes(
             items,
@@ -187,7 +187,7 @@ class Products(Resource):
         items = [{"product_id": p} for p in ids]
 
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._client._request("/product/delete", params, message_id=mid)
+            return self._session.call("/product/delete", params, message_id=mid)
 
         return run_writes(
             items,

@@ -101,9 +101,9 @@ class Users(Resource):
                 "identity_id": str(identity_id),
             }
         else:
-            target = user_id if user_id is not None else self._client.user_id
+            target = user_id if user_id is not None else self._session.user_id
             params = {"query_model": int(UserQueryModel.BY_USER_ID), "user_id": str(target or "")}
-        data = self._client._request("/user/query", params)
+        data = self._session.call("/user/query", params)
         return records_to_frame([data], S.USER)
 
     def update(
@@ -159,7 +159,7 @@ class Users(Resource):
             "/user/update_user_info",
             params,
             schema=S.USER_UPDATE_RESULT,
-            key={"user_id": self._client.user_id},
+            key={"user_id": self._session.user_id},
             errors=errors,
         )
         return frame
@@ -188,8 +188,8 @@ class Users(Resource):
         """
         if which not in _WHICH:
             raise ValueError(f"which must be one of {sorted(_WHICH)}, got {which!r}")
-        data = self._client._request("/user/query_sys_setting", {"query_model": int(_WHICH[which])})
-        return records_to_frame([{**data, "user_id": self._client.user_id}], S.SETTINGS)
+        data = self._session.call("/user/query_sys_setting", {"query_model": int(_WHICH[which])})
+        return records_to_frame([{**data, "user_id": self._session.user_id}], S.SETTINGS)
 
     def update_settings(self, *, errors: str | None = None, **message_config: Any) -> pd.DataFrame:
         """Update the caller's message settings (``/user/update_sys_setting``).
@@ -232,7 +232,7 @@ class Users(Resource):
             "/user/update_sys_setting",
             {"message_config": config},
             schema=S.SETTINGS_UPDATE_RESULT,
-            key={"user_id": self._client.user_id},
+            key={"user_id": self._session.user_id},
             errors=errors,
         )
         return frame

@@ -126,7 +126,7 @@ def test_no_password_or_client_secret_travels(platform: Platform, dask_cluster: 
         blob = cloudpickle.dumps(graph)
         assert creds["password"].encode() not in blob
         assert creds["client_secret"].encode() not in blob
-        token = client._tokens.tokens.access_token.get_secret_value()
+        token = client._session.tokens.tokens.access_token.get_secret_value()
         assert (token.encode() in blob) is (auth == "token")  # only the short-lived token
         assert token not in repr(graph)
         assert platform.base_url.encode() in blob
@@ -214,33 +214,42 @@ def test_import_opslib_starts_no_dask(tmp_path: Path) -> None:
     assert out.stdout.strip() == "1"  # no cluster, no thread
 
 
-def test_a_partition_sends_its_pages_ahead_and_a_failed_one_goes_the_regular_way(
+def test_a_window_is_read_with_the_token_alone_through_the_pager(
     platform: Platform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A worker reads a partition's pages from one thread, sent ahead; a page whose early
-    attempt fails (here a 503) is read by the regular call, and the rows are the same."""
+    """A worker reads its window as ``Client.from_token`` would: no login, no refresh, the
+    caller's token in every request, its pages through the one pager (a 503 on page 3 is
+    retried by the regular call), and the rows of ``events.list``."""
     from client.faults import Faults
-    from opslib import dask as odask
-    from opslib.client._http import HTTP
-    from opslib.client._settings import Secret
+
+    from opslib.client._session import Session
+    from opslib.client.resources import events
 
     client = platform.connect()
     start, end = _range()
+    token = client._session.tokens.access_token()
     faults = Faults()
     faults.status("/device/query_record", 503, when=lambda s: s.body["params"]["page_no"] == 3)
-    monkeypatch.setitem(odask._pools, platform.base_url, HTTP(platform.base_url, transport=faults))
-    reader = odask.EventPartitions(
+    reader = events.WindowReader(
         base_url=platform.base_url,
         client_id=platform.client_id,
         user_id=client.user_id or "",
         query=(("query_model", 3),),
-        meta=S.EVENT.empty(),
-        access_token=Secret(client._tokens.access_token()),
+        access_token=opslib.Secret(token),
         expires_at=time.time() + 600,
         page_size=20,
     )
-    assert_frame_equal(reader.read(start, end), client.events.list(start, end))
+    worker = Session.from_token(
+        platform.base_url,
+        access_token=token,
+        client_id=platform.client_id,
+        user_id=client.user_id or "",
+        transport=faults,
+    )
+    monkeypatch.setitem(events._worker_sessions, (platform.base_url, reader.access_token), worker)
+    assert_frame_equal(reader(start, end), client.events.list(start, end))
+    assert set(faults.paths()) == {"/device/query_record"}  # no login, no refresh
     sent = faults.to("/device/query_record")
-    assert [s.body["params"]["page_no"] for s in sent if s.ahead][:3] == [2, 3, 4]
+    assert {s.body["params"]["access_token"] for s in sent} == {token}
     third = [s for s in sent if s.body["params"]["page_no"] == 3]
-    assert [(s.ahead, s.fault) for s in third] == [(True, "status 503"), (False, "")]
+    assert [s.fault for s in third] == ["status 503", ""]

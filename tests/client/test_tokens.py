@@ -1,9 +1,13 @@
 """Tokens on the real platform: expiry mid-read, refresh, re-login, one refresh at a time,
-the token cache, and secrets kept out of reprs, logs and messages."""
+the token cache, and secrets kept out of reprs, logs and messages.
+
+Expiry runs on fake clocks, the platform's (``opslib.server.FakeClock``) and the client's
+(``Client(clock=...)``), moved forward by the tests instead of waited for.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import json
 import logging
 import os
@@ -12,13 +16,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import opslib
 from client.faults import Faults
-from opslib.client._settings import Secret
+from opslib.server import FakeClock, app, runner
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -26,6 +30,45 @@ if TYPE_CHECKING:
 
 def refreshes(faults: Faults) -> int:
     return sum(1 for s in faults.to("/token/access") if s.form.get("grant_type") == "refresh_token")
+
+
+class Clocks:
+    """The platform's fake clock and the client's, both starting now."""
+
+    def __init__(self) -> None:
+        self.platform = FakeClock(time.time_ns() // 1_000_000)
+        self.client = FakeClock(self.platform.now_ms())
+
+    def client_seconds(self) -> float:
+        return self.client.now_ms() / 1000
+
+    def advance(self, seconds: float) -> None:
+        """Both clocks: the time passes for everyone."""
+        self.platform.advance(seconds=seconds)
+        self.client.advance(seconds=seconds)
+
+
+@pytest.fixture
+def clocks(monkeypatch: pytest.MonkeyPatch) -> Clocks:
+    """Platforms started by ``platform_factory`` in this test run on ``clocks.platform``."""
+    made = Clocks()
+    on_fake_time = functools.partial(app.create_app, clock=made.platform)
+    monkeypatch.setattr(runner, "create_app", on_fake_time)
+    return made
+
+
+def on_clock(platform: Platform, clocks: Clocks, faults: Faults, role: str = "ops") -> Any:
+    """A client of ``platform`` whose tokens expire on ``clocks.client``, logged in."""
+    creds = platform.credentials(role)
+    client = opslib.Client(
+        platform.base_url,
+        client_id=creds["client_id"],
+        client_secret=creds["client_secret"],
+        transport=faults,
+        clock=clocks.client_seconds,
+    )
+    client.auth.login(creds["area_code"], creds["phone"], password=creds["password"])
+    return client
 
 
 def test_login_exchanges_the_code_and_knows_the_user(platform: Platform) -> None:
@@ -47,14 +90,14 @@ def test_token_op_credentials_travel_in_the_body_not_the_url(platform: Platform)
 
 
 def test_a_token_expiring_mid_read_is_refreshed_and_the_read_completes(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., Platform], clocks: Clocks
 ) -> None:
     short = platform_factory(access_token_ttl_s=2)
     faults = Faults()
-    client = short.connect(transport=faults)
+    client = on_clock(short, clocks, faults)
     pages = client.events.iter_pages("-30d", page_size=100)
     first = next(pages)
-    time.sleep(2.2)  # the access token is now expired on the platform
+    clocks.advance(2.2)  # the access token is now expired, on the platform too
     rest = list(pages)
     assert len(first) + sum(len(p) for p in rest) == first.attrs["total"]
     assert refreshes(faults) >= 1
@@ -62,57 +105,57 @@ def test_a_token_expiring_mid_read_is_refreshed_and_the_read_completes(
 
 
 def test_a_401_triggers_one_refresh_and_one_retry(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., Platform], clocks: Clocks
 ) -> None:
-    short = platform_factory(access_token_ttl_s=2)
+    hour = platform_factory(access_token_ttl_s=3600)
     faults = Faults()
-    client = short.connect(transport=faults)
-    tokens = client._tokens
-    # the client believes its token is good for an hour; the platform knows better
-    assert tokens._tokens is not None
-    tokens._tokens = dataclasses.replace(
-        tokens._tokens, expires_at=time.time() + 3600, expires_in=3600
-    )
-    time.sleep(2.2)
+    client = on_clock(hour, clocks, faults)
+    # the client believes its token is good for the hour; the platform's clock knows better
+    clocks.platform.advance(seconds=3601)
     assert len(client.users.get()) == 1
     assert refreshes(faults) == 1
     assert faults.count("/user/query") == 2
 
 
 def test_a_refused_refresh_token_falls_back_to_a_login(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., Platform], clocks: Clocks
 ) -> None:
     short = platform_factory(access_token_ttl_s=1, refresh_token_ttl_s=1)
     faults = Faults()
-    client = short.connect(transport=faults)
+    client = on_clock(short, clocks, faults)
     user_id = client.user_id
-    time.sleep(1.5)  # access and refresh tokens both expired
+    clocks.advance(1.5)  # access and refresh tokens both expired
     assert len(client.devices.list(limit=5)) == 5
     assert faults.count("/user/login") == 2
     assert refreshes(faults) >= 1
     assert client.user_id == user_id
 
 
-def test_a_refused_refresh_without_a_password_raises(platform: Platform) -> None:
-    client = platform.connect()
-    tokens = client._tokens
-    assert tokens._tokens is not None
-    tokens.credentials = dataclasses.replace(tokens.credentials, password=None)  # type: ignore[arg-type]
-    tokens._tokens = dataclasses.replace(
-        tokens._tokens, refresh_token=Secret("not-a-refresh-token")
-    )
+def test_a_refused_refresh_without_a_password_raises(
+    platform_factory: Callable[..., Platform], clocks: Clocks
+) -> None:
+    short = platform_factory(refresh_token_ttl_s=60, sms_min_interval_ms=0)
+    faults = Faults()
+    client = on_clock(short, clocks, faults, role="user")
+    client.auth.send_code(short.area_code, short.user_phone, code_model="login")
+    code = short.last_code(short.user_phone)
+    client.auth.login(short.area_code, short.user_phone, code=code)  # no password known now
+    client.auth.refresh()
+    refresh_token = faults.to("/token/access")[-1].form["refresh_token"]
+    clocks.advance(61)  # the refresh token has expired
     with pytest.raises(opslib.APIError) as info:
         client.auth.refresh()
     assert info.value.error == "invalid_grant"
-    assert "not-a-refresh-token" not in str(info.value)
+    assert faults.count("/user/login") == 2  # the password login and the SMS one, no more
+    assert refresh_token not in str(info.value)
 
 
-def test_threads_hitting_expiry_cause_a_single_refresh(platform: Platform) -> None:
+def test_threads_hitting_expiry_cause_a_single_refresh(
+    platform_factory: Callable[..., Platform], clocks: Clocks
+) -> None:
     faults = Faults()
-    client = platform.connect(transport=faults)
-    tokens = client._tokens
-    assert tokens._tokens is not None
-    tokens._tokens = dataclasses.replace(tokens._tokens, expires_at=time.time())  # expiring now
+    client = on_clock(platform_factory(access_token_ttl_s=3600), clocks, faults)
+    clocks.client.advance(seconds=3600)  # expiring now, as the client sees it
     barrier = threading.Barrier(8)
     failures: list[BaseException] = []
 
@@ -134,12 +177,12 @@ def test_threads_hitting_expiry_cause_a_single_refresh(platform: Platform) -> No
 
 
 def test_concurrent_pages_after_expiry_refresh_once(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., Platform], clocks: Clocks
 ) -> None:
     short = platform_factory(access_token_ttl_s=3)
     faults = Faults()
-    client = short.connect(transport=faults)
-    time.sleep(3.1)
+    client = on_clock(short, clocks, faults)
+    clocks.advance(3.1)
     df = client.events.list("-30d", page_size=20)  # many pages, fetched 4 at a time
     assert len(df) == df.attrs["total"]
     assert refreshes(faults) == 1
@@ -219,8 +262,9 @@ def test_secrets_never_show(
     client.devices.list(limit=3)
     with pytest.raises(opslib.VerificationFailed) as wrong:
         platform.connect(password="wrong-password-123")
-    tokens = client._tokens.tokens
+    tokens = client._session.tokens.tokens
     assert tokens is not None
+    assert tokens.refresh_token is not None
     secrets = [
         platform.ops_password,
         platform.client_secret,
@@ -234,8 +278,8 @@ def test_secrets_never_show(
         [
             caplog.text,
             repr(client),
-            repr(client._tokens),
-            repr(client._settings),
+            repr(client._session.tokens),
+            repr(client._session),
             str(wrong.value),
             repr(wrong.value),
             repr(tokens),
