@@ -134,10 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument(
         "--old",
-        type=Path,
-        metavar="PATH",
-        help="another checkout of opslib (a git worktree of an older commit): the events case "
-        "also runs that code's read, alternated with this one's",
+        action="append",
+        default=[],
+        metavar="PATH[#OPTIONS]",
+        help="another checkout of opslib (a git worktree of an older commit), optionally with "
+        "its worker's JSON options after '#': the events case also runs that code's read, "
+        "alternated with this one's (repeatable)",
     )
     ap.add_argument(
         "--only",
@@ -159,7 +161,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         window = {"start": start, "end": end}
         if "events" in args.only:
-            old = args.old
             cases: list[tuple[str, str, dict[str, Any], Path | None]] = [
                 ("events_naive", "events_naive", window, None),
                 ("events_opslib", "events_opslib", window, None),
@@ -171,24 +172,13 @@ def main(argv: list[str] | None = None) -> int:
                     None,
                 ),
             ]
-            if old is not None:
-                # the same read by another checkout's code: its default, its thread pool over
-                # its own transport, and its thread pool over httpx's transport
-                cases += [
-                    ("events_old", "events_opslib", window, old),
-                    (
-                        "events_old_thread_pool",
-                        "events_opslib",
-                        {**window, "send_ahead": False},
-                        old,
-                    ),
-                    (
-                        "events_old_httpx_transport",
-                        "events_opslib",
-                        {**window, "transport": "httpx"},
-                        old,
-                    ),
-                ]
+            for spec in args.old:
+                path, _, extra = spec.partition("#")
+                options = json.loads(extra) if extra else {}
+                name = (
+                    "events@" + Path(path).name + "".join(f" {k}={v}" for k, v in options.items())
+                )
+                cases.append((name, "events_opslib", {**window, **options}, Path(path)))
             rows = alternate(cases, platform.base_url, args.repeat, pid)
             naive, fast = rows[0], rows[1]
             for row in rows[1:]:

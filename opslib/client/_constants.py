@@ -14,9 +14,6 @@ DEFAULT_READ_TIMEOUT = 30.0
 DEFAULT_WRITE_TIMEOUT = 30.0
 DEFAULT_POOL_TIMEOUT = 10.0
 
-# One connection pool per client: room for the most pages in flight, each kept alive.
-DEFAULT_MAX_CONNECTIONS = 16
-DEFAULT_MAX_KEEPALIVE = 16
 
 # --- Retries --------------------------------------------------------------------------
 DEFAULT_MAX_RETRIES = 4
@@ -40,7 +37,11 @@ MAX_PAGE_SIZE = 1000  # protocol §9
 DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
 # Requests in flight after the first page reveals `total`: hides a far platform's latency.
 DEFAULT_CONCURRENCY = 4
-MAX_CONCURRENCY = 16  # no more than the pool's connections
+MAX_CONCURRENCY = 16
+# One connection pool per client: the pages in flight, the one being read, and the regular
+# call of a page whose early request failed, all kept alive between reads.
+DEFAULT_MAX_CONNECTIONS = MAX_CONCURRENCY + 2
+DEFAULT_MAX_KEEPALIVE = DEFAULT_MAX_CONNECTIONS
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
 

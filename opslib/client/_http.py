@@ -5,6 +5,11 @@ A call is retried when repeating it cannot do harm: a read, or a write sent agai
 neither (the exchange of an authorization code, a login by SMS code) are repeated only when
 the request certainly never left (a refused connection). ``_should_retry`` decides, one
 commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
+
+Over opslib's own transport (:mod:`opslib.client._transport`) a paged read's requests can
+also be sent early, from the reading thread, their answers read later
+(:meth:`HTTP.send_early`): that is only a first attempt, never retried; when its answer is
+not a clean success the regular call above is made instead.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
+from opslib.client._transport import Pending, SendsAhead, make_transport
 from opslib.exceptions import (
     APIError,
     OutcomeUnknown,
@@ -32,7 +38,7 @@ from opslib.exceptions import (
     make_status_error,
 )
 
-__all__ = ["HTTP", "Safety", "default_timeout", "status_error"]
+__all__ = ["HTTP", "EarlyAnswer", "Safety", "default_timeout", "status_error"]
 
 log = logging.getLogger("opslib")
 
@@ -138,8 +144,8 @@ class HTTP:
     retry_deadline
         Total seconds one call may spend, retries and waits included.
     transport
-        An httpx transport (tests wrap the real one to inject faults); by default httpx's
-        own, which honours the proxy environment variables.
+        An httpx transport (tests wrap the real one to inject faults); by default
+        :func:`~opslib.client._transport.make_transport` picks one for ``base_url``.
     """
 
     def __init__(
@@ -155,6 +161,10 @@ class HTTP:
         self.max_retries = max_retries
         self.retry_deadline = retry_deadline
         self.sleep: Callable[[float], None] = time.sleep
+        if transport is None:
+            transport = make_transport(self.base_url)
+        # Requests can be sent early over opslib's own transport (not over httpx's).
+        self._early = transport if isinstance(transport, SendsAhead) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
@@ -224,6 +234,32 @@ class HTTP:
             if body.get("error_code") is None:
                 raise ServerError(200, "the answer has no error_code", operation=path)
         raise status_error(response, operation=path, message_id=message_id)
+
+    @property
+    def sends_early(self) -> bool:
+        """Whether :meth:`send_early` sends anything (opslib's own transport is in use)."""
+        return self._early is not None
+
+    def send_early(self, path: str, body: Mapping[str, Any]) -> EarlyAnswer | None:
+        """Send one envelope read now; read its answer later with :meth:`EarlyAnswer.data`.
+
+        A first attempt only, so that one thread keeps the platform busy while it decodes
+        the previous answer: never retried, raises nothing. None: not possible here
+        (another transport), or the request could not be sent.
+        """
+        if self._early is None:
+            return None
+        request = self._client.build_request(
+            "POST",
+            self._url(path),
+            content=orjson.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            return EarlyAnswer(self._early.start(request), path)
+        except httpx.TransportError as exc:
+            log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
+            return None
 
     def post_form(self, path: str, form: Mapping[str, str], *, safety: Safety) -> dict[str, Any]:
         """POST the token operation: fields in a form body (never in the URL, which httpx
@@ -350,3 +386,32 @@ class HTTP:
             )
         cls = RequestTimeout if isinstance(exc, httpx.TimeoutException) else TransportError
         return cls(f"{operation}: {type(exc).__name__}: {exc}", operation=operation, sent=sent)
+
+
+class EarlyAnswer:
+    """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
+
+    def __init__(self, exchange: Pending, path: str) -> None:
+        self._exchange = exchange
+        self._path = path
+
+    def data(self) -> dict[str, Any] | None:
+        """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
+        the caller then makes the regular call. Raises nothing."""
+        try:
+            response = self._exchange.finish()
+            response.read()
+        except httpx.TransportError as exc:
+            log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
+            return None
+        body = _loads(response) if response.status_code == 200 else None
+        if isinstance(body, dict) and body.get("error_code") == 200:
+            data = body.get("data")
+            if isinstance(data, dict):
+                return data
+        log.debug("POST %s sent early: HTTP %d, not a success", self._path, response.status_code)
+        return None
+
+    def drop(self) -> None:
+        """Drop an answer that will not be read (its connection is closed)."""
+        self._exchange.abandon()

@@ -1,18 +1,27 @@
-"""Every page of a paged read, N requests in flight, handed back decoded and in page order.
+"""Every page of a paged read, N requests in flight, handed back typed and in page order.
 
 A paged read is a page fetch (``fetch(page_no, page_size)``: one page's ``data`` by the
 regular call, with its retries, token refresh and errors; :meth:`Session.page_fetch
 <opslib.client._session.Session.page_fetch>`) and one :class:`Pager`:
 
 1. the calling thread fetches the first page, which reveals ``total``;
-2. a pool of ``concurrency`` threads fetches the next pages, ``concurrency`` of them in
-   flight at any time, and types each into Arrow columns as it arrives
-   (:func:`~opslib.client._frames.page_columns`): a page's Python objects live only in the
-   thread that decoded it, and only typed columns are kept;
-3. the calling thread takes the typed pages in page order.
+2. the next pages are started ``concurrency`` ahead of the one being read, and each is typed
+   into Arrow columns (:func:`~opslib.client._frames.page_columns`) as soon as it is taken,
+   so a page's Python objects live only while it is typed and only typed columns are kept;
+3. the calling thread takes the pages in page order.
+
+How a page is started depends on the transport. Over opslib's own
+(:mod:`opslib.client._transport`, the default where no proxy applies) its request is sent
+at once from the calling thread (``send``, :meth:`Session.page_send
+<opslib.client._session.Session.page_send>`), and the calling thread reads and types each
+answer in turn: no thread, nothing handed between threads. Anything but a clean answer to
+a request sent that way (no connection, a lost answer, a 401, 429 or 503, an error
+envelope) makes that page go through the regular call. Over any other transport (httpx's
+own behind a proxy) a pool of ``concurrency`` threads fetches the pages by the regular
+call and types each in the thread that fetched it.
 
 Every page carries the same filters; only ``page_no`` changes. Reading stops at the total,
-the limit, or the first short page (the data shrank while it was read); requests still in
+the limit, or the first short page (the data shrank while it was read); pages still in
 flight then are dropped. Offset paging over data that grows while it is read can show a
 record twice; :meth:`Pager.frame` keeps the first and sorts by the schema's order.
 """
@@ -21,17 +30,18 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client._frames import PageColumns, build_frame, finish, join_order, page_columns
+from opslib.client._http import EarlyAnswer
 from opslib.client._schemas import FrameSchema
-from opslib.client._session import FetchPage
+from opslib.client._session import FetchPage, SendPage
 
 __all__ = ["Pager", "check_page_size"]
 
@@ -61,13 +71,42 @@ class _Page:
     columns: PageColumns
 
 
+class _Started(Protocol):
+    """A page on its way: a future of the pool, or a request sent early."""
+
+    def result(self) -> _Page: ...
+
+    def cancel(self) -> bool: ...
+
+
+class _SentEarly:
+    """A page whose request was sent early; read, or fetched again by the regular call."""
+
+    def __init__(self, answer: EarlyAnswer | None, page: Callable[[dict[str, Any] | None], _Page]):
+        self._answer = answer
+        self._page = page
+
+    def result(self) -> _Page:
+        answer, self._answer = self._answer, None
+        return self._page(answer.data() if answer is not None else None)
+
+    def cancel(self) -> bool:
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            answer.drop()
+        return True
+
+
 class Pager:
-    """One paged read: its page fetch, the list in each page's ``data``, the frame it makes.
+    """One paged read: how its pages are fetched, the list in each page's ``data``, and the
+    frame it makes.
 
     Parameters
     ----------
     fetch
         Returns the decoded ``data`` of page ``page_no`` of ``page_size`` rows.
+    send
+        Sends a page's request early (None where the transport cannot, see the module).
     list_key
         The list inside ``data`` (``device_list``, ``events_list``).
     schema
@@ -75,15 +114,19 @@ class Pager:
     page_size, limit, progress
         As documented on the list methods.
     concurrency
-        Requests in flight after the first page.
+        Pages in flight after the first, besides the one being read.
     desc
         The progress bar's label.
+    on_data
+        Sees each page's ``data`` before it is typed (the event cache keeps each record's
+        raw properties).
     """
 
     def __init__(
         self,
         fetch: FetchPage,
         *,
+        send: SendPage | None = None,
         list_key: str,
         schema: FrameSchema,
         page_size: int = C.DEFAULT_PAGE_SIZE,
@@ -91,8 +134,11 @@ class Pager:
         progress: bool | None = None,
         concurrency: int = C.DEFAULT_CONCURRENCY,
         desc: str = "",
+        on_data: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._fetch = fetch
+        self._send = send
+        self._on_data = on_data
         self.list_key = list_key
         self.schema = schema
         self.limit = _check_limit(limit)
@@ -154,17 +200,26 @@ class Pager:
         if first.rows < self.page_size or first_no >= last_no:
             return
         bar = self._bar(last_no - first_no + 1)
-        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
-        in_flight: deque[Future[_Page]] = deque()
+        pool = None
+        if self._send is None:
+            pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
+        in_flight: deque[_Started] = deque()
         next_no = first_no + 1
+
+        def start_more() -> None:
+            nonlocal next_no
+            while next_no <= last_no and len(in_flight) < self.concurrency:
+                in_flight.append(self._start(next_no, pool))
+                next_no += 1
+
         try:
             while True:
-                while next_no <= last_no and len(in_flight) < self.concurrency:
-                    in_flight.append(pool.submit(self._page, next_no))
-                    next_no += 1
+                start_more()
                 if not in_flight:
                     return
-                page = in_flight.popleft().result()
+                started = in_flight.popleft()
+                start_more()  # N stay in flight while this page is read and typed
+                page = started.result()
                 if bar is not None:
                     bar.update(1)
                 yield page
@@ -173,13 +228,25 @@ class Pager:
         finally:
             for started in in_flight:
                 started.cancel()
-            pool.shutdown(wait=True)
+            if pool is not None:
+                pool.shutdown(wait=True)
             if bar is not None:
                 bar.close()
 
-    def _page(self, page_no: int) -> _Page:
-        """Fetch one page and type it (in whichever thread runs this)."""
-        data = self._fetch(page_no, self.page_size)
+    def _start(self, page_no: int, pool: ThreadPoolExecutor | None) -> _Started:
+        if pool is not None:
+            return pool.submit(self._page, page_no)
+        assert self._send is not None
+        answer = self._send(page_no, self.page_size)
+        return _SentEarly(answer, lambda data: self._page(page_no, data))
+
+    def _page(self, page_no: int, data: dict[str, Any] | None = None) -> _Page:
+        """Type one page (in whichever thread runs this), fetching it by the regular call
+        unless its ``data`` is given."""
+        if data is None:
+            data = self._fetch(page_no, self.page_size)
+        if self._on_data is not None:
+            self._on_data(data)
         records = data.get(self.list_key) or []
         columns = page_columns(records, self.schema, defer=True)
         return _Page(page_no, int(data.get("total") or 0), len(records), columns)

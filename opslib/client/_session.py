@@ -5,7 +5,8 @@ the params in the request envelope (protocol §5) with a message_id, the caller'
 and the current access token, posts it (:mod:`opslib.client._http`: retries), and on a 401
 refreshes the token once and posts again with the same message_id
 (:mod:`opslib.client._tokens`). ``session.page_fetch(path, params)`` is the same call for
-one page of a paged read (:mod:`opslib.client._pager`).
+one page of a paged read, and ``session.page_send(path, params)`` sends a page's request
+early where the transport can (:mod:`opslib.client._pager`).
 
 :class:`~opslib.client._client.Client` is a Session with the resources attached; a Dask
 worker reads its window through a token-only Session of its own (:meth:`Session.from_token`).
@@ -23,17 +24,19 @@ from typing import Any
 import httpx
 
 from opslib.client import _constants as C
-from opslib.client._http import HTTP, Safety
+from opslib.client._http import HTTP, EarlyAnswer, Safety
 from opslib.client._settings import Secret, Settings
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
 from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
 
-__all__ = ["FetchPage", "Session"]
+__all__ = ["FetchPage", "SendPage", "Session"]
 
 log = logging.getLogger("opslib")
 
 FetchPage = Callable[[int, int], dict[str, Any]]
 """``fetch(page_no, page_size)``: the decoded ``data`` of one page, by the regular call."""
+SendPage = Callable[[int, int], EarlyAnswer | None]
+"""``send(page_no, page_size)``: one page's request sent now, its answer read later."""
 
 
 class Session:
@@ -85,8 +88,8 @@ class Session:
             cache=TokenCache(token_cache) if token_cache else None,
             clock=clock,
         )
-        self.tokens.on_switch = self._forget_user
-        self._fleet: bool | None = None  # may this user read the whole fleet? (learned)
+        # May this user read the whole fleet? Learned per user, as the client may switch.
+        self._fleet: dict[str, bool] = {}
 
     @classmethod
     def open(cls, settings: Settings, **options: Any) -> Session:
@@ -155,9 +158,6 @@ class Session:
     def user_id(self) -> str | None:
         return self.tokens.user_id
 
-    def _forget_user(self) -> None:
-        self._fleet = None
-
     # -- calls -------------------------------------------------------------------------
 
     def call(
@@ -215,20 +215,33 @@ class Session:
 
         return fetch
 
+    def page_send(self, path: str, params: dict[str, Any]) -> SendPage | None:
+        """Sends one page's request early (:meth:`HTTP.send_early
+        <opslib.client._http.HTTP.send_early>`); None where the transport cannot."""
+        if not self.http.sends_early:
+            return None
+
+        def send(page_no: int, page_size: int) -> EarlyAnswer | None:
+            page = {**params, "page_no": page_no, "page_size": page_size}
+            return self.http.send_early(path, self._envelope(path, page, str(uuid.uuid4())))
+
+        return send
+
     def may_read_fleet(self) -> bool:
         """Whether the caller may read the whole fleet (ops, admin); learned once per user.
 
         Tries the fleet once (a one-row device page with ``user_id ""``); a 403 means no.
         """
-        if self._fleet is None:
+        user = self.user_id or ""
+        if user not in self._fleet:
             try:
                 self.call("/device/query_by_user", {"user_id": "", "page_no": 1, "page_size": 1})
             except PermissionDenied:
                 log.debug("the fleet is refused (403): reading the caller's own instead")
-                self._fleet = False
+                self._fleet[user] = False
             else:
-                self._fleet = True
-        return self._fleet
+                self._fleet[user] = True
+        return self._fleet[user]
 
     def close(self) -> None:
         self.http.close()

@@ -167,7 +167,6 @@ class TokenManager:
         self._lock = threading.RLock()
         self._tokens: Tokens | None = None
         self.credentials: Credentials | None = None
-        self.on_switch: Callable[[], None] = lambda: None  # the client forgets per-user facts
 
     def __repr__(self) -> str:
         return f"TokenManager(client_id={self.client_id!r}, user_id={self.user_id!r})"
@@ -186,7 +185,6 @@ class TokenManager:
         with self._lock:
             self._tokens = Tokens(access_token, None, 0, math.inf, user_id)
             self.credentials = None
-            self.on_switch()
 
     # -- the token every call uses -----------------------------------------------------
 
@@ -289,7 +287,6 @@ class TokenManager:
                 # Another user: forget the old credentials before anything is cached.
                 self.credentials = None
                 self._tokens = tokens
-                self.on_switch()
         return tokens
 
     def refresh(self) -> Tokens:

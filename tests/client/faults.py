@@ -1,8 +1,8 @@
 """Fault injection around the real transport: the platform stays real, the network misbehaves.
 
 ``Faults`` is an httpx transport that forwards every request to the real platform through
-httpx's own transport (opslib's default) and records it, except where a planned fault says
-otherwise:
+opslib's default transport (``StdlibTransport``; or the one given, e.g. httpx's own) and
+records it, except where a planned fault says otherwise:
 
 - ``status(code, headers)``: answer this status instead of forwarding (a proxy's 503, a 429);
 - ``error_in_200(code)``: answer HTTP 200 with the error code inside the envelope (as some
@@ -22,6 +22,8 @@ from typing import Any
 import httpx
 import orjson
 
+from opslib.client._transport import SendsAhead, StdlibTransport
+
 
 @dataclass
 class Sent:
@@ -32,6 +34,7 @@ class Sent:
     form: dict[str, str]
     fault: str = ""
     timeout: dict[str, float | None] = field(default_factory=dict)  # httpx's, per request
+    early: bool = False  # sent early, its answer read later (StdlibTransport.start)
 
     @property
     def message_id(self) -> str | None:
@@ -47,15 +50,31 @@ class _Plan:
     when: Callable[[Sent], bool] = field(default=lambda sent: True)
 
 
+class _Planned:
+    """A request sent early that meets a plan: the fault happens when its answer is read."""
+
+    def __init__(self, plan: _Plan, request: httpx.Request) -> None:
+        self._plan = plan
+        self._request = request
+
+    def finish(self) -> httpx.Response:
+        return self._plan.fault(self._request)
+
+    def abandon(self) -> None:
+        pass
+
+
 class Faults(httpx.BaseTransport):
     """Records every request and applies planned faults, in order, per path."""
 
     def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else httpx.HTTPTransport()
+        self.inner = inner if inner is not None else StdlibTransport()
         self.sent: list[Sent] = []
         self._plans: list[_Plan] = []
         self._lock = threading.Lock()
         self.before: Callable[[Sent], None] | None = None  # a hook run before forwarding
+        if isinstance(self.inner, SendsAhead):  # as opslib's transport does, this one does
+            self.start = self._start
 
     # -- planning ----------------------------------------------------------------------
 
@@ -130,7 +149,7 @@ class Faults(httpx.BaseTransport):
 
     # -- transport ---------------------------------------------------------------------
 
-    def _plan(self, request: httpx.Request) -> tuple[Sent, _Plan | None]:
+    def _plan(self, request: httpx.Request, *, early: bool = False) -> tuple[Sent, _Plan | None]:
         """Record ``request`` and take the first plan that applies to it."""
         content = request.read()
         body = None
@@ -139,7 +158,8 @@ class Faults(httpx.BaseTransport):
             body = orjson.loads(content)
         elif content:
             form = dict(httpx.QueryParams(content.decode()))
-        sent = Sent(request.url.path, body, form, timeout=request.extensions.get("timeout", {}))
+        timeout = request.extensions.get("timeout", {})
+        sent = Sent(request.url.path, body, form, timeout=timeout, early=early)
         with self._lock:
             self.sent.append(sent)
             plan = next(
@@ -159,6 +179,14 @@ class Faults(httpx.BaseTransport):
         if plan is None:
             return self.inner.handle_request(request)
         return plan.fault(request)
+
+    def _start(self, request: httpx.Request) -> Any:
+        """``start``, where the inner transport sends early: requests sent early (paged
+        reads) meet the same plans; ``sent[i].early`` says which went that way."""
+        _, plan = self._plan(request, early=True)
+        if plan is None:
+            return self.inner.start(request)  # type: ignore[attr-defined]
+        return _Planned(plan, request)
 
     def close(self) -> None:
         self.inner.close()

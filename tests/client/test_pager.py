@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
@@ -17,6 +18,7 @@ import opslib
 from client.faults import Faults, Sent
 from opslib.client import _schemas as S
 from opslib.client._pager import Pager, check_page_size
+from opslib.client._transport import StdlibTransport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -213,6 +215,105 @@ def test_a_read_leaves_the_collector_as_it_was() -> None:
     assert gc.get_threshold() == before
 
 
+# -- pages sent early from the calling thread (a fake send) -----------------------------------
+
+
+class EarlyPages:
+    """``send`` for a Pager over :class:`Pages`: records sends, reads and drops, and how many
+    requests were out at once; the pages in ``unclean`` answer with no clean data."""
+
+    def __init__(self, pages: Pages, *, unclean: tuple[int, ...] = ()) -> None:
+        self.pages = pages
+        self.unclean = unclean
+        self.log: list[tuple[str, int]] = []
+        self.out = 0
+        self.most_out = 0
+
+    def __call__(self, page_no: int, page_size: int) -> Any:
+        book = self
+        book.log.append(("send", page_no))
+        book.out += 1
+        book.most_out = max(book.most_out, book.out)
+
+        class Answer:
+            def data(self) -> dict[str, Any] | None:
+                book.out -= 1
+                book.log.append(("read", page_no))
+                if page_no in book.unclean:
+                    return None
+                return book.pages(page_no, page_size)
+
+            def drop(self) -> None:
+                book.out -= 1
+                book.log.append(("drop", page_no))
+
+        return Answer()
+
+
+def test_pages_sent_early_are_read_by_the_calling_thread_in_order() -> None:
+    pages = Pages(2_050)
+    send = EarlyPages(pages)
+    df = read(pages, page_size=100, send=send, concurrency=3).frame()
+    assert len(df) == 2_050
+    assert df["event_id"].is_monotonic_increasing
+    assert pages.threads == {threading.current_thread().name}  # no thread of its own
+    assert [p for what, p in send.log if what == "read"] == list(range(2, 22))
+    assert send.most_out == 3 + 1  # three in flight besides the one being read
+    assert send.out == 0
+    # the next request goes out before an answer is read: page 5 right after page 2 left
+    assert send.log[:5] == [("send", 2), ("send", 3), ("send", 4), ("send", 5), ("read", 2)]
+
+
+def test_an_unclean_early_answer_is_fetched_again_by_the_regular_call() -> None:
+    pages = Pages(1_000)
+    send = EarlyPages(pages, unclean=(4,))
+    df = read(pages, page_size=100, send=send).frame()
+    assert len(df) == 1_000
+    assert ("read", 4) in send.log  # the early answer had no clean data ...
+    assert [p for p, _ in pages.calls].count(4) == 1  # ... so the regular call fetched page 4
+
+
+def test_a_short_page_stops_the_read_and_drops_what_was_sent_early() -> None:
+    pages = Pages(1_000, shrink_after=3)  # from the 4th request on, half the rows
+    send = EarlyPages(pages)
+    df = read(pages, page_size=100, send=send, concurrency=4).frame()
+    assert df["event_id"].is_unique
+    dropped = [p for what, p in send.log if what == "drop"]
+    assert dropped
+    assert send.out == 0
+    assert max(p for what, p in send.log if what == "read") < min(dropped)
+
+
+def test_a_failing_page_raises_and_drops_what_was_sent_early() -> None:
+    inner = Pages(2_000)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no == 6:
+            raise RuntimeError("page 6 failed")
+        return inner(page_no, page_size)
+
+    send = EarlyPages(inner, unclean=(6,))  # page 6's early answer fails; its regular call too
+    with pytest.raises(RuntimeError, match="page 6 failed"):
+        read(fetch, page_size=100, send=send, concurrency=4).frame()  # type: ignore[arg-type]
+    assert send.out == 0
+    assert {p for what, p in send.log if what == "drop"} == {7, 8, 9, 10}
+
+
+def test_iter_pages_sends_the_next_pages_while_the_caller_has_this_one() -> None:
+    pages = Pages(1_000)
+    send = EarlyPages(pages)
+    it = read(pages, page_size=100, send=send, concurrency=1).pages()
+    first = next(it)
+    assert first.attrs["page_no"] == 1
+    assert send.log == []  # nothing sent before the caller asks beyond the first page
+    second = next(it)
+    assert second["event_id"].iloc[0] == "e-000100"
+    assert send.log == [("send", 2), ("send", 3), ("read", 2)]
+    it.close()  # the caller stops: page 3 was sent and is dropped
+    assert send.log[-1] == ("drop", 3)
+    assert send.out == 0
+
+
 # -- faults on the pages of a read, on the real platform ------------------------------------
 
 PAGE = 20  # rows a page: the test platform's 30 days are many pages
@@ -233,31 +334,62 @@ def whole(platform: Platform) -> pd.DataFrame:
     return platform.connect().events.list("-30d", end="2100-01-01", page_size=PAGE)
 
 
-def test_pages_after_the_first_are_fetched_by_the_pool(
+TRANSPORTS = {"stdlib": StdlibTransport, "httpx": httpx.HTTPTransport}
+
+
+def test_pages_are_sent_early_from_the_calling_thread(
     platform: Platform, whole: pd.DataFrame
 ) -> None:
+    """Over opslib's transport (the default) no thread is started: the calling thread sends
+    every page's request early and reads the answers in turn."""
     faults = Faults()
-    threads: list[str] = []
-    faults.before = lambda sent: threads.append(threading.current_thread().name)
+    threads: set[str] = set()
+    faults.before = lambda sent: threads.add(threading.current_thread().name)
+    df = platform.connect(transport=faults).events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert_frame_equal(df, whole)
+    reads = faults.to(RECORDS)
+    assert len(reads) == -(-len(whole) // PAGE) > 10
+    assert [page_no(s) for s in reads if s.early] == list(range(2, len(reads) + 1))
+    assert threads == {threading.current_thread().name}
+
+
+def test_over_httpx_s_transport_a_pool_fetches_the_pages(
+    platform: Platform, whole: pd.DataFrame
+) -> None:
+    """Where requests cannot be sent early (httpx's transport, as behind a proxy), pages
+    after the first are fetched several at a time by the pool, not one after another."""
+    faults = Faults(httpx.HTTPTransport())
+    threads: list[tuple[int, str]] = []
+    faults.before = lambda sent: threads.append(
+        (page_no(sent) if sent.path == RECORDS else 0, threading.current_thread().name)
+    )
     client = platform.connect(transport=faults)
-    start = len(faults.sent)
     df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
     assert_frame_equal(df, whole)
-    reads = [(s, t) for s, t in zip(faults.sent[start:], threads[start:], strict=True)]
-    reads = [(s, t) for s, t in reads if s.path == RECORDS]
-    assert sorted(page_no(s) for s, _ in reads) == list(range(1, len(reads) + 1))
-    assert len(reads) == -(-len(whole) // PAGE) > 10
-    assert reads[0][1] == threading.current_thread().name  # the first page: the caller
-    assert {t for _, t in reads[1:]} <= {f"opslib-page_{i}" for i in range(4)}
+    assert not any(s.early for s in faults.sent)
+    by_page = dict(threads)
+    assert by_page[1] == threading.current_thread().name
+    assert {by_page[n] for n in by_page if n > 1} <= {f"opslib-page_{i}" for i in range(4)}
+    pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
+    assert sum(map(len, pages)) == len(whole)
 
 
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
 @pytest.mark.parametrize("fault", ["503", "429", "drop", "refuse", "401", "401 in 200"])
 def test_a_page_that_fails_is_read_again_by_its_regular_call(
-    platform: Platform, whole: pd.DataFrame, fault: str, caplog: pytest.LogCaptureFixture
+    platform: Platform,
+    whole: pd.DataFrame,
+    fault: str,
+    transport: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A failed page goes through the regular call's retries and token refresh (in a pool
-    thread), and the frame is the same as without the fault."""
-    faults = Faults()
+    """Anything but a clean answer for page 3 (sent early, or fetched by a pool thread): the
+    regular call reads it, with its retries and token refresh, and the frame is the same."""
+    faults = Faults(TRANSPORTS[transport]())
+    early = transport == "stdlib"
+    # a token refused: once by the early request and once by the regular call, which then
+    # refreshes; over httpx's transport the regular call is the first request
+    refused = {"times": 2 if early else 1, "when": on_page(3)}
     third = {"when": on_page(3)}
     if fault == "503":
         faults.status(RECORDS, 503, **third)
@@ -267,28 +399,32 @@ def test_a_page_that_fails_is_read_again_by_its_regular_call(
         faults.drop_response(RECORDS, **third)
     elif fault == "refuse":
         faults.refuse(RECORDS, **third)
-    elif fault == "401":  # the token is refused once: refreshed, then page 3 again
-        faults.status(RECORDS, 401, **third)
+    elif fault == "401":
+        faults.status(RECORDS, 401, **refused)
     else:
-        faults.error_in_200(RECORDS, 401, **third)
+        faults.error_in_200(RECORDS, 401, **refused)
     client = platform.connect(transport=faults)
     refreshes = faults.count("/token/access")
     caplog.set_level(logging.DEBUG, logger="opslib")
     df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
     assert_frame_equal(df, whole)
     faulted = [s for s in faults.to(RECORDS) if s.fault]
-    assert [page_no(s) for s in faulted] == [3]
+    assert {page_no(s) for s in faulted} == {3}
+    assert faulted[0].early is early
     again = [s for s in faults.to(RECORDS) if page_no(s) == 3 and not s.fault]
     assert len(again) == 1
+    assert not again[0].early  # the regular call
     assert (faults.count("/token/access") > refreshes) == fault.startswith("401")
-    assert any("retrying" in r.getMessage() for r in caplog.records)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("retrying" in m or "sent early" in m for m in messages)
 
 
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
 @pytest.mark.parametrize("fault", ["403", "403 in 200"])
 def test_a_business_error_on_a_page_is_raised_and_frees_the_pool(
-    platform: Platform, fault: str
+    platform: Platform, fault: str, transport: str
 ) -> None:
-    faults = Faults()
+    faults = Faults(TRANSPORTS[transport]())
     if fault == "403":
         faults.status(RECORDS, 403, times=None, when=on_page(4))
     else:

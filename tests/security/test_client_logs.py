@@ -1,7 +1,9 @@
 """The client's whole account life with every logger at DEBUG: no secret in any log line.
 
-httpx logs each request URL at INFO, and its transport (httpcore) its connection steps at
-DEBUG, so a user who turns logging on must not find client secrets, codes or tokens there:
+httpx logs each request URL at INFO, and the transport under it its connection steps at
+DEBUG (opslib's ``opslib.transport``, or httpcore when httpx's own transport is used behind
+a proxy), so a user who turns logging on must not find client secrets, codes or tokens
+there:
 the client sends ``/token/access`` parameters in a form body, never in the URL. The
 platform runs in this process (a thread), so its log lines are captured and checked too.
 """
@@ -17,6 +19,7 @@ import pytest
 from client.faults import Faults
 
 import opslib
+from opslib.client._transport import StdlibTransport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -25,7 +28,10 @@ PHONE = "5559876001"
 PASSWORDS = ("client-pass-one", "client-pass-two", "client-pass-three", "wrong-client-pass")
 
 
-@pytest.mark.parametrize(("inner", "transport_logger"), [(httpx.HTTPTransport, "httpcore")])
+@pytest.mark.parametrize(
+    ("inner", "transport_logger"),
+    [(StdlibTransport, "opslib.transport"), (httpx.HTTPTransport, "httpcore")],
+)
 def test_a_full_client_flow_logs_no_secret(
     platform_factory: Callable[..., Platform],
     caplog: pytest.LogCaptureFixture,

@@ -65,6 +65,7 @@ class Devices(Resource):
         params["user_id"] = str(user_id)
         return Pager(
             self._session.page_fetch("/device/query_by_user", params),
+            send=self._session.page_send("/device/query_by_user", params),
             list_key="device_list",
             schema=S.DEVICE,
             page_size=page_size,

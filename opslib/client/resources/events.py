@@ -21,7 +21,7 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._pager import Pager, check_page_size
-from opslib.client._session import FetchPage, Session, check_concurrency
+from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EventType, RecordQueryModel
@@ -77,13 +77,11 @@ class Events(Resource):
     ) -> Pager:
         """The read of ``query`` over ``[start_ms, end_ms)``; ``on_page`` sees each page's
         ``data`` as it arrives (the event cache keeps each record's raw properties)."""
-        fetch = self._session.page_fetch(
-            "/device/query_record", {**query, "start": start_ms, "end": end_ms}
-        )
-        if on_page is not None:
-            fetch = _watched(fetch, on_page)
+        params = {**query, "start": start_ms, "end": end_ms}
         return Pager(
-            fetch,
+            self._session.page_fetch("/device/query_record", params),
+            send=self._session.page_send("/device/query_record", params),
+            on_data=on_page,
             list_key="events_list",
             schema=S.EVENT,
             page_size=page_size,
@@ -332,15 +330,6 @@ class Events(Resource):
             query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
         )
         return read.pages(page_no)
-
-
-def _watched(fetch: FetchPage, on_page: Callable[[dict[str, Any]], None]) -> FetchPage:
-    def watched(page_no: int, page_size: int) -> dict[str, Any]:
-        data = fetch(page_no, page_size)
-        on_page(data)
-        return data
-
-    return watched
 
 
 def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:
