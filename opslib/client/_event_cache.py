@@ -18,7 +18,8 @@ user_id_param, event_type) and the window size. A window is never served to anot
 
 Equal to an uncached read, dtypes included. A window is stored as the typed Arrow columns
 an uncached read of it builds, and a cached read joins windows exactly as an uncached read
-joins pages (:func:`opslib.client._frames.build_frame`): ``properties.*`` members absent from some
+joins pages (:func:`opslib.client._frames.build_frame`): ``properties.*`` members absent
+from some
 windows, or ints in one and floats in another, come out as they would uncached. Members of
 mixed Python objects are stored as JSON text. Each row's raw ``properties`` object is kept
 too: a window the range only partly covers is cut, and its property columns are rebuilt
@@ -52,7 +53,9 @@ import pandas as pd
 import pyarrow as pa
 
 from opslib.client import _constants as C
-from opslib.client._frames import POOL, PageColumns, build_frame, finish, page_columns
+from opslib.client._arrow import POOL
+from opslib.client._frames import PageColumns, build_frame, page_columns
+from opslib.client._row_order import dedupe_and_sort
 from opslib.client._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
 
 __all__ = [
@@ -161,7 +164,7 @@ def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColum
     >>> from opslib.client._frames import records_to_frame
     >>> df = records_to_frame([{"event_id": "e1", "properties": {"on": True}}], EVENT)
     >>> cols = frame_to_columns(df)
-    >>> cols.rows, sorted(cols.members)
+    >>> cols.rows, sorted(cols.properties)
     (1, ['properties.on'])
     """
     fixed: dict[str, pa.Array] = {}
@@ -217,7 +220,7 @@ def _to_table(stored: Stored) -> pa.Table:
     properties as JSON text."""
     arrays: dict[str, pa.Array] = dict(stored.cols.fixed)
     json_names = []
-    for name, chunk in stored.cols.members.items():
+    for name, chunk in stored.cols.properties.items():
         if isinstance(chunk, list):
             json_names.append(name)
             arrays[name] = pa.array(
@@ -284,7 +287,7 @@ def _slice(stored: Stored, lo_ms: int, hi_ms: int) -> PageColumns:
         {"properties": None if text is None else orjson.loads(text)} for text in stored.raw[i:j]
     ]
     fixed = {k: v.slice(i, j - i) for k, v in cols.fixed.items()}
-    return PageColumns(j - i, fixed, page_columns(records, _OPEN).members)
+    return PageColumns(j - i, fixed, page_columns(records, _OPEN).properties)
 
 
 # -- the store ---------------------------------------------------------------------------
@@ -356,7 +359,7 @@ class EventCache:
         path = self.path(window)
         try:
             # Files are replaced, never rewritten: mapped, not read. The columns come from
-            # the allocator the frame is built in (opslib.client._frames.POOL), not pyarrow's
+            # the allocator the frame is built in (opslib.client._arrow.POOL), not pyarrow's
             # default (mimalloc): 30 days, 1M events from the cache, system time 0.47-1.02
             # -> 0.30-0.39 s, peak RSS 715 -> 635 MB (docs/scaling.md).
             mapped = fs.LocalFileSystem(use_mmap=True)
@@ -499,7 +502,7 @@ def read_cached(
     pages = [p for p in parts if p is not None]
     # Parts are disjoint in time and each was de-duplicated when it was read; an event has
     # one gmt_create, so no key repeats across parts (and a 1M-row check costs 0.25 s).
-    df = finish(build_frame(pages, EVENT), EVENT, dedupe=False)
+    df = dedupe_and_sort(build_frame(pages, EVENT), EVENT, dedupe=False)
     df.attrs = {"total": len(df)}
     return df
 

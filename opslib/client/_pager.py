@@ -38,7 +38,8 @@ from typing import Any, Protocol
 import pandas as pd
 
 from opslib.client import _constants as C
-from opslib.client._frames import PageColumns, build_frame, finish, join_order, page_columns
+from opslib.client._frames import PageColumns, build_frame, join_order, page_columns
+from opslib.client._row_order import dedupe_and_sort
 from opslib.client._http import EarlyAnswer
 from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
@@ -162,7 +163,7 @@ class Pager:
         order = join_order(columns)
         df = build_frame(columns, self.schema)
         del columns
-        df = finish(df, self.schema, order=order)
+        df = dedupe_and_sort(df, self.schema, order=order)
         if self.limit is not None and len(df) > self.limit:
             df = df.iloc[: self.limit].reset_index(drop=True)
         df.attrs = {"total": total}

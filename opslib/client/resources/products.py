@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from opslib.client import _schemas as S
-from opslib.client._frames import PageColumns, build_frame, finish, page_columns, records_to_frame
+from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
+from opslib.client._row_order import dedupe_and_sort
 from opslib.client._writes import check_errors, items_from, run_writes
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
@@ -60,7 +61,7 @@ class Products(Resource):
         """
         data = self._session.call("/product/query_category", {})
         frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
-        return finish(frame, S.CATEGORY)
+        return dedupe_and_sort(frame, S.CATEGORY)
 
     def _one_category(self, category_id: int) -> PageColumns:
         data = self._session.call(
@@ -99,7 +100,7 @@ class Products(Resource):
         else:
             ids = [int(c) for c in self.categories()["category_id"].dropna()]
         pages = [self._one_category(c) for c in ids]
-        return finish(build_frame(pages, S.PRODUCT), S.PRODUCT)
+        return dedupe_and_sort(build_frame(pages, S.PRODUCT), S.PRODUCT)
 
     def add(
         self,
