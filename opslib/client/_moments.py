@@ -47,7 +47,8 @@ def epoch_ms_of(records: Sequence[dict[str, Any]], field: str) -> np.ndarray | N
         return None
     if arr.null_count:
         return None
-    return arr.to_numpy()
+    ms: np.ndarray = arr.to_numpy()
+    return ms
 
 
 def seconds_from_ms(ms: np.ndarray) -> pa.Array:
