@@ -74,8 +74,8 @@ FORMAT = "v1"  # bump when the stored layout changes; old windows are then ignor
 KEY_FILE = "key.json"
 _JSON_COLUMNS = b"opslib.json_columns"  # schema metadata: members stored as JSON text
 RAW = "__properties__"  # each row's raw properties object, JSON text
-# lz4 without dictionary pages reads about twice as fast as the default snappy with them
-# (30 days, 1M events: 0.16 s against 0.35 s) for 25 % more bytes.
+# lz4 without dictionary pages reads faster than the default snappy with them, for a few
+# more bytes (docs/scaling.md).
 _PARQUET: dict[str, Any] = {"compression": "lz4", "use_dictionary": False}
 _OPEN = FrameSchema("event_properties", (), open_objects=EVENT.open_objects)
 _TIME_ARROW = pa.timestamp("ns", tz="UTC")
@@ -260,8 +260,8 @@ def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> Stored:
 def _json_values(column: pa.Array) -> list[Any]:
     """A member stored as JSON text back to its Python objects (None where missing).
 
-    Only the present values are decoded; such members are mostly missing (30 days, 1M
-    events: 95 %), and listing every row from Arrow cost three times as much.
+    Only the present values are decoded: such members are mostly missing, and listing
+    every row from Arrow cost more.
     """
     values: list[Any] = [None] * len(column)
     present = np.flatnonzero(column.is_valid().to_numpy(zero_copy_only=False))
@@ -360,8 +360,7 @@ class EventCache:
         try:
             # Files are replaced, never rewritten: mapped, not read. The columns come from
             # the allocator the frame is built in (opslib.client._arrow.POOL), not pyarrow's
-            # default (mimalloc): 30 days, 1M events from the cache, system time 0.47-1.02
-            # -> 0.30-0.39 s, peak RSS 715 -> 635 MB (docs/scaling.md).
+            # default (mimalloc), as the pages' do (docs/scaling.md).
             mapped = fs.LocalFileSystem(use_mmap=True)
             window_file = ds.dataset(path, format="parquet", filesystem=mapped)
             names = [n for n in window_file.schema.names if raw or n != RAW]
@@ -501,7 +500,7 @@ def read_cached(
             parts[i] = cols
     pages = [p for p in parts if p is not None]
     # Parts are disjoint in time and each was de-duplicated when it was read; an event has
-    # one gmt_create, so no key repeats across parts (and a 1M-row check costs 0.25 s).
+    # one gmt_create, so no key repeats across parts and none is looked for.
     df = dedupe_and_sort(build_frame(pages, EVENT), EVENT, dedupe=False)
     df.attrs = {"total": len(df)}
     return df

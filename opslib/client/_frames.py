@@ -136,7 +136,7 @@ def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFra
             _type_deferred(page, names_fixed)
     sizes = [p.rows for p in pages]
     # One job per column; Arrow's concat and cast and numpy's copies release the GIL, so
-    # columns join side by side (build of 1M events: see docs/performance.md). Each job
+    # columns join side by side. Each job
     # pops its column's page arrays, so they are released as soon as the column is built.
     jobs: list[tuple[str, Callable[[], Any]]] = []
     for col in schema.columns:

@@ -39,8 +39,8 @@ import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client._frames import PageColumns, build_frame, join_order, page_columns
-from opslib.client._row_order import dedupe_and_sort
 from opslib.client._http import EarlyAnswer
+from opslib.client._row_order import dedupe_and_sort
 from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
 

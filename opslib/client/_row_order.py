@@ -44,7 +44,7 @@ def _is_sorted(df: pd.DataFrame, columns: Sequence[str]) -> bool:
 
 def _has_duplicates(df: pd.DataFrame, key: Sequence[str]) -> bool:
     if len(key) == 1:
-        return not df[key[0]].is_unique  # several times faster than duplicated()
+        return not df[key[0]].is_unique  # cheaper than duplicated()
     return bool(df.duplicated(subset=list(key)).any())
 
 

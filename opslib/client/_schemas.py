@@ -205,8 +205,9 @@ EVENT = FrameSchema(
     key=("event_id",),
     # The platform orders events by (gmt_create in milliseconds, event_id) but shows
     # gmt_create to the second. With its ts (ms) a read checks and restores that exact
-    # order (opslib.client._row_order.dedupe_and_sort); without, sorting by the shown second alone (stably)
-    # keeps the pages' order, e.g. an "offline" right after an "online" in one second.
+    # order (opslib.client._row_order.dedupe_and_sort); without, sorting by the shown
+    # second alone (stably) keeps the pages' order, e.g. an "offline" right after an
+    # "online" in one second.
     order=("gmt_create",),
     open_objects=("properties",),
 )

@@ -3,8 +3,8 @@
 nbformat (imported by papermill, nbconvert and ``plotly.io``) imports jsonschema, which
 loads at import every format checker it finds installed. One of them, rfc3987-syntax
 (pulled in by jupyter-events' ``jsonschema[format-nongpl]``), compiles about 35 Lark
-grammars when imported: 2.1 to 2.7 s on the benchmark machine, paid once in each of the
-three processes of a report run (jsonschema issue #1428). Its only use is the "iri" and
+grammars when imported, seconds of CPU paid once in each of the three processes of a
+report run (jsonschema issue #1428; docs/performance.md). Its only use is the "iri" and
 "iri-reference" formats, which no notebook schema has. :func:`skip_iri_checker` makes
 ``import rfc3987_syntax`` fail fast in the current process (jsonschema then goes without
 those two formats, as it does when the package is not installed); the runner calls it in
