@@ -160,7 +160,9 @@ class HTTP:
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
         self.retry_deadline = retry_deadline
+        # How retries wait and measure their deadline (tests pass fakes that do not wait).
         self.sleep: Callable[[float], None] = time.sleep
+        self.monotonic: Callable[[], float] = time.monotonic
         if transport is None:
             transport = make_transport(self.base_url)
         # Requests can be sent early over opslib's own transport (not over httpx's).
@@ -284,7 +286,7 @@ class HTTP:
         message_id: str,
         safety: Safety,
     ) -> httpx.Response:
-        deadline = time.monotonic() + self.retry_deadline
+        deadline = self.monotonic() + self.retry_deadline
         attempt = 0
         while True:
             request = make()
@@ -356,7 +358,7 @@ class HTTP:
                 wait = max(retry_after or 0.0, backoff)
                 reason, delay = f"HTTP {status}", wait
 
-        if time.monotonic() + delay > deadline:
+        if self.monotonic() + delay > deadline:
             # Waiting would overrun the call's total deadline.
             log.debug(
                 "%s: not retrying (%s), the %.0fs deadline would pass",

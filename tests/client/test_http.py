@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +10,7 @@ import httpx
 import pytest
 
 import opslib
+from client.clocks import Clocks
 from client.faults import Faults
 
 if TYPE_CHECKING:
@@ -42,9 +42,23 @@ def connect(platform: Platform, faults: Faults, role: str = "ops", **kw: Any) ->
     return platform.connect(role, transport=faults, **kw)
 
 
-def no_backoff(client: opslib.Client) -> None:
-    """Retries without their waits (the waits themselves are tested with a 429 above)."""
-    client._session.http.sleep = lambda seconds: None
+class Waits:
+    """A client's retry waits, recorded instead of slept, on a clock of their own that each
+    wait moves forward (and ``also``, e.g. the platform's fake clock)."""
+
+    def __init__(self, client: opslib.Client, also: Callable[[float], None] | None = None):
+        self.slept: list[float] = []
+        self.now = 0.0
+        self._also = also
+        http = client._session.http
+        http.sleep = self.sleep
+        http.monotonic = lambda: self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+        if self._also is not None:
+            self._also(seconds)
 
 
 def test_default_timeouts_are_finite(platform: Platform, faults: Faults) -> None:
@@ -62,36 +76,40 @@ def test_429_retry_after_is_honoured(
     platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
+    waits = Waits(client)
     faults.status("/product/query_category", 429, headers={"Retry-After": "1"})
     caplog.set_level(logging.DEBUG, logger="opslib")
-    started = time.monotonic()
     df = client.products.categories()
-    assert time.monotonic() - started >= 1.0
+    assert waits.slept == [1.0]
     assert len(df) > 0
     assert faults.count("/product/query_category") == 2
     assert any("429" in line for line in retry_lines(caplog))
 
 
 def test_the_platforms_own_429_is_waited_out(
-    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture
+    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture, clocks: Clocks
 ) -> None:
     limited = platform_factory(rate_limit_per_s=5.0, rate_limit_burst=2.0)
     faults = Faults()
     client = connect(limited, faults)
+    waits = Waits(client, also=lambda seconds: clocks.platform.advance(seconds=seconds))
     caplog.set_level(logging.DEBUG, logger="opslib")
     for _ in range(6):
         client.products.categories()
     assert any("429" in line for line in retry_lines(caplog))
     assert faults.count("/product/query_category") > 6
+    assert waits.slept  # the platform's Retry-After, waited on its clock
 
 
 def test_503s_are_retried_within_the_deadline(
     platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
+    waits = Waits(client)
     faults.status("/user/query", 503, times=2)
     caplog.set_level(logging.DEBUG, logger="opslib")
     df = client.users.get()
+    assert len(waits.slept) == 2
     assert len(df) == 1
     assert faults.count("/user/query") == 3
     assert sum("HTTP 503" in line for line in retry_lines(caplog)) == 2
@@ -108,18 +126,18 @@ def test_503_forever_stops_at_the_deadline(platform: Platform, faults: Faults) -
         retry_deadline=2.0,
     )
     client.auth.login(creds["area_code"], creds["phone"], password=creds["password"])
+    waits = Waits(client)
     faults.status("/user/query", 503, times=None)
-    started = time.monotonic()
     with pytest.raises(opslib.ServerError) as info:
         client.users.get()
     assert info.value.code == 503
-    assert time.monotonic() - started < 2.5
+    assert 0 < waits.now <= 2.0  # waited, and never past the 2 s deadline
     assert faults.count("/user/query") >= 2
 
 
 def test_max_retries_bounds_attempts(platform: Platform, faults: Faults) -> None:
     client = connect(platform, faults, max_retries=2)
-    no_backoff(client)
+    Waits(client)
     faults.status("/user/query", 502, times=None)
     with pytest.raises(opslib.ServerError):
         client.users.get()
@@ -151,6 +169,7 @@ def test_refused_connections_are_retried(
     platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
+    Waits(client)
     faults.refuse("/user/query", times=2)
     caplog.set_level(logging.DEBUG, logger="opslib")
     assert len(client.users.get()) == 1
@@ -203,7 +222,7 @@ def test_a_write_that_never_gets_an_answer_is_outcome_unknown(
     fresh_platform: Platform, faults: Faults
 ) -> None:
     admin = connect(fresh_platform, faults, role="admin", max_retries=1)
-    no_backoff(admin)
+    Waits(admin)
     faults.drop_response("/product/add", times=None)
     with pytest.raises(opslib.OutcomeUnknown) as info:
         admin.products.add({"product_id": "p-retry-3", **PRODUCT})

@@ -7,7 +7,6 @@ Expiry runs on fake clocks, the platform's (``opslib.server.FakeClock``) and the
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
@@ -21,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import opslib
+from client.clocks import Clocks
 from client.faults import Faults
-from opslib.server import FakeClock, app, runner
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -30,31 +29,6 @@ if TYPE_CHECKING:
 
 def refreshes(faults: Faults) -> int:
     return sum(1 for s in faults.to("/token/access") if s.form.get("grant_type") == "refresh_token")
-
-
-class Clocks:
-    """The platform's fake clock and the client's, both starting now."""
-
-    def __init__(self) -> None:
-        self.platform = FakeClock(time.time_ns() // 1_000_000)
-        self.client = FakeClock(self.platform.now_ms())
-
-    def client_seconds(self) -> float:
-        return self.client.now_ms() / 1000
-
-    def advance(self, seconds: float) -> None:
-        """Both clocks: the time passes for everyone."""
-        self.platform.advance(seconds=seconds)
-        self.client.advance(seconds=seconds)
-
-
-@pytest.fixture
-def clocks(monkeypatch: pytest.MonkeyPatch) -> Clocks:
-    """Platforms started by ``platform_factory`` in this test run on ``clocks.platform``."""
-    made = Clocks()
-    on_fake_time = functools.partial(app.create_app, clock=made.platform)
-    monkeypatch.setattr(runner, "create_app", on_fake_time)
-    return made
 
 
 def on_clock(platform: Platform, clocks: Clocks, faults: Faults, role: str = "ops") -> Any:
