@@ -6,7 +6,7 @@ neither (the exchange of an authorization code, a login by SMS code) are repeate
 the request certainly never left (a refused connection). ``_should_retry`` decides, one
 commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
 
-Over opslib's own transport (:mod:`opslib.client._transport`) a paged read's requests can
+Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
 also be sent early, from the reading thread, their answers read later
 (:meth:`HTTP.send_early`): that is only a first attempt, never retried; when its answer is
 not a clean success the regular call above is made instead.
@@ -28,7 +28,7 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
-from opslib.client._transport import Pending, SendsAhead, make_transport
+from opslib.client._stdlib_transport import Pending, SendsAhead, make_transport
 from opslib.exceptions import (
     APIError,
     OutcomeUnknown,
@@ -145,7 +145,7 @@ class HTTP:
         Total seconds one call may spend, retries and waits included.
     transport
         An httpx transport (tests wrap the real one to inject faults); by default
-        :func:`~opslib.client._transport.make_transport` picks one for ``base_url``.
+        :func:`~opslib.client._stdlib_transport.make_transport` picks one for ``base_url``.
     """
 
     def __init__(

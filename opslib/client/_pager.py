@@ -11,7 +11,7 @@ regular call, with its retries, token refresh and errors; :meth:`Session.page_fe
 3. the calling thread takes the pages in page order.
 
 How a page is started depends on the transport. Over opslib's own
-(:mod:`opslib.client._transport`, the default where no proxy applies) its request is sent
+(:mod:`opslib.client._stdlib_transport`, the default where no proxy applies) its request is sent
 at once from the calling thread (``send``, :meth:`Session.page_send
 <opslib.client._session.Session.page_send>`), and the calling thread reads and types each
 answer in turn: no thread, nothing handed between threads. Anything but a clean answer to

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib.client._transport import SendsAhead, StdlibTransport
+from opslib.client._stdlib_transport import SendsAhead, StdlibTransport
 
 
 @dataclass

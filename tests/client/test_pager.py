@@ -18,7 +18,7 @@ import opslib
 from client.faults import Faults, Sent
 from opslib.client import _schemas as S
 from opslib.client._pager import Pager, check_page_size
-from opslib.client._transport import StdlibTransport
+from opslib.client._stdlib_transport import StdlibTransport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -19,7 +19,7 @@ import pytest
 from client.faults import Faults
 
 import opslib
-from opslib.client._transport import StdlibTransport
+from opslib.client._stdlib_transport import StdlibTransport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -19,7 +19,7 @@ import httpx
 import orjson
 import pytest
 
-from opslib.client._transport import StdlibTransport, make_transport
+from opslib.client._stdlib_transport import StdlibTransport, make_transport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -122,7 +122,7 @@ def test_the_stdlib_transport_is_the_default_without_a_proxy(
             super().__init__()
             made.append(self)
 
-    monkeypatch.setattr("opslib.client._transport.StdlibTransport", Counted)
+    monkeypatch.setattr("opslib.client._stdlib_transport.StdlibTransport", Counted)
     client = platform.connect()
     df = client.products.categories()
     assert len(df) > 0
