@@ -16,7 +16,6 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from client.faults import Faults
-from opslib.cli import main
 from opslib.client import _constants as C
 from opslib.client import _event_cache
 from opslib.client._event_cache import EventCache, Stored, cache_dir, frame_to_columns
@@ -369,25 +368,3 @@ def test_opslib_cache_dir_moves_it(
     assert cache_dir() == tmp_path / "elsewhere"
     if os.name == "posix":
         assert (_windows(tmp_path / "elsewhere")[0].parent.stat().st_mode & 0o077) == 0
-
-
-def test_cache_info_and_clear(platform: Platform, capsys: pytest.CaptureFixture[str]) -> None:
-    start, end = _closed_range()
-    platform.connect().events.list(start, end, cache=True)
-    platform.connect("user").events.list(start, end, cache=True)
-    assert main(["cache", "info"]) == 0
-    out = capsys.readouterr().out
-    assert f"{platform.base_url}: 4 windows" in out
-    assert "2 queries, 2 callers" in out
-
-    assert main(["cache", "clear", "--older-than", "1"]) == 0
-    assert "removed 0 windows" in capsys.readouterr().out
-    old = time.time() - 3 * 86_400
-    os.utime(_windows()[0], (old, old))
-    assert main(["cache", "clear", "--older-than", "2"]) == 0
-    assert "removed 1 windows" in capsys.readouterr().out
-    assert main(["cache", "clear"]) == 0
-    assert "removed 3 windows" in capsys.readouterr().out
-    assert not any(cache_dir().rglob("*.parquet"))
-    assert main(["cache", "info"]) == 0
-    assert "0 windows" in capsys.readouterr().out
