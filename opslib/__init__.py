@@ -8,7 +8,7 @@
 Every operation returns a typed pandas DataFrame; see ``docs/client.md``.
 """
 
-from opslib.client import Client, Secret, connect
+from opslib.client import Client, Secret, connect, gc_threshold
 from opslib.exceptions import (
     APIError,
     AuthenticationError,
@@ -48,4 +48,5 @@ __all__ = [
     "TransportError",
     "VerificationFailed",
     "connect",
+    "gc_threshold",
 ]

@@ -5,6 +5,7 @@ program outside ``opslib/client`` may use is listed in ``__all__``.
 """
 
 from opslib.client._client import Client
+from opslib.client._collector import gc_threshold
 from opslib.client._connect import connect
 from opslib.client._embedded import EmbeddedPlatform, embedded_platform
 from opslib.client._event_cache_admin import cache_command
@@ -17,4 +18,5 @@ __all__ = [
     "cache_command",
     "connect",
     "embedded_platform",
+    "gc_threshold",
 ]
