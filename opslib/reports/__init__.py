@@ -6,14 +6,15 @@
 >>> reports.run_report("fleet_inventory", {"silent_days": 14}).outcome  # doctest: +SKIP
 'ok'
 
-Modules: ``params`` (inspection and coercion), ``execute`` (one run), ``export`` (HTML),
+Modules: ``params`` (inspection and coercion), ``execute`` (one run: prepare, start the
+worker, wait, judge, finish), ``status`` (what a run did), ``export`` (HTML),
 ``runall`` (a list of runs and index.html), ``product_upkeep`` (applying a product plan
 and its audit log), ``notebook`` (helpers the notebooks call). Heavy dependencies
 (papermill, nbconvert) are imported only when a report runs.
 """
 
 from opslib.reports._discovery import ReportNotFound, find_notebook, notebook_dirs, report_names
-from opslib.reports.execute import RunResult, redact, run_report
+from opslib.reports.execute import run_report
 from opslib.reports.params import (
     ParameterError,
     ReportParameter,
@@ -22,6 +23,7 @@ from opslib.reports.params import (
     inspect_report,
     validate_parameters,
 )
+from opslib.reports.status import RunResult, redact
 
 __all__ = [
     "ParameterError",

@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from opslib.reports.execute import _SECRET_NAME, STATUS_FILE, RunResult, _new_run_dir, redact
+from opslib.reports._rundir import new_run_dir
+from opslib.reports.status import SECRET_NAME, RunResult, redact, write_status
 from opslib.reports.runall import RunSpec
 
 __all__ = ["DaskExecutor"]
@@ -68,7 +69,7 @@ class DaskExecutor:
         """The task without secret environment entries, and those entries."""
         keywords = getattr(run, "keywords", {})
         env = dict(keywords.get("env") or {})
-        secret = {k: v for k, v in env.items() if _SECRET_NAME.search(k)}
+        secret = {k: v for k, v in env.items() if SECRET_NAME.search(k)}
         if not secret:
             return run, {}
         if self.address:
@@ -134,7 +135,7 @@ def _lost(spec: RunSpec, error: Exception, keywords: dict[str, Any]) -> RunResul
     now = dt.datetime.now(dt.UTC)
     out = Path(keywords.get("out_dir") or "reports")
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "unknown"
-    run_dir = _new_run_dir(out, name, now, spec.label)
+    run_dir = new_run_dir(out, name, now, spec.label)
     stamp = now.isoformat(timespec="seconds")
     result = RunResult(
         report=name,
@@ -150,5 +151,5 @@ def _lost(spec: RunSpec, error: Exception, keywords: dict[str, Any]) -> RunResul
         profile=str(keywords.get("profile") or ""),
         label=spec.label,
     )
-    (run_dir / STATUS_FILE).write_text(result.to_json(), encoding="utf-8")
+    write_status(result)
     return result

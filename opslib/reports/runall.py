@@ -33,15 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports._discovery import ReportNotFound
-from opslib.reports.execute import (
-    DEFAULT_CELL_TIMEOUT,
-    DEFAULT_RUN_TIMEOUT,
-    STATUS_FILE,
-    RunResult,
-    _new_run_dir,
-    redact,
-    run_report,
-)
+from opslib.reports._rundir import new_run_dir
+from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
+from opslib.reports.status import STATUS_FILE, RunResult, redact, write_status
 from opslib.reports.params import ParameterError
 
 __all__ = ["BatchResult", "RunSpec", "load_config", "run_all", "run_spec", "write_index"]
@@ -121,7 +115,7 @@ def _refused(spec: RunSpec, out_dir: Path, error: Exception, profile: str | None
     """Record a run whose report or parameters were refused before it started."""
     now = dt.datetime.now(dt.UTC)
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "unknown"
-    run_dir = _new_run_dir(out_dir, name, now, spec.label)
+    run_dir = new_run_dir(out_dir, name, now, spec.label)
     result = RunResult(
         report=name,
         notebook="",
@@ -136,7 +130,7 @@ def _refused(spec: RunSpec, out_dir: Path, error: Exception, profile: str | None
         profile=profile or "",
         label=spec.label,
     )
-    (run_dir / STATUS_FILE).write_text(result.to_json(), encoding="utf-8")
+    write_status(result)
     return result
 
 

@@ -21,7 +21,7 @@ from opslib.reports import (
     run_report,
     validate_parameters,
 )
-from opslib.reports.execute import _descendants
+from opslib.reports._process import descendants
 from opslib.reports.runall import ConfigFileError, load_config, run_all, write_index
 
 # --- parameters --------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_a_failing_run_names_the_cell_and_the_error(tiny: Path, tmp_path: Path) 
 
 
 def test_the_whole_run_timeout_stops_the_kernel(tiny: Path, tmp_path: Path) -> None:
-    before = set(_descendants(os.getpid()))
+    before = set(descendants(os.getpid()))
     result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, run_timeout=12)
     assert result.outcome == "timeout"
     assert result.duration_s < 40
@@ -172,7 +172,7 @@ def test_the_whole_run_timeout_stops_the_kernel(tiny: Path, tmp_path: Path) -> N
     assert result.failing_cell["status"] == "running"
     assert "time.sleep(sleep_s)" in result.failing_cell["source"]
     assert Path(result.html).exists()
-    assert set(_descendants(os.getpid())) <= before  # the worker and its kernel are gone
+    assert set(descendants(os.getpid())) <= before  # the worker and its kernel are gone
 
 
 def test_a_cell_timeout_fails_that_cell(tiny: Path, tmp_path: Path) -> None:
