@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opslib.reports.status import STATUS_FILE
+from opslib.reports.status import STATUS_FILE, RunResult, redact, write_status
 
-__all__ = ["RunFiles", "exported_files", "new_run_dir", "take_worker_result", "write_job"]
+__all__ = [
+    "RunFiles",
+    "exported_files",
+    "new_run_dir",
+    "record_unrun",
+    "take_worker_result",
+    "write_job",
+]
 
 _LOG = "runner.log"
 
@@ -98,3 +107,40 @@ def exported_files(files: RunFiles) -> list[str]:
     own = {STATUS_FILE, _LOG, files.job.name, files.result.name}
     own |= {files.notebook.name, files.html.name}
     return sorted(str(p) for p in files.run_dir.iterdir() if p.is_file() and p.name not in own)
+
+
+def record_unrun(
+    out_dir: Path,
+    report: str,
+    *,
+    label: str,
+    parameters: Mapping[str, Any],
+    outcome: str,
+    reason: str,
+    error: dict[str, Any] | None = None,
+    platform: Mapping[str, Any] | None = None,
+) -> RunResult:
+    """A run directory with only ``status.json``, for an entry that never ran its notebook
+    (``skipped`` after the platform failed, or a Dask task that never returned)."""
+    now = dt.datetime.now(dt.UTC)
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(report).stem) or "unknown"
+    run_dir = new_run_dir(out_dir, name, now, label)
+    stamp = now.isoformat(timespec="seconds")
+    result = RunResult(
+        report=name,
+        notebook="",
+        parameters=redact(parameters),
+        outcome=outcome,
+        started_at=stamp,
+        finished_at=stamp,
+        duration_s=0.0,
+        run_dir=str(run_dir),
+        output_notebook="",
+        error=error,
+        profile=str((platform or {}).get("profile", "")),
+        label=label,
+        reason=reason,
+        platform=dict(platform or {}),
+    )
+    write_status(result)
+    return result

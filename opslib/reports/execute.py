@@ -35,9 +35,10 @@ from opslib.reports._rundir import (
     take_worker_result,
     write_job,
 )
-from opslib.reports.export import export_html
-from opslib.reports.params import inspect_report, validate_parameters
-from opslib.reports.status import STATUS_FILE, RunResult, redact, write_status
+from opslib.reports.checks import check_parameters, check_role
+from opslib.reports.export import export_html, plotly_js_file, problem_html
+from opslib.reports.platform import DEMO_BANNER, Connection, Platform, open_connection
+from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
 __all__ = [
     "DEFAULT_CELL_TIMEOUT",
@@ -86,27 +87,58 @@ def prepare_run(
     return files
 
 
-def _worker_env(env: Mapping[str, str] | None, profile: str | None) -> dict[str, str]:
-    child = {**os.environ, **(env or {})}
-    if profile:
-        child["OPSLIB_PROFILE"] = profile
+def _worker_env(connection: Connection) -> dict[str, str]:
+    child = {**os.environ, **connection.env, RUNNER_ENV: "1"}
     child.setdefault("PYTHONUNBUFFERED", "1")
     return child
 
 
-def finish_run(result: RunResult, files: RunFiles) -> RunResult:
-    """Export the HTML (when the notebook exists), list the exports, write ``status.json``."""
+def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
+    facts: dict[str, Any] = {"outcome": result.outcome}
+    if result.reason:
+        facts["reason"] = result.reason
+    facts["platform"] = platform.name
+    facts["account"] = platform.account
+    facts["started"] = result.started_at
+    facts["duration"] = f"{result.duration_s:.1f} s"
+    shown = {k: v for k, v in result.parameters.items() if k != "output_dir"}
+    facts.update({f"parameter {k}": v for k, v in shown.items()})
+    return facts
+
+
+def finish_run(
+    result: RunResult, files: RunFiles, *, out_dir: Path, self_contained: bool = False
+) -> RunResult:
+    """Export the HTML (when the notebook exists), list the exports, write ``status.json``.
+
+    plotly.js goes into ``out_dir`` once, shared by every report there, unless
+    ``self_contained`` (then it is inside the HTML).
+    """
     if files.notebook.exists():
-        facts = {
-            "outcome": result.outcome,
-            "started": result.started_at,
-            "duration": f"{result.duration_s:.1f} s",
-            **{f"parameter {k}": v for k, v in result.parameters.items() if k != "output_dir"},
-        }
-        cell = result.failing_cell
-        if cell:
-            facts["failing cell"] = f"#{cell['index']} (In [{cell['execution_count']}])"
-        html = export_html(files.notebook, files.html, title=result.report, facts=facts)
+        platform = Platform.from_dict(result.platform)
+        problem = ""
+        if not result.ok:
+            cell = result.failing_cell or {}
+            problem = problem_html(
+                result.outcome,
+                section=str(cell.get("section", "")),
+                error=result.error,
+                reason=result.reason,
+                traceback=(result.error or {}).get("traceback"),
+            )
+        plotly_src = None
+        if not self_contained:
+            shared = plotly_js_file(out_dir)
+            plotly_src = Path(os.path.relpath(shared, files.run_dir)).as_posix()
+        html = export_html(
+            files.notebook,
+            files.html,
+            title=result.report,
+            facts=_facts(result, platform),
+            banner=DEMO_BANNER if platform.demo else "",
+            problem=problem,
+            plotly_src=plotly_src,
+        )
         result.html = str(html)
     result.exports = exported_files(files)
     write_status(result)
@@ -119,16 +151,22 @@ def run_report(
     *,
     out_dir: str | os.PathLike[str] = "reports",
     profile: str | None = None,
+    demo: bool = False,
+    env: Mapping[str, str] | None = None,
+    connection: Connection | None = None,
     label: str = "",
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     run_timeout: float = DEFAULT_RUN_TIMEOUT,
-    env: Mapping[str, str] | None = None,
     kernel_name: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    self_contained: bool = False,
 ) -> RunResult:
     """Run one report unattended and keep its notebook, HTML and status.
 
-    Parameters are checked against the notebook before anything runs. Unless given,
-    ``interactive`` is False (no widgets) and ``output_dir`` is the run's directory.
+    Everything that can be checked is checked before the kernel starts: parameter names,
+    types and meanings (:mod:`opslib.reports.checks`), the platform (one login) and the
+    role the parameters need. Unless given, ``interactive`` is False (no widgets) and
+    ``output_dir`` is the run's directory.
 
     Parameters
     ----------
@@ -140,14 +178,25 @@ def run_report(
         Where run directories are created.
     profile
         A connection profile of the opslib config file (sets ``OPSLIB_PROFILE``).
+    demo
+        Run on the embedded demo platform (the report is marked DEMO DATA).
+    env
+        Extra environment variables for the run (e.g. ``OPSLIB_BASE_URL``).
+    connection
+        A platform already checked by :func:`~opslib.reports.platform.open_connection`
+        (run-all checks once); then ``profile``, ``demo`` and ``env`` are not used.
     label
         Appended to the run directory's name (run-all uses it for parameter sets).
     cell_timeout, run_timeout
         Seconds one cell, and the whole run, may take.
-    env
-        Extra environment variables for the run (e.g. ``OPSLIB_BASE_URL``).
     kernel_name
         The Jupyter kernel (default: the notebook's).
+    base_dir
+        The directory relative paths in parameters are resolved against (default: the
+        current one).
+    self_contained
+        plotly.js inside the HTML (a single file of about 5 MB) instead of one
+        ``plotly-<version>.min.js`` shared by the reports of ``out_dir``.
 
     Returns
     -------
@@ -156,26 +205,34 @@ def run_report(
 
     Raises
     ------
-    ReportNotFound, UnknownParameterError, ParameterError
-        Before anything runs.
+    ReportNotFound, UnknownParameterError, ParameterError, RoleRefused
+        Before anything runs (exit status 2 on the command line).
+    PlatformNotConfigured
+        No platform configured, or an unknown profile (exit status 2).
+    PlatformUnavailable
+        The platform does not answer or refuses the login (exit status 1).
 
     Examples
     --------
     >>> from opslib.reports import run_report
-    >>> result = run_report("fleet_inventory", {"silent_days": "14"})  # doctest: +SKIP
+    >>> result = run_report("fleet_inventory", profile="prod")  # doctest: +SKIP
     >>> result.outcome, result.html  # doctest: +SKIP
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
     notebook = find_notebook(name)
-    declared = inspect_report(notebook)
-    values = validate_parameters(declared, dict(parameters or {}))
+    checked = check_parameters(notebook, parameters or {}, base=base_dir)
+    if connection is None:
+        connection = open_connection(profile=profile, demo=demo, env=env)
+    check_role(checked, connection.platform)
+    values = checked.values
     started = _now()
+    out = Path(out_dir).resolve()
     files = prepare_run(
-        notebook, values, declared, out_dir=Path(out_dir).resolve(), started=started,
+        notebook, values, checked.declared, out_dir=out, started=started,
         label=label, cell_timeout=cell_timeout, kernel_name=kernel_name,
     )  # fmt: skip
     t0 = time.monotonic()
-    proc = start_worker(files.job, _worker_env(env, profile), files.log)
+    proc = start_worker(files.job, _worker_env(connection), files.log)
     timed_out = wait_or_stop(proc, run_timeout)
     duration = time.monotonic() - t0
     worker = take_worker_result(files)
@@ -194,7 +251,9 @@ def run_report(
         output_notebook=str(files.notebook) if files.notebook.exists() else "",
         failing_cell=verdict.failing_cell,
         error=verdict.error,
-        profile=profile or "",
+        profile=connection.platform.profile,
         label=label,
+        reason=verdict.reason,
+        platform=connection.platform.to_dict(),
     )
-    return finish_run(result, files)
+    return finish_run(result, files, out_dir=out, self_contained=self_contained)

@@ -13,9 +13,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SECRET_NAME", "STATUS_FILE", "RunResult", "redact", "write_status"]
+__all__ = [
+    "OUTCOMES",
+    "OUTCOME_MIMETYPE",
+    "RUNNER_ENV",
+    "SECRET_NAME",
+    "STATUS_FILE",
+    "RunResult",
+    "redact",
+    "write_status",
+]
 
 STATUS_FILE = "status.json"
+OUTCOMES = ("ok", "partial", "failed", "timeout", "skipped")
+# A notebook's word on its own outcome (opslib.reports.notebook.declare_outcome).
+OUTCOME_MIMETYPE = "application/vnd.opslib.outcome+json"
+# Set by the runner for its kernels: the exporter adds plotly.js, the notebook does not.
+RUNNER_ENV = "OPSLIB_REPORT_RUN"
 SECRET_NAME = re.compile(r"secret|password|passwd|token|credential|api_?key", re.IGNORECASE)
 
 
@@ -23,9 +37,12 @@ SECRET_NAME = re.compile(r"secret|password|passwd|token|credential|api_?key", re
 class RunResult:
     """What a run did; written as ``status.json`` in its directory.
 
-    ``outcome`` is ``ok``, ``failed`` or ``timeout``. ``failing_cell`` (index, execution
-    count and the start of its source) and ``error`` (name, value, last traceback lines)
-    are set when it did not succeed.
+    ``outcome`` is one of :data:`OUTCOMES`: ``ok``; ``partial`` (the report ran but says
+    part of its work failed); ``failed``; ``timeout``; ``skipped`` (not run: the platform
+    failed before it). Every outcome but ``ok`` has a one-sentence ``reason``.
+    ``failing_cell`` (index, execution count, section heading, start of its source) and
+    ``error`` (name, value, last traceback lines) are set when a cell failed. ``platform``
+    names the platform and the account (:class:`~opslib.reports.platform.Platform`).
     """
 
     report: str
@@ -43,6 +60,8 @@ class RunResult:
     error: dict[str, Any] | None = None
     profile: str = ""
     label: str = ""
+    reason: str = ""
+    platform: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -51,22 +70,19 @@ class RunResult:
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, default=str)
 
+    @property
+    def name(self) -> str:
+        """``report`` or ``report/label``."""
+        return f"{self.report}/{self.label}" if self.label else self.report
+
     def summary(self) -> str:
-        """One paragraph for stderr: where it failed and why."""
+        """A line for a good run; for another, what happened, where and why."""
         if self.ok:
-            return f"{self.report}: ok in {self.duration_s:.1f} s -> {self.html}"
-        lines = [f"{self.report}: {self.outcome} after {self.duration_s:.1f} s"]
-        if self.failing_cell:
-            cell = self.failing_cell
-            lines.append(
-                f"  failing cell: #{cell.get('index')} (In [{cell.get('execution_count')}])"
-            )
-            source = str(cell.get("source", "")).strip()
-            if source:
-                lines.extend("    | " + line for line in source.splitlines()[:8])
-        if self.error:
-            lines.append(f"  error: {self.error.get('ename')}: {self.error.get('evalue')}")
-        lines.append(f"  report: {self.html or self.output_notebook}")
+            return f"{self.name}: ok ({self.duration_s:.1f} s) {self.html}"
+        lines = [f"{self.name}: {self.outcome} after {self.duration_s:.1f} s: {self.reason}"]
+        where = self.html or self.output_notebook or self.run_dir
+        if where:
+            lines.append(f"  report: {where}")
         return "\n".join(lines)
 
 
