@@ -37,7 +37,7 @@ from opslib.reports._rundir import (
 )
 from opslib.reports.checks import check_parameters, check_role
 from opslib.reports.export import export_html, plotly_js_file, problem_html
-from opslib.reports.platform import DEMO_BANNER, Connection, Platform, open_connection
+from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
 __all__ = [
@@ -220,9 +220,16 @@ def run_report(
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
     notebook = find_notebook(name)
-    checked = check_parameters(notebook, parameters or {}, base=base_dir)
-    if connection is None:
-        connection = open_connection(profile=profile, demo=demo, env=env)
+    pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
+    try:  # the platform is checked while the parameters are
+        checked = check_parameters(notebook, parameters or {}, base=base_dir)
+    except BaseException:
+        if pending is not None:
+            pending.cancel()
+        raise
+    if pending is not None:
+        connection = pending.result()
+    assert connection is not None
     check_role(checked, connection.platform)
     values = checked.values
     started = _now()

@@ -106,12 +106,17 @@ def _parameters(run: Run) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
 
 
+def _when(run: Run) -> str:
+    started = _started(run)
+    return started.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S") if started else run.started
+
+
 def _row(run: Run, out: Path, *, name: bool) -> str:
     outcome = str(run.status.get("outcome", "?"))
     first = f"<td>{_e(run.name)}</td>" if name else ""
     return (
         f'<tr class="{_e(outcome)}">{first}<td class="outcome">{_e(outcome)}</td>'
-        f"<td>{_platform_cell(run)}</td><td>{_e(run.started)}</td>"
+        f"<td>{_platform_cell(run)}</td><td>{_e(_when(run))}</td>"
         f"<td>{float(run.status.get('duration_s') or 0):.1f} s</td>"
         f"<td><code>{_e(_parameters(run))}</code></td><td>{_links(run, out)}</td>"
         f"<td>{_e(run.status.get('reason') or '')}</td></tr>"
@@ -150,8 +155,9 @@ def render_index(runs: list[Run], out: Path) -> str:
     for key in latest:
         rows = [r for r in runs if r.key == key]
         body = "\n".join(_row(run, out, name=False) for run in rows)
+        count = f"{len(rows)} run" + ("s" if len(rows) != 1 else "")
         history.append(
-            f"<details open><summary><strong>{_e(rows[0].name)}</strong> ({len(rows)} runs)"
+            f"<details open><summary><strong>{_e(rows[0].name)}</strong> ({count})"
             f"</summary><table><thead><tr>{_HEAD}</tr></thead><tbody>\n{body}\n"
             "</tbody></table></details>"
         )

@@ -38,7 +38,9 @@ __all__ = [
     "PlatformUnavailable",
     "connect_checked",
     "describe",
+    "PendingConnection",
     "open_connection",
+    "start_connection",
     "uses_demo",
 ]
 
@@ -294,6 +296,67 @@ def kernel_env(
     return out
 
 
+class PendingConnection:
+    """A platform check under way (:func:`start_connection`); other checks run meanwhile."""
+
+    def __init__(self, command: list[str], env: dict[str, str], extra: dict[str, str]) -> None:
+        self._extra = extra
+        self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            command,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def result(self) -> Connection:
+        """Wait for the check; the :class:`Connection`, or its refusal raised."""
+        try:
+            out, err = self._process.communicate(timeout=PREFLIGHT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.cancel()
+            raise PlatformUnavailable(
+                f"the platform check took longer than {PREFLIGHT_TIMEOUT} s"
+            ) from None
+        lines = out.strip().splitlines()
+        try:
+            answer = json.loads(lines[-1])
+        except (IndexError, json.JSONDecodeError):
+            tail = (err.strip().splitlines() or ["no output"])[-1]
+            raise PlatformUnavailable(f"the platform check failed: {tail}") from None
+        if answer.get("ok"):
+            return Connection(Platform.from_dict(answer["platform"]), self._extra)
+        error = PlatformNotConfigured if answer.get("kind") == "config" else PlatformUnavailable
+        raise error(str(answer.get("message")))
+
+    def cancel(self) -> None:
+        """Stop the check (another check refused the run first)."""
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.communicate()
+
+
+def start_connection(
+    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+) -> PendingConnection:
+    """Start checking the platform a run would use: one login, in a process with the
+    kernels' environment. :meth:`PendingConnection.result` waits for it.
+
+    Raises
+    ------
+    PlatformNotConfigured
+        ``demo`` and ``profile`` both given.
+    """
+    if demo and profile:
+        raise PlatformNotConfigured(
+            f"--demo and --profile {profile!r} exclude each other: choose one platform"
+        )
+    extra = kernel_env(profile=profile, demo=demo, env=env)
+    command = [sys.executable, "-m", "opslib.reports._preflight", *(["--demo"] if demo else [])]
+    return PendingConnection(command, {**os.environ, **extra}, extra)
+
+
 def open_connection(
     *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
 ) -> Connection:
@@ -318,32 +381,4 @@ def open_connection(
     PlatformNotConfigured, PlatformUnavailable
         One line each, naming the URL and the profile.
     """
-    extra = kernel_env(profile=profile, demo=demo, env=env)
-    if demo and profile:
-        raise PlatformNotConfigured(
-            f"--demo and --profile {profile!r} exclude each other: choose one platform"
-        )
-    command = [sys.executable, "-m", "opslib.reports._preflight", *(["--demo"] if demo else [])]
-    try:
-        done = subprocess.run(  # noqa: S603 - our own interpreter and module
-            command,
-            env={**os.environ, **extra},
-            capture_output=True,
-            text=True,
-            timeout=PREFLIGHT_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise PlatformUnavailable(
-            f"the platform check took longer than {PREFLIGHT_TIMEOUT} s"
-        ) from None
-    lines = done.stdout.strip().splitlines()
-    try:
-        answer = json.loads(lines[-1])
-    except (IndexError, json.JSONDecodeError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise PlatformUnavailable(f"the platform check failed: {tail}") from None
-    if answer.get("ok"):
-        return Connection(Platform.from_dict(answer["platform"]), extra)
-    error = PlatformNotConfigured if answer.get("kind") == "config" else PlatformUnavailable
-    raise error(str(answer.get("message")))
+    return start_connection(profile=profile, demo=demo, env=env).result()

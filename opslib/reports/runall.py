@@ -43,6 +43,7 @@ from opslib.reports.platform import (
     PlatformNotConfigured,
     PlatformUnavailable,
     open_connection,
+    start_connection,
 )
 from opslib.reports.status import RunResult
 
@@ -251,10 +252,15 @@ def run_all(
     """
     file = Path(config).resolve()
     settings, specs = load_config(file)
-    checked = check_specs(file, specs)
+    pending = start_connection(profile=profile, demo=demo, env=env)
+    try:  # the platform is checked while the entries are
+        checked = check_specs(file, specs)
+    except BaseException:
+        pending.cancel()
+        raise
     out = Path(out_dir or settings.get("out") or "reports").resolve()
     try:
-        connection = open_connection(profile=profile, demo=demo, env=env)
+        connection = pending.result()
     except PlatformUnavailable as exc:
         out.mkdir(parents=True, exist_ok=True)
         skipped = _skip(specs, out, str(exc), {})

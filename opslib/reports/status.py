@@ -79,6 +79,8 @@ class RunResult:
         """A line for a good run; for another, what happened, where and why."""
         if self.ok:
             return f"{self.name}: ok ({self.duration_s:.1f} s) {self.html}"
+        if self.outcome == "skipped":  # run-all says why once, not once a report
+            return f"{self.name}: skipped"
         lines = [f"{self.name}: {self.outcome} after {self.duration_s:.1f} s: {self.reason}"]
         where = self.html or self.output_notebook or self.run_dir
         if where:

@@ -67,6 +67,8 @@ def test_the_index_opens_with_the_latest_run_of_each_report(out: Path) -> None:
     assert "profile &#x27;prod&#x27; (ops.example.com)" in latest  # the platform
     assert "Ops desk (555*****01), role ops" in latest  # the account
     assert "12.5 s" in latest  # the duration
+    when = (NOW - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
+    assert f"<td>{when}</td>" in latest  # when, in UTC
     assert latest.count('">report</a>') == 3  # a link each
     assert "The report failed in section" in latest  # the reason of the partial one
     assert '<span class="demo">DEMO DATA</span>' in latest
@@ -76,9 +78,9 @@ def test_the_index_opens_with_the_latest_run_of_each_report(out: Path) -> None:
 def test_the_history_is_grouped_by_report_newest_first(out: Path) -> None:
     page = write_index(out).read_text()
     history = page[page.index('id="history"') :]
-    groups = re.findall(r"<summary><strong>([^<]+)</strong> \((\d+) runs\)</summary>", history)
-    assert groups == [("event_analysis/alarms", "1"), ("event_analysis/last-week", "2"),
-                      ("fleet_inventory", "3")]  # fmt: skip
+    groups = re.findall(r"<summary><strong>([^<]+)</strong> \(([^)]+)\)</summary>", history)
+    assert groups == [("event_analysis/alarms", "1 run"), ("event_analysis/last-week", "2 runs"),
+                      ("fleet_inventory", "3 runs")]  # fmt: skip
     fleet = history[history.index("<strong>fleet_inventory</strong>") :]
     assert re.findall(r'<tr class="(\w+)">', fleet) == ["ok", "failed", "ok"]  # newest first
 

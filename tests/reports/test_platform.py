@@ -189,8 +189,8 @@ def test_run_all_with_the_platform_down_skips_every_report_after_one_check(
     config = tmp_path / "reports.toml"
     config.write_text("".join(f'[[run]]\nreport = "quick"\nlabel = "n{i}"\n' for i in range(5)))
     checks = []
-    real = runall.open_connection
-    monkeypatch.setattr(runall, "open_connection", lambda **kw: checks.append(kw) or real(**kw))
+    real = runall.start_connection
+    monkeypatch.setattr(runall, "start_connection", lambda **kw: checks.append(kw) or real(**kw))
     batch = run_all(config, out_dir=tmp_path / "out", profile="staging")
     assert len(checks) == 1  # one check (one login attempt) for the whole batch
     assert batch.stopped.startswith(f"cannot reach {url} (profile staging): TransportError: ")
@@ -203,8 +203,10 @@ def test_run_all_with_the_platform_down_skips_every_report_after_one_check(
         "--out", str(tmp_path / "cli"),
     )  # fmt: skip
     assert done.returncode == 1
-    stopped = [line for line in done.stderr.splitlines() if "stopped:" in line]
-    assert stopped == [f"opslib report run-all: stopped: {batch.stopped}"]
+    assert done.stderr.splitlines() == [
+        *(f"quick/n{i}: skipped" for i in range(5)),
+        f"opslib report run-all: stopped: {batch.stopped}",
+    ]  # the cause once
     assert "0 of 5 reports ok" in done.stdout
 
 
