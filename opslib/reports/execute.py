@@ -10,7 +10,8 @@ with its kernel. The connection to the platform comes from the environment (``--
 sets ``OPSLIB_PROFILE`` for the run), never from parameters, so no secret reaches the
 notebook, the HTML or the status file.
 
-The steps, one function each: :func:`prepare_run` (values and the run directory),
+The steps, one function each: :func:`check_before_run` (parameters, platform, role),
+:func:`prepare_run` (values and the run directory),
 :func:`~opslib.reports._process.start_worker` and
 :func:`~opslib.reports._process.wait_or_stop` (the worker), :func:`~opslib.reports._outcome.judge`
 (how it ended), :func:`finish_run` (HTML and ``status.json``).
@@ -35,7 +36,7 @@ from opslib.reports._rundir import (
     take_worker_result,
     write_job,
 )
-from opslib.reports.checks import check_parameters, check_role
+from opslib.reports.checks import CheckedParameters, check_parameters, check_role
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
@@ -45,6 +46,7 @@ __all__ = [
     "DEFAULT_RUN_TIMEOUT",
     "STATUS_FILE",
     "RunResult",
+    "check_before_run",
     "finish_run",
     "prepare_run",
     "redact",
@@ -85,6 +87,32 @@ def prepare_run(
         kernel_name=kernel_name,
     )  # fmt: skip
     return files
+
+
+def check_before_run(
+    notebook: Path,
+    parameters: Mapping[str, Any],
+    *,
+    connection: Connection | None,
+    profile: str | None,
+    demo: bool,
+    env: Mapping[str, str] | None,
+    base_dir: str | os.PathLike[str] | None,
+) -> tuple[CheckedParameters, Connection]:
+    """Everything checked before a kernel: the parameters and, at the same time, the
+    platform (unless ``connection`` was checked already), then the role they need."""
+    pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
+    try:
+        checked = check_parameters(notebook, parameters, base=base_dir)
+    except BaseException:
+        if pending is not None:
+            pending.cancel()
+        raise
+    if pending is not None:
+        connection = pending.result()
+    assert connection is not None
+    check_role(checked, connection.platform)
+    return checked, connection
 
 
 def _worker_env(connection: Connection) -> dict[str, str]:
@@ -220,17 +248,10 @@ def run_report(
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
     notebook = find_notebook(name)
-    pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
-    try:  # the platform is checked while the parameters are
-        checked = check_parameters(notebook, parameters or {}, base=base_dir)
-    except BaseException:
-        if pending is not None:
-            pending.cancel()
-        raise
-    if pending is not None:
-        connection = pending.result()
-    assert connection is not None
-    check_role(checked, connection.platform)
+    checked, connection = check_before_run(
+        notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
+        env=env, base_dir=base_dir,
+    )  # fmt: skip
     values = checked.values
     started = _now()
     out = Path(out_dir).resolve()
