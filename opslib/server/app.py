@@ -195,15 +195,16 @@ def create_app(
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return failure(ApiError(404, "path: no such operation"), "")
-        if exc.status_code == 405:
+        if exc.status_code == 405:  # RFC 9110 §15.5.6: a 405 lists the allowed methods
+            allow = {"Allow": "POST"}
             if request.url.path == "/token/access":  # the token op's failures are flat (§3)
                 body = {
                     "error_code": 405,
                     "error": "invalid_request",
                     "error_description": "method: every operation is POST",
                 }
-                return json_response(405, orjson.dumps(body), token_route.NO_STORE)
-            return failure(ApiError(405, "method: every operation is POST"), "")
+                return json_response(405, orjson.dumps(body), {**token_route.NO_STORE, **allow})
+            return failure(ApiError(405, "method: every operation is POST", headers=allow), "")
         return failure(ApiError(exc.status_code, "request refused"), "")
 
     @app.exception_handler(Exception)
