@@ -53,6 +53,7 @@ _UUID = re.compile(UUID_PATTERN)
 _RANK = {Access.USER: 1, Access.OPS: 2, Access.ADMIN: 3}
 JSON = "application/json"
 PURGE_EVERY = 1000  # idempotency records between purges of expired ones
+BEARER_CHALLENGE = 'Bearer realm="opslib"'
 
 
 @dataclass
@@ -126,6 +127,27 @@ def _echo(body: bytes) -> str:
     return value if isinstance(value, str) and _UUID.match(value) else ""
 
 
+def _lacks_token(exc: ValidationError) -> bool:
+    """Whether ``params.access_token`` is missing (absent, or null, which counts as absent)."""
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        ctx = error.get("ctx") or {}
+        if loc == ("params", "access_token") and (
+            error["type"] == "missing" or error.get("input", "") is None
+        ):
+            return True
+        if error["type"] == "required_when" and ctx.get("field") == "access_token":
+            return True
+    return False
+
+
+def missing_token() -> ApiError:
+    """401 for a request without credentials (protocol §3, RFC 6750 §3.1)."""
+    return ApiError(
+        401, "params.access_token: required", headers={"WWW-Authenticate": BEARER_CHALLENGE}
+    )
+
+
 def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> str:
     canonical = orjson.dumps(
         params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS
@@ -141,7 +163,7 @@ def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int
         return None
     token = params.access_token
     if token is None:
-        raise ApiError(400, "params.access_token: required")
+        raise missing_token()
     caller = authenticate(platform.db.conn(), access_token=token, now=now)
     if req.user_id != caller.user_id:
         raise ApiError(403, "user_id: does not match the access token's user")
@@ -233,6 +255,8 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
                 req = model.model_validate_json(body)
             except ValidationError as exc:
                 message_id = _echo(body)
+                if route.role not in (Access.PRE, Access.DEVICE) and _lacks_token(exc):
+                    raise missing_token() from None
                 raise ApiError(400, describe_error(exc, model)) from None
             message_id = req.message_id  # type: ignore[attr-defined]
             status, payload = await run_in_threadpool(execute, platform, route, req)

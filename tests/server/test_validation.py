@@ -234,7 +234,7 @@ def cases() -> list[Any]:
                 pytest.param(
                     op,
                     ("drop", name),
-                    400,
+                    401 if name == "access_token" else 400,  # no credentials (protocol §3)
                     f"params.{name}: required",
                     id=f"{op.path}-missing-{name}",
                 )
