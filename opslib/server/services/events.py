@@ -48,6 +48,7 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
             bucket_ms=ctx.settings.event_bucket_ms,
         )
     else:
+        owner: str | None = None
         if p.query_model == RecordQueryModel.DEVICE:
             assert p.device_id is not None
             scope, key = "device", p.device_id
@@ -59,6 +60,11 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
             )
             if not visible:
                 raise ApiError(404, "params.device_id: device not found")
+            if not caller.is_ops:
+                # An event belongs to the device's owner when it happened (its stored
+                # user_id): a new owner does not read what the device did for the previous one.
+                binding = devices_store.get_owner_binding(ctx.conn, device_id=key)
+                owner = binding["user_id"] if binding is not None else ""
         else:
             assert p.user_id_param is not None
             scope, key = "user", p.user_id_param
@@ -68,7 +74,13 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
             if not visible:
                 raise ApiError(404, "params.user_id_param: user not found")
         total = events_store.scoped_count(
-            ctx.conn, scope=scope, key=key, start=p.start, end=p.end, event_type=p.event_type
+            ctx.conn,
+            scope=scope,
+            key=key,
+            start=p.start,
+            end=p.end,
+            event_type=p.event_type,
+            owner=owner,
         )
         page = "[]"
         if offset < total:
@@ -81,6 +93,7 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
                 event_type=p.event_type,
                 limit=limit,
                 offset=offset,
+                owner=owner,
             )
     return {
         "total": total,
