@@ -23,8 +23,8 @@ UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 # What each pattern means, for error messages a person can act on.
 PATTERN_HINTS = {
     UUID_PATTERN: "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
-    r"^[0-9]{1,4}$": "1 to 4 digits, no '+'",
-    r"^[0-9]{4,15}$": "4 to 15 digits",
+    r"^0*[1-9][0-9]{0,3}$": "1 to 4 digits after any leading zeros, no '+'",
+    r"^0*[1-9][0-9]{3,14}$": "4 to 15 digits after any leading zeros",
     r"^[0-9]{6}$": "exactly 6 digits",
     r"^[A-Za-z0-9_.-]{1,64}$": "1 to 64 of A-Z a-z 0-9 _ . -",
     r"^[A-Za-z0-9_.:-]{1,64}$": "1 to 64 of A-Z a-z 0-9 _ . : -",
@@ -71,6 +71,19 @@ def _json_object_max(max_bytes: int) -> AfterValidator:
     return AfterValidator(check)
 
 
+def strip_zeros(digits: str) -> str:
+    """A phone number's part without leading zeros: ``"001"`` and ``"1"`` are one area code,
+    ``"05550001"`` and ``"5550001"`` one phone (the national trunk prefix), so throttles,
+    lookups and storage see one number (protocol §5).
+
+    Examples
+    --------
+    >>> strip_zeros("0086"), strip_zeros("0"), strip_zeros("5550001")
+    ('86', '0', '5550001')
+    """
+    return digits.lstrip("0") or "0"
+
+
 def _text(min_length: int, max_length: int) -> Any:
     return Field(min_length=min_length, max_length=max_length)
 
@@ -88,8 +101,12 @@ EnvelopeUserId = Annotated[str, _text(0, 64)]
 ClientId = Annotated[str, _text(1, 64)]
 Token = Annotated[str, _text(1, 256)]
 OptionalToken = Annotated[str, _text(0, 256)]  # ignored on pre-login operations
-AreaCode = Annotated[str, _pattern(r"^[0-9]{1,4}$")]
-Phone = Annotated[str, _pattern(r"^[0-9]{4,15}$")]
+AreaCode = Annotated[
+    str, Field(max_length=5, pattern=r"^0*[1-9][0-9]{0,3}$"), AfterValidator(strip_zeros)
+]
+Phone = Annotated[
+    str, Field(max_length=16, pattern=r"^0*[1-9][0-9]{3,14}$"), AfterValidator(strip_zeros)
+]
 SmsCode = Annotated[str, _pattern(r"^[0-9]{6}$")]
 Password = Annotated[str, _text(8, 128)]
 NickName = Annotated[str, _text(0, 64)]
