@@ -25,7 +25,7 @@ from starlette.responses import Response
 from opslib.server import routes
 from opslib.server.clock import Clock, SystemClock
 from opslib.server.config import Settings
-from opslib.server.context import Context
+from opslib.server.context import Context, Guards
 from opslib.server.database import Database
 from opslib.server.errors import ApiError
 from opslib.server.pipeline import (
@@ -119,6 +119,7 @@ def _grant(platform: Platform, values: dict[str, str]) -> dict[str, Any]:
         settings=platform.settings,
         sms=platform.sms,
         message_id="",
+        guards=platform.guards or Guards(platform.settings),
     )
     with db.write():
         return token_route.grant(ctx, values)

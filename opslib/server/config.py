@@ -35,8 +35,16 @@ class Settings:
     sms_min_interval_ms: int = 60_000
     sms_daily_limit: int = 10
     # Failed logins per phone.
+    # (Wrong old passwords of /user/update_pwd count here too, per user's phone.)
     login_failure_limit: int = 5
     login_failure_window_ms: int = 15 * 60_000
+    # Wrong device secrets (/device/report, /device/bind), per device_id and per client
+    # address: a device has one secret, an address may front many devices.
+    device_failure_limit: int = 10
+    address_failure_limit: int = 50
+    secret_failure_window_ms: int = 15 * 60_000
+    # argon2id hashes at once (64 MiB and ~50 ms of the 2 cores each); beyond: 503.
+    password_hash_slots: int = 2
     # Per-token request rate: a token bucket; rate 0 turns it off.
     rate_limit_per_s: float = 1000.0
     rate_limit_burst: float = 2000.0

@@ -34,7 +34,7 @@ from starlette.responses import Response
 from opslib.server import security
 from opslib.server.clock import Clock
 from opslib.server.config import Settings
-from opslib.server.context import Caller, Context
+from opslib.server.context import Caller, Context, Guards
 from opslib.server.database import Database
 from opslib.server.errors import ApiError, too_many
 from opslib.server.fields import UUID_PATTERN
@@ -68,6 +68,11 @@ class Platform:
     fingerprint_key: bytes = field(default=b"")
     buckets: BucketIndex = field(default_factory=BucketIndex)
     records: int = 0  # idempotency records written by this process
+    guards: Guards | None = None
+
+    def __post_init__(self) -> None:
+        if self.guards is None:
+            self.guards = Guards(self.settings)
 
 
 def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
@@ -175,13 +180,16 @@ def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int
     return caller
 
 
-def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
-    """Run one validated request (in a worker thread); returns (status, body)."""
+def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tuple[int, bytes]:
+    """Run one validated request (in a worker thread); returns (status, body).
+
+    ``client`` is the caller's address (for the device-secret throttle).
+    """
     assert route.handler is not None
+    assert platform.guards is not None
     now = platform.clock.now_ms()
     params = req if route.mode == "report" else req.params
     caller = _authorize(platform, route, req, params, now)
-    prepared = route.prepare(params) if route.prepare is not None else None
     db = platform.db
     ctx = Context(
         db=db,
@@ -191,8 +199,9 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
         sms=platform.sms,
         message_id=req.message_id,
         caller=caller,
-        prepared=prepared,
         buckets=platform.buckets,
+        client=client,
+        guards=platform.guards,
     )
     if route.mode == "manual":
         return 200, _success_body(route, req.message_id, route.handler(ctx, params))
@@ -200,19 +209,32 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
         with db.read():
             return 200, _success_body(route, req.message_id, route.handler(ctx, params))
     recorded = route.idempotent_when is None or route.idempotent_when(params)
-    with db.write():
-        if not recorded:
-            return 200, _success_body(route, req.message_id, route.handler(ctx, params))
+    key: dict[str, str] = {}
+    if recorded:
         if caller is not None:
             who = caller.user_id
         else:
             assert route.pre_caller is not None
             who = route.pre_caller(params)
+        key = {"caller": who, "operation": route.operation, "message_id": req.message_id}
+    since = now - platform.settings.idempotency_window_ms
+    if route.prepare is not None:
+        # The password hash is the costly part: a first request passes the cheap checks
+        # (client, SMS code, throttles) first, then waits for a hash slot (503 if none);
+        # a repeat goes straight to its replay below.
+        with db.read():
+            repeat = recorded and idem_store.get_record(ctx.conn, since=since, **key) is not None
+        if not repeat:
+            if route.precheck is not None:
+                route.precheck(ctx, params)
+            with platform.guards.hashes.slot():
+                ctx.prepared = route.prepare(params)
+    with db.write():
+        if not recorded:
+            return 200, _success_body(route, req.message_id, route.handler(ctx, params))
         exclude = {"message_id"} if route.mode == "report" else {"access_token"}
         exclude |= set(route.secret)  # checked by route.replay_guard instead
         fingerprint = _fingerprint(platform, params, exclude)
-        key = {"caller": who, "operation": route.operation, "message_id": req.message_id}
-        since = now - platform.settings.idempotency_window_ms
         record = idem_store.get_record(ctx.conn, since=since, **key)
         if record is not None:
             if not hmac.compare_digest(record["fingerprint"], fingerprint):
@@ -259,7 +281,8 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
                     raise missing_token() from None
                 raise ApiError(400, describe_error(exc, model)) from None
             message_id = req.message_id  # type: ignore[attr-defined]
-            status, payload = await run_in_threadpool(execute, platform, route, req)
+            client = request.client.host if request.client is not None else ""
+            status, payload = await run_in_threadpool(execute, platform, route, req, client)
             response = json_response(status, payload)
         except ApiError as exc:
             response = failure(exc, message_id)
