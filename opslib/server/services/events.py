@@ -21,6 +21,7 @@ from opslib.server.context import Context
 from opslib.server.errors import ApiError
 from opslib.server.models import QueryRecordParams, ReportRequest
 from opslib.server.services import paging
+from opslib.server.services.devices import check_secret_throttle, secret_failed
 from opslib.server.store import devices as devices_store
 from opslib.server.store import events as events_store
 from opslib.server.store import users as users_store
@@ -105,10 +106,13 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
 
 def report(ctx: Context, req: ReportRequest) -> dict[str, Any]:
     """Store a device's events and update its status, properties, version, last seen."""
+    check_secret_throttle(ctx, device_id=req.device_id, field="")
     device = devices_store.get_device(ctx.conn, device_id=req.device_id)
     # An unknown device answers exactly like a wrong secret: device_ids cannot be probed.
     if device is None or not security.matches(req.device_secret, device["secret_hash"]):
+        secret_failed(ctx, device_id=req.device_id)
         raise ApiError(401, BAD_DEVICE)
+    ctx.guards.device_failures.clear(req.device_id)
     owner = devices_store.get_owner_binding(ctx.conn, device_id=req.device_id)
     owner_id = owner["user_id"] if owner else ""
     properties = orjson.loads(device["properties"] or "{}")
