@@ -52,7 +52,12 @@ class Settings:
     idempotency_window_ms: int = 24 * 3600_000
     # Events are counted per bucket of this width (schema: event_counts).
     event_bucket_ms: int = 600_000
-    # Request limits.
+    # Request limits. Slow clients (opslib.server.deadlines): a request's headers must
+    # arrive within header_timeout_s of the connection or the request starting, its body
+    # within body_timeout_s of the headers (1 MiB in 30 s is 35 KB/s), else 408 and close.
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    max_header_bytes: int = 64 * 1024
     max_body_bytes: int = 1024 * 1024
     max_page_size: int = 1000
     default_page_size: int = 20

@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from opslib.server import security
@@ -48,6 +48,7 @@ from opslib.server.validation import describe_error
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
+gone = logging.getLogger("opslib.server.clients")  # clients that went away, slow clients
 
 _UUID = re.compile(UUID_PATTERN)
 _RANK = {Access.USER: 1, Access.OPS: 2, Access.ADMIN: 3}
@@ -286,6 +287,9 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
             response = json_response(status, payload)
         except ApiError as exc:
             response = failure(exc, message_id)
+        except ClientDisconnect:  # nobody is left to answer: not an error of the platform
+            gone.info("POST %s: the client went away before its request arrived", route.path)
+            response = failure(ApiError(400, "body: the client went away"), message_id)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 errlog.exception("internal error on %s", route.path)

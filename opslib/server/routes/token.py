@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, unquote_plus
 
 import orjson
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from opslib.server.context import Context
@@ -26,6 +26,7 @@ from opslib.server.services import oauth
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
+gone = logging.getLogger("opslib.server.clients")
 
 GRANT_TYPES = ("authorization_code", "refresh_token")
 _MAX_LENGTH = {
@@ -160,6 +161,16 @@ def build_endpoint(
             response = _flat(exc.status, body)
             if exc.error == "invalid_client" and "authorization" in request.headers:
                 response.headers["WWW-Authenticate"] = 'Basic realm="opslib"'
+        except ClientDisconnect:  # nobody is left to answer: not an error of the platform
+            gone.info("POST /token/access: the client went away before its request arrived")
+            response = _flat(
+                400,
+                {
+                    "error_code": 400,
+                    "error": "invalid_request",
+                    "error_description": "body: the client went away",
+                },
+            )
         except ApiError as exc:  # 413 from the body cap
             response = _flat(
                 exc.status,
