@@ -295,8 +295,8 @@ class QueryRecordParams(_Strict):
 
     access_token: Token
     query_model: RecordQueryModelValue
-    start: EpochMs
-    end: EpochMs
+    start: Annotated[EpochMs, Field(description="epoch ms, included; must be less than end")]
+    end: Annotated[EpochMs, Field(description="epoch ms, excluded; must be more than start")]
     user_id: UserId | None = None  # spec §4.8 lists it: the caller, if given
     device_id: DeviceId | None = None
     user_id_param: UserId | None = None

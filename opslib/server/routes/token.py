@@ -39,20 +39,37 @@ _MAX_LENGTH = {
 }
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
-# The OpenAPI description of the inputs (the endpoint parses them itself).
-QUERY_PARAMETERS = [
-    {
-        "name": name,
-        "in": "query",
-        "required": name in ("grant_type", "client_id", "client_secret"),
-        "schema": (
+# The OpenAPI description of the inputs (the endpoint parses them itself): the form body,
+# whose JSON Schema can say which fields each grant_type requires; the same fields are
+# accepted as query parameters (spec §4.2), which OpenAPI cannot tie to one another.
+_GRANT_NEEDS = {"authorization_code": ("code", "redirect_uri"), "refresh_token": ("refresh_token",)}
+FORM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        name: (
             {"type": "string", "enum": list(GRANT_TYPES)}
             if name == "grant_type"
             else {"type": "string", "minLength": 1, "maxLength": limit}
-        ),
-    }
-    for name, limit in _MAX_LENGTH.items()
-]
+        )
+        for name, limit in _MAX_LENGTH.items()
+    },
+    "required": ["grant_type", "client_id", "client_secret"],
+    "allOf": [
+        {
+            "if": {"properties": {"grant_type": {"const": grant}}, "required": ["grant_type"]},
+            "then": {"required": list(needs)},
+        }
+        for grant, needs in _GRANT_NEEDS.items()
+    ],
+}
+REQUEST_BODY = {
+    "required": True,
+    "description": (
+        "The parameters as form fields, or as query parameters; client_id and client_secret"
+        " also as HTTP Basic. A parameter given twice is a 400 invalid_request."
+    ),
+    "content": {"application/x-www-form-urlencoded": {"schema": FORM_SCHEMA}},
+}
 
 
 def _basic_credentials(request: Request) -> tuple[str, str] | None:
@@ -114,10 +131,7 @@ def _check(values: dict[str, str]) -> None:
         raise OAuthError(
             400, "unsupported_grant_type", "grant_type: must be authorization_code or refresh_token"
         )
-    needed = (
-        ("code", "redirect_uri") if values["grant_type"] == GRANT_TYPES[0] else ("refresh_token",)
-    )
-    for name in needed:
+    for name in _GRANT_NEEDS[values["grant_type"]]:
         if not values.get(name):
             raise OAuthError(400, "invalid_request", f"{name}: required for this grant_type")
     for name, value in values.items():
