@@ -134,7 +134,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
         )
 
 
-def _grant(platform: Platform, values: dict[str, str]) -> dict[str, Any]:
+def _grant(platform: Platform, values: token_route.Params) -> dict[str, Any]:
     db = platform.db
     ctx = Context(
         db=db,

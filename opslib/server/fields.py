@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from opslib import enums
+from opslib.server.security import Secret, SecretText
 
 MAX_INT32 = 2**31 - 1
 MAX_MS = 2**53
@@ -144,23 +145,24 @@ Whole = BeforeValidator(_whole)
 MessageId = Annotated[str, _pattern(UUID_PATTERN)]
 EnvelopeUserId = Annotated[str, _text(0, 64)]
 ClientId = Annotated[str, _text(1, 64)]
-Token = Annotated[str, _text(1, 256)]
-OptionalToken = Annotated[str, _text(0, 256)]  # ignored on pre-login operations
+# Secrets are held as security.Secret (a repr that hides them) from validation on.
+Token = Annotated[Secret, SecretText(1, 256)]
+OptionalToken = Annotated[Secret, SecretText(0, 256)]  # ignored on pre-login operations
 AreaCode = Annotated[
     str, Field(max_length=5, pattern=r"^0*[1-9][0-9]{0,3}$"), AfterValidator(strip_zeros)
 ]
 Phone = Annotated[
     str, Field(max_length=16, pattern=r"^0*[1-9][0-9]{3,14}$"), AfterValidator(strip_zeros)
 ]
-SmsCode = Annotated[str, _pattern(r"^[0-9]{6}$")]
-Password = Annotated[str, _text(8, 128)]
+SmsCode = Annotated[Secret, SecretText(pattern=r"^[0-9]{6}$")]
+Password = Annotated[Secret, SecretText(8, 128)]
 NickName = Annotated[str, _text(0, 64)]
 Url = Annotated[str, _text(0, 512)]
 IdentityId = Annotated[str, _pattern(r"^[A-Za-z0-9_.-]{1,64}$")]
 UserId = Annotated[str, _text(1, 64)]
 ListedUserId = Annotated[str, _text(0, 64)]  # "" is the whole fleet
 DeviceId = Annotated[str, _pattern(r"^[A-Za-z0-9_.:-]{1,64}$")]
-Secret = Annotated[str, _text(8, 128)]
+SharedSecret = Annotated[Secret, SecretText(8, 128)]  # device_secret, product_secret
 MacAddr = Annotated[str, _pattern(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$")]
 Version = Annotated[str, _text(1, 32)]
 NetAddr = Annotated[str, _text(0, 64)]

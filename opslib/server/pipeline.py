@@ -40,6 +40,7 @@ from opslib.server.errors import ApiError, too_many
 from opslib.server.fields import UUID_PATTERN
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.routes import Access, Route
+from opslib.server.security import wire_default
 from opslib.server.services.auth import authenticate
 from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
@@ -94,12 +95,16 @@ def failure(exc: ApiError, message_id: str) -> Response:
 
 def _success_body(route: Route, message_id: str, data: Any) -> bytes:
     if route.bare:
-        return orjson.dumps(data)
-    return orjson.dumps({"error_code": 200, "message_id": message_id, "data": data})
+        return orjson.dumps(data, default=wire_default)
+    envelope = {"error_code": 200, "message_id": message_id, "data": data}
+    return orjson.dumps(envelope, default=wire_default)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refusing more than ``limit`` bytes (declared or streamed)."""
+    """The request body, refusing more than ``limit`` bytes (declared or streamed).
+
+    What was read is dropped before a refusal leaves this frame (it may hold a password).
+    """
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -107,12 +112,22 @@ async def read_body(request: Request, limit: int) -> bytes:
         if int(declared) > limit:
             raise ApiError(413, f"body: larger than {limit} bytes")
     chunks: list[bytes] = []
+    chunk = b""
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(413, f"body: larger than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                break
+            chunks.append(chunk)
+    except ClientDisconnect:
+        chunks.clear()
+        chunk = b""
+        raise
+    if size > limit:
+        chunks.clear()
+        chunk = b""
+        raise ApiError(413, f"body: larger than {limit} bytes")
     return b"".join(chunks)
 
 
@@ -155,10 +170,12 @@ def missing_token() -> ApiError:
 
 
 def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> str:
-    canonical = orjson.dumps(
-        params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS
-    )
-    return hmac.new(platform.fingerprint_key, canonical, hashlib.sha256).hexdigest()
+    # in one expression: the canonical params may hold a device or product secret
+    return hmac.new(
+        platform.fingerprint_key,
+        orjson.dumps(params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS),
+        hashlib.sha256,
+    ).hexdigest()
 
 
 def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
@@ -246,20 +263,42 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
             if route.replay is not None:
                 stored = orjson.loads(body)
                 stored["data"] = route.replay(ctx, params, stored["data"])
-                body = orjson.dumps(stored)
+                body = orjson.dumps(stored, default=wire_default)
             return int(record["status"]), body
-        data = route.handler(ctx, params)
-        body = _success_body(route, req.message_id, data)
-        kept = body
-        if route.stored is not None:
-            kept = _success_body(route, req.message_id, route.stored(data))
+        data = route.handler(ctx, params)  # may hold what it issued, as Secrets
+        kept = _success_body(
+            route, req.message_id, data if route.stored is None else route.stored(data)
+        )
         idem_store.put_record(
             ctx.conn, fingerprint=fingerprint, status=200, body=kept, now=now, **key
         )
         platform.records += 1
         if platform.records % PURGE_EVERY == 0:  # keep the table to about one window
             idem_store.purge(ctx.conn, before=since)
-        return 200, body
+        return 200, _success_body(route, req.message_id, data)  # revealed last
+
+
+async def _parse(request: Request, route: Route, limit: int) -> Any:
+    """The validated request; else an ApiError whose ``echo`` is the message_id to answer.
+
+    The raw body (which may hold a password) and pydantic's error (which holds the
+    offending input) stay in this frame and are gone before the ApiError leaves it.
+    """
+    model = route.request
+    assert model is not None
+    body = await read_body(request, limit)
+    check_json_content_type(request)
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        echo = _echo(body)
+        if route.role not in (Access.PRE, Access.DEVICE) and _lacks_token(exc):
+            refusal = missing_token()
+        else:
+            refusal = ApiError(400, describe_error(exc, model))
+    del body
+    refusal.echo = echo
+    raise refusal
 
 
 def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awaitable[Response]]:
@@ -272,21 +311,13 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
         started = time.perf_counter()
         message_id = ""
         try:
-            body = await read_body(request, limit)
-            check_json_content_type(request)
-            try:
-                req = model.model_validate_json(body)
-            except ValidationError as exc:
-                message_id = _echo(body)
-                if route.role not in (Access.PRE, Access.DEVICE) and _lacks_token(exc):
-                    raise missing_token() from None
-                raise ApiError(400, describe_error(exc, model)) from None
-            message_id = req.message_id  # type: ignore[attr-defined]
+            req = await _parse(request, route, limit)
+            message_id = req.message_id
             client = request.client.host if request.client is not None else ""
             status, payload = await run_in_threadpool(execute, platform, route, req, client)
             response = json_response(status, payload)
         except ApiError as exc:
-            response = failure(exc, message_id)
+            response = failure(exc, exc.echo or message_id)
         except ClientDisconnect:  # nobody is left to answer: not an error of the platform
             gone.info("POST %s: the client went away before its request arrived", route.path)
             response = failure(ApiError(400, "body: the client went away"), message_id)

@@ -22,6 +22,7 @@ from starlette.responses import Response
 
 from opslib.server.context import Context
 from opslib.server.errors import ApiError, OAuthError
+from opslib.server.security import Secret, wire_default
 from opslib.server.services import oauth
 
 log = logging.getLogger("opslib.server.access")
@@ -72,46 +73,73 @@ REQUEST_BODY = {
 }
 
 
-def _basic_credentials(request: Request) -> tuple[str, str] | None:
-    header = request.headers.get("authorization")
-    if header is None:
-        return None
+SECRET_PARAMETERS = ("client_secret", "code", "refresh_token")
+Params = dict[str, str | Secret]
+"""The token op's parameters by name; the secret ones held as :class:`Secret`."""
+
+
+def _decode_basic(header: str) -> tuple[str, Secret] | OAuthError:
+    """HTTP Basic client credentials (RFC 6749 §2.3.1 form-encodes both), or the error.
+
+    The error is returned, not raised: this frame holds the raw header.
+    """
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "basic":
-        raise OAuthError(400, "invalid_request", "Authorization: only Basic is accepted here")
+        return OAuthError(400, "invalid_request", "Authorization: only Basic is accepted here")
+    malformed = OAuthError(401, "invalid_client", "Authorization: malformed Basic credentials")
     try:
         decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
-        raise OAuthError(
-            401, "invalid_client", "Authorization: malformed Basic credentials"
-        ) from None
+        return malformed
     client_id, sep, secret = decoded.partition(":")
     if not sep:
-        raise OAuthError(401, "invalid_client", "Authorization: malformed Basic credentials")
-    return unquote_plus(client_id), unquote_plus(secret)  # RFC 6749 §2.3.1 form-encodes both
+        return malformed
+    return unquote_plus(client_id), Secret(unquote_plus(secret))
 
 
-async def _inputs(request: Request, max_body: int) -> dict[str, str]:
+async def _form_pairs(request: Request, max_body: int) -> list[tuple[str, str]] | Exception:
+    """The query's and the form body's fields in order, or the error (returned: this frame
+    holds them in plain text)."""
     pairs = list(request.query_params.multi_items())
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type == "application/x-www-form-urlencoded":
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > max_body:
-                raise ApiError(413, f"body: larger than {max_body} bytes")
-        try:
-            pairs += parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
-        except UnicodeDecodeError:
-            raise OAuthError(400, "invalid_request", "body: form fields must be UTF-8") from None
-    values: dict[str, str] = {}
+    if content_type != "application/x-www-form-urlencoded":
+        return pairs
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > max_body:
+            return ApiError(413, f"body: larger than {max_body} bytes")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return OAuthError(400, "invalid_request", "body: form fields must be UTF-8")
+    return pairs + parse_qsl(text, keep_blank_values=True, strict_parsing=False)
+
+
+def _params(pairs: list[tuple[str, str]]) -> Params | OAuthError:
+    """The known parameters, each at most once (RFC 6749 §3.2), secrets wrapped."""
+    values: Params = {}
     for name, value in pairs:
         if name not in _MAX_LENGTH:
             continue
         if name in values:
-            raise OAuthError(400, "invalid_request", f"{name}: given more than once")
-        values[name] = value
-    basic = _basic_credentials(request)
+            return OAuthError(400, "invalid_request", f"{name}: given more than once")
+        values[name] = Secret(value) if name in SECRET_PARAMETERS else value
+    return values
+
+
+async def _inputs(request: Request, max_body: int) -> Params:
+    pairs = await _form_pairs(request, max_body)
+    values = pairs if isinstance(pairs, Exception) else _params(pairs)
+    del pairs
+    if isinstance(values, Exception):
+        raise values
+    basic: tuple[str, Secret] | None = None
+    if "authorization" in request.headers:
+        decoded = _decode_basic(request.headers["authorization"])
+        if isinstance(decoded, OAuthError):
+            raise decoded
+        basic = decoded
     if basic is not None:
         if "client_secret" in values:
             raise OAuthError(
@@ -123,7 +151,7 @@ async def _inputs(request: Request, max_body: int) -> dict[str, str]:
     return values
 
 
-def _check(values: dict[str, str]) -> None:
+def _check(values: Params) -> None:
     for name in ("grant_type", "client_id", "client_secret"):
         if not values.get(name):
             raise OAuthError(400, "invalid_request", f"{name}: required")
@@ -131,7 +159,7 @@ def _check(values: dict[str, str]) -> None:
         raise OAuthError(
             400, "unsupported_grant_type", "grant_type: must be authorization_code or refresh_token"
         )
-    for name in _GRANT_NEEDS[values["grant_type"]]:
+    for name in _GRANT_NEEDS[str(values["grant_type"])]:
         if not values.get(name):
             raise OAuthError(400, "invalid_request", f"{name}: required for this grant_type")
     for name, value in values.items():
@@ -141,22 +169,35 @@ def _check(values: dict[str, str]) -> None:
             )
 
 
-def grant(ctx: Context, values: dict[str, str]) -> dict[str, Any]:
+def _text(values: Params, name: str) -> str:
+    value = values[name]
+    assert isinstance(value, str)
+    return value
+
+
+def _secret(values: Params, name: str) -> Secret:
+    value = values[name]
+    assert isinstance(value, Secret)
+    return value
+
+
+def grant(ctx: Context, values: Params) -> dict[str, Any]:
     """Check the client, then exchange the code or rotate the refresh token."""
-    oauth.check_client(ctx, client_id=values["client_id"], client_secret=values["client_secret"])
+    client_id = _text(values, "client_id")
+    oauth.check_client(ctx, client_id=client_id, client_secret=_secret(values, "client_secret"))
     if values["grant_type"] == "authorization_code":
-        return oauth.exchange_code(ctx, client_id=values["client_id"], code=values["code"])
-    return oauth.refresh(ctx, client_id=values["client_id"], refresh_token=values["refresh_token"])
+        return oauth.exchange_code(ctx, client_id=client_id, code=_secret(values, "code"))
+    return oauth.refresh(ctx, client_id=client_id, refresh_token=_secret(values, "refresh_token"))
 
 
 def _flat(status: int, payload: dict[str, Any]) -> Response:
-    return Response(
-        orjson.dumps(payload), status_code=status, media_type="application/json", headers=NO_STORE
-    )
+    # the tokens issued are Secrets until here, the wire
+    body = orjson.dumps(payload, default=wire_default)
+    return Response(body, status_code=status, media_type="application/json", headers=NO_STORE)
 
 
 def build_endpoint(
-    run: Callable[[dict[str, str]], dict[str, Any]], *, max_body: int
+    run: Callable[[Params], dict[str, Any]], *, max_body: int
 ) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction."""
 

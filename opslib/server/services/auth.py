@@ -12,6 +12,7 @@ from opslib.server import security
 from opslib.server.context import Caller, Context, gmt
 from opslib.server.errors import ApiError, too_many
 from opslib.server.models import LoginParams, RegisterParams, UpdatePwdParams
+from opslib.server.security import Secret
 from opslib.server.services.codes import check_code
 from opslib.server.store import tokens as tokens_store
 from opslib.server.store import users as users_store
@@ -27,7 +28,7 @@ def _dummy_hash() -> str:
     return security.hash_password(uuid.uuid4().hex)
 
 
-def authenticate(conn: sqlite3.Connection, *, access_token: str, now: int) -> Caller:
+def authenticate(conn: sqlite3.Connection, *, access_token: Secret, now: int) -> Caller:
     """The caller behind ``access_token`` (401 if invalid/expired/revoked, 403 if inactive)."""
     row = tokens_store.get_access_caller(conn, token_hash=security.sha256_hex(access_token))
     if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
@@ -43,9 +44,10 @@ def require_client(conn: sqlite3.Connection, *, client_id: str) -> None:
         raise ApiError(401, "params.client_id: unknown client")
 
 
-def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> str:
-    """A new single-use authorization code for ``/token/access`` (stored hashed)."""
-    code = security.new_token()
+def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> Secret:
+    """A new single-use authorization code for ``/token/access`` (stored hashed; revealed
+    only when the answer is written)."""
+    code = Secret(security.new_token())
     tokens_store.insert_auth_code(
         ctx.conn,
         code_hash=security.sha256_hex(code),
@@ -189,7 +191,7 @@ def password_owner(ctx: Context, p: UpdatePwdParams) -> str | None:
     return None if user is None else str(user["user_id"])
 
 
-def require_same_password(ctx: Context, *, user_id: str | None, password: str) -> None:
+def require_same_password(ctx: Context, *, user_id: str | None, password: Secret) -> None:
     """409 unless ``password`` is the user's current one (the replay guard of writes whose
     password is left out of the idempotency fingerprint)."""
     user = None if user_id is None else users_store.get_user(ctx.conn, user_id=user_id)
