@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from opslib import analysis, plots
+from opslib.analysis._markup import markdown_text
 
 __all__ = [
     "connect",
@@ -43,7 +44,11 @@ def setup(*, interactive: bool) -> None:
 
 
 def markdown(text: str) -> None:
-    """Show Markdown text (a written finding) as a cell output."""
+    """Show Markdown text (a written finding) as a cell output.
+
+    ``text`` is read as Markdown, raw HTML included: any platform string in it must be
+    escaped first (``opslib.analysis._markup.markdown_text``).
+    """
     from IPython.display import Markdown, display
 
     display(Markdown(text))
@@ -56,7 +61,7 @@ def connect() -> Any:
     import opslib
 
     client = opslib.connect()
-    markdown(f"Connected as `{client.user_id}`.")
+    markdown(f"Connected as {markdown_text(client.user_id)}.")
     return client
 
 

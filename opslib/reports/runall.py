@@ -47,6 +47,8 @@ from opslib.reports.params import ParameterError
 __all__ = ["BatchResult", "RunSpec", "load_config", "run_all", "run_spec", "write_index"]
 
 INDEX_FILE = "index.html"
+# The index runs no script at all (every cell is escaped text; the policy makes sure).
+INDEX_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 _CONFIG_KEYS = {"out", "cell_timeout", "run_timeout", "run"}
 _RUN_KEYS = {"report", "label", "parameters"}
 
@@ -278,7 +280,9 @@ def write_index(out_dir: str | os.PathLike[str]) -> Path:
         )
     generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>opslib reports</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{INDEX_POLICY}">
+<title>opslib reports</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 24px; }}
 table {{ border-collapse: collapse; width: 100%; font-size: 14px; }}
