@@ -303,4 +303,5 @@ def test_no_secret_in_the_locals_of_failing_server_frames(
 
     assert logged.logged >= 1
     assert watch.frames_checked >= 30, watch.frames_checked
+    print(f"\n{watch.frames_checked} server frames checked, {logged.logged} logged tracebacks")
     assert watch.leaks == [], "\n".join(map(str, watch.leaks))
