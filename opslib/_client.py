@@ -128,7 +128,7 @@ class Client:
 
     @cached_property
     def products(self) -> Products:
-        """Categories and the catalogue: :class:`~opslib.resources.products.Products`."""
+        """Categories and products: :class:`~opslib.resources.products.Products`."""
         from opslib.resources.products import Products
 
         return Products(self)

@@ -166,7 +166,7 @@ class Popular(_Labelled):
 
 
 class Role(_Labelled):
-    """Caller roles (an extension): ops reads everything, admin also edits the catalogue."""
+    """Caller roles (an extension): ops reads everything, admin also edits the products."""
 
     USER = 1
     OPS = 2

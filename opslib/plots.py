@@ -6,7 +6,8 @@ plain lists (never pandas NA), so they serialise the same in a notebook, in HTML
 ``FigureWidget``.
 
 :func:`use_offline_renderer` makes every figure render as self-contained HTML: plotly.js is
-embedded once (by that call) and each figure then needs no network to draw.
+embedded once (by that call) and each figure then needs no network to draw. Importing this
+module changes nothing in plotly: the renderer is registered by that call.
 
 plotly reads a few HTML tags and entities in every label (titles, ticks, legends, hover),
 so each value from the platform (names, codes, versions, property keys) is passed through
@@ -31,7 +32,6 @@ from opslib.analysis._markup import label_text
 __all__ = [
     "OFFLINE_RENDERER",
     "alarm_codes_chart",
-    "catalogue_chart",
     "cohorts_chart",
     "comparison_chart",
     "counts_bar",
@@ -40,12 +40,13 @@ __all__ = [
     "hour_weekday_heatmap",
     "noisiest_chart",
     "plotly_js_html",
+    "products_chart",
     "property_boxes",
     "use_offline_renderer",
 ]
 
 OFFLINE_RENDERER = "opslib_offline"
-"""Name of the renderer registered by this module (HTML without plotly.js, no CDN)."""
+"""Name of the renderer :func:`use_offline_renderer` registers (HTML without plotly.js, no CDN)."""
 
 HEIGHT = 420
 STATUS_COLOURS = {
@@ -87,9 +88,6 @@ class _OfflineHtmlRenderer(MimetypeRenderer):
         return {"text/html": html}
 
 
-pio.renderers[OFFLINE_RENDERER] = _OfflineHtmlRenderer()
-
-
 def plotly_js_html() -> str:
     """plotly.js as one inline ``<script>`` (about 5 MB), to be shown once per report."""
     from plotly.offline import get_plotlyjs
@@ -122,6 +120,7 @@ def use_offline_renderer(*, interactive: bool = False, embed_plotlyjs: bool = Tr
     >>> plots.use_offline_renderer(embed_plotlyjs=False)
     'opslib_offline'
     """
+    pio.renderers[OFFLINE_RENDERER] = _OfflineHtmlRenderer()
     name = f"plotly_mimetype+{OFFLINE_RENDERER}" if interactive else OFFLINE_RENDERER
     pio.renderers.default = name
     if embed_plotlyjs:
@@ -240,12 +239,12 @@ def cohorts_chart(cohorts: pd.DataFrame, *, title: str = "Devices by bind date")
     return _layout(fig, title, barmode="stack", xaxis_title="bound in", yaxis_title="devices")
 
 
-def catalogue_chart(products: pd.DataFrame, *, title: str = "Products by category") -> go.Figure:
+def products_chart(products: pd.DataFrame, *, title: str = "Products by category") -> go.Figure:
     """Stacked bars of products per category and product status.
 
     Examples
     --------
-    >>> fig = plots.catalogue_chart(client.products.list())  # doctest: +SKIP
+    >>> fig = plots.products_chart(client.products.list())  # doctest: +SKIP
     """
     if products.empty:
         return _empty(title)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-from test_analysis import WEEK, make_devices, make_events
+from analysis.frames import WEEK, make_devices, make_events
 
 from opslib import _schemas, analysis, plots
 
@@ -39,7 +41,7 @@ def test_empty_frames_give_a_figure_that_says_so() -> None:
         plots.alarm_codes_chart(analysis.alarm_codes(_schemas.EVENT.empty())),
         plots.downtime_chart(analysis.downtime(_schemas.EVENT.empty())),
         plots.property_boxes(_schemas.EVENT.empty(), []),
-        plots.catalogue_chart(_schemas.PRODUCT.empty()),
+        plots.products_chart(_schemas.PRODUCT.empty()),
     ]
     for fig in empty:
         assert len(fig.data) == 0
@@ -93,15 +95,15 @@ def test_comparison_chart() -> None:
     assert "alarm" in fig.data[1].x
 
 
-def test_catalogue_chart_stacks_statuses_per_category() -> None:
-    from test_analysis import products
+def test_products_chart_stacks_statuses_per_category() -> None:
+    from analysis.frames import products
 
     frame = products(
         {"product_id": "a", "product_name": "A", "category_id": 1, "net_type": 1, "node_type": 1},
         {"product_id": "b", "product_name": "B", "category_id": 1, "net_type": 1, "node_type": 1,
          "status": 2},
     )  # fmt: skip
-    fig = plots.catalogue_chart(frame)
+    fig = plots.products_chart(frame)
     assert sorted(t.name for t in fig.data) == ["released", "retired"]
 
 
@@ -122,6 +124,17 @@ def test_offline_renderer_emits_html_without_any_cdn() -> None:
         assert {"application/vnd.plotly.v1+json", "text/html"} <= set(both)
     finally:
         pio.renderers.default = before
+
+
+def test_importing_plots_leaves_plotly_as_it_was() -> None:
+    code = (
+        "import plotly.io as pio\n"
+        "before = (sorted(pio.renderers), pio.renderers.default)\n"
+        "import opslib.plots\n"
+        "print(before == (sorted(pio.renderers), pio.renderers.default))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
 
 
 def test_plotly_js_html_is_inline() -> None:

@@ -10,15 +10,6 @@ anyone working in a notebook or script of their own.
 """
 
 from opslib.analysis._common import Window, previous_window, resolve_window
-from opslib.analysis.catalogue import (
-    CATALOGUE_COLUMNS,
-    COMPARED_FIELDS,
-    SECRET_MASK,
-    CatalogueCheck,
-    plan_catalogue,
-    read_catalogue,
-    validate_catalogue,
-)
 from opslib.analysis.compare import change_summary, compare_periods
 from opslib.analysis.events import (
     PROPERTY_PREFIX,
@@ -44,15 +35,24 @@ from opslib.analysis.fleet import (
     ownership_summary,
     silent_devices,
 )
+from opslib.analysis.products import (
+    COMPARED_FIELDS,
+    PRODUCT_COLUMNS,
+    SECRET_MASK,
+    ProductFileCheck,
+    plan_products,
+    read_product_file,
+    validate_product_file,
+)
 from opslib.analysis.users import mask_phone, profile_table, settings_table
 
 __all__ = [
-    "CATALOGUE_COLUMNS",
     "COMPARED_FIELDS",
+    "PRODUCT_COLUMNS",
     "PROPERTY_PREFIX",
     "SECRET_MASK",
     "WEEKDAYS",
-    "CatalogueCheck",
+    "ProductFileCheck",
     "Window",
     "alarm_codes",
     "bind_cohorts",
@@ -72,14 +72,14 @@ __all__ = [
     "noisiest_devices",
     "outages",
     "ownership_summary",
-    "plan_catalogue",
+    "plan_products",
     "previous_window",
     "profile_table",
     "property_columns",
     "property_stats",
-    "read_catalogue",
+    "read_product_file",
     "resolve_window",
     "settings_table",
     "silent_devices",
-    "validate_catalogue",
+    "validate_product_file",
 ]

@@ -325,7 +325,8 @@ def silent_devices(
     Returns
     -------
     pandas.DataFrame
-        The silent devices with an added ``silent_days`` column (Float64).
+        The silent devices with an added ``days_silent`` column (Float64): days since
+        the last report.
 
     Examples
     --------
@@ -340,9 +341,9 @@ def silent_devices(
     last = devices["gmt_last_seen"]
     cutoff = reference - pd.Timedelta(days=days)
     out = devices[last.notna() & (last < cutoff)].copy()
-    out["silent_days"] = ((reference - out["gmt_last_seen"]).dt.total_seconds() / 86400).astype(
+    out["days_silent"] = ((reference - out["gmt_last_seen"]).dt.total_seconds() / 86400).astype(
         "Float64"
     )
-    return out.sort_values(["silent_days", "device_id"], ascending=[False, True]).reset_index(
+    return out.sort_values(["days_silent", "device_id"], ascending=[False, True]).reset_index(
         drop=True
     )

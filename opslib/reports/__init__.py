@@ -2,14 +2,14 @@
 
 >>> from opslib import reports
 >>> sorted(reports.report_names())  # doctest: +SKIP
-['catalogue_upkeep', 'event_analysis', 'fleet_inventory', 'user_lookup']
+['event_analysis', 'fleet_inventory', 'product_upkeep', 'user_lookup']
 >>> reports.run_report("fleet_inventory", {"silent_days": 14}).outcome  # doctest: +SKIP
 'ok'
 
 Modules: ``params`` (inspection and coercion), ``execute`` (one run), ``export`` (HTML),
-``runall`` (a list of runs and index.html), ``catalogue`` (applying a catalogue plan and
-its audit log), ``notebook`` (helpers the notebooks call). Heavy dependencies (papermill,
-nbconvert) are imported only when a report runs.
+``runall`` (a list of runs and index.html), ``product_upkeep`` (applying a product plan
+and its audit log), ``notebook`` (helpers the notebooks call). Heavy dependencies
+(papermill, nbconvert) are imported only when a report runs.
 """
 
 from opslib.reports._discovery import ReportNotFound, find_notebook, notebook_dirs, report_names

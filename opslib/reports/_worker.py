@@ -79,9 +79,6 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    from opslib.reports._imports import skip_iri_checker
-
-    skip_iri_checker()  # this process is the runner's own
     job_path = Path(argv[1])
     job = json.loads(job_path.read_text(encoding="utf-8"))
     outcome = run(job)

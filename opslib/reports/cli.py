@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports._discovery import ReportNotFound, report_names
-from opslib.reports._imports import skip_iri_checker
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, RunResult, run_report
 from opslib.reports.params import ParameterError, inspect_report
 
@@ -119,7 +118,6 @@ def _run_all(args: argparse.Namespace) -> int:
 
 def report_command(args: argparse.Namespace) -> int:
     """Dispatch ``opslib report <sub-command>``."""
-    skip_iri_checker()  # the `opslib report` process is the runner's own
     if args.report_command == "list":
         return _list()
     if args.report_command == "run":
@@ -139,8 +137,6 @@ def demo_command(out: str = "reports", config: str | None = None) -> int:
     from opslib._embedded import embedded_platform
     from opslib.reports.runall import ConfigFileError, run_all
     from opslib.server import demo
-
-    skip_iri_checker()  # the `opslib demo` process is the runner's own
 
     path = Path(config) if config else default_config()
     if path is None:

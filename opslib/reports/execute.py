@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports._discovery import find_notebook
-from opslib.reports._imports import kernel_env
 from opslib.reports.export import export_html
 from opslib.reports.params import inspect_report, validate_parameters
 
@@ -285,7 +284,6 @@ def run_report(
     if profile:
         child_env["OPSLIB_PROFILE"] = profile
     child_env.setdefault("PYTHONUNBUFFERED", "1")
-    kernel_env(child_env)  # the kernel skips a 2 s import nothing in a report uses
     t0 = time.monotonic()
     with open(run_dir / "runner.log", "wb") as log:
         proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module

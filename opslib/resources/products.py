@@ -1,4 +1,4 @@
-"""``client.products``: product categories and the catalogue.
+"""``client.products``: product categories and products.
 
 Operations: ``/product/query_category`` (categories), ``/product/query_list_by_category``
 (list), ``/product/add`` (add, admin), ``/product/delete`` (delete, admin).
@@ -42,7 +42,7 @@ _CODED = {
 
 
 class Products(Resource):
-    """Categories and the product catalogue (``client.products``)."""
+    """Categories and products (``client.products``)."""
 
     def categories(self) -> pd.DataFrame:
         """List the product categories (``/product/query_category``).

@@ -17,15 +17,15 @@ figures and tables, which is what unattended reports show.
 """
 
 from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
-from opslib.widgets.catalogue import CatalogueForm
 from opslib.widgets.panels import EventPanel, FleetPanel
+from opslib.widgets.products import ProductForm
 
 __all__ = [
     "ALL",
     "MAX_DROPDOWN_OPTIONS",
-    "CatalogueForm",
     "EventPanel",
     "FleetPanel",
     "Panel",
+    "ProductForm",
     "View",
 ]

@@ -203,6 +203,3 @@ class EventPanel(Panel):
         if self.device.value:
             parts.append(f"device {self.device.value}")
         return "; ".join(parts)
-
-
-# --- the catalogue form --------------------------------------------------------------------

@@ -62,7 +62,7 @@ SHOWN: dict[str, tuple[tuple[str, str], ...]] = {
         ("property_key", ANYWHERE),
     ),
     "fleet_inventory": (("category", FIGURE), ("version", FIGURE), ("sdk_version", ANYWHERE)),
-    "catalogue_upkeep": (
+    "product_upkeep": (
         ("category", FIGURE),
         ("category", ANYWHERE),
         ("category_icon", ANYWHERE),

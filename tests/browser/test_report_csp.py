@@ -41,6 +41,7 @@ HOSTILE_HTML = [
 
 def _notebook(path: Path) -> Path:
     figure = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
+    plots.use_offline_renderer(embed_plotlyjs=False)  # registers the renderer
     figure_html = pio.renderers[plots.OFFLINE_RENDERER].to_mimebundle(figure.to_dict())
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("...")

@@ -4,7 +4,8 @@
 thread loops over three writes (``/product/add`` as admin, ``/device/report`` of a seeded
 device, ``/user/update_user_info``), each with its own message_id; when the connection
 breaks it sends the *same* request again until the platform answers. The test kills the
-server with SIGKILL five times at seeded random moments and restarts it. Afterwards:
+server with SIGKILL five times, each after a seeded random number of acknowledged writes,
+and restarts it. Afterwards:
 
 - ``PRAGMA integrity_check`` is ``ok`` and the per-bucket event counts equal the events;
 - every write acknowledged with a 200 is present, exactly once (a write whose answer was
@@ -109,6 +110,14 @@ def writer(
                     break
 
 
+def wait_for_writes(ledger: Ledger, count: int, writer: threading.Thread) -> None:
+    """Return once ``count`` more writes are acknowledged: the writer is the test's clock."""
+    target = sum(map(len, ledger.acked.values())) + count
+    while sum(map(len, ledger.acked.values())) < target:
+        assert writer.is_alive(), "the writer stopped"
+        time.sleep(0.01)
+
+
 def query(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(db)
     try:
@@ -133,11 +142,12 @@ def test_sigkill_loses_no_acknowledged_write(seeded_db: Path, tmp_path: Path) ->
         rng = random.Random(SEED)
         try:
             for _ in range(KILLS):
-                time.sleep(rng.uniform(0.3, 1.5))
+                wait_for_writes(ledger, rng.randint(15, 60), thread)
+                time.sleep(rng.uniform(0.0, 0.05))  # anywhere in the next write
                 server.kill()
                 time.sleep(rng.uniform(0.0, 0.3))
                 server.start()
-            time.sleep(1.0)  # a few writes after the last restart
+            wait_for_writes(ledger, 30, thread)  # writes after the last restart
         finally:
             stop.set()
             thread.join(timeout=60)

@@ -47,10 +47,10 @@ def write_tiny_notebook(path: Path) -> Path:
             "import pandas as pd\n"
             "nb.export_frame(pd.DataFrame({'tag': tags, 'n': [n] * len(tags)}), output_dir, 'tags')"
         ),
-        nbformat.v4.new_code_cell(  # the runner's kernels skip a slow import (_imports)
-            "import sys\n"
-            "print('iri checker:', 'skipped' if sys.modules.get('rfc3987_syntax', 0) is None "
-            "else 'loaded')"
+        nbformat.v4.new_code_cell(  # what the runner's kernel was started with
+            "import os, sys\n"
+            "print('planted:', [name for name, module in sys.modules.items() if module is None])\n"
+            "print('startup file:', os.environ.get('PYTHONSTARTUP', ''))"
         ),
     ]
     path.parent.mkdir(parents=True, exist_ok=True)

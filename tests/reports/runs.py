@@ -13,10 +13,10 @@ from typing import Any
 
 from opslib.reports import RunResult, run_report
 
-REPORTS = ("fleet_inventory", "event_analysis", "catalogue_upkeep", "user_lookup")
+REPORTS = ("fleet_inventory", "event_analysis", "product_upkeep", "user_lookup")
 MODES = ("unattended", "interactive")
 # Figures each report draws in either mode.
-FIGURES = {"fleet_inventory": 5, "event_analysis": 7, "catalogue_upkeep": 1, "user_lookup": 2}
+FIGURES = {"fleet_inventory": 5, "event_analysis": 7, "product_upkeep": 1, "user_lookup": 2}
 # The demo user of the seed (about ten devices and their events).
 USER_LOOKUP = {"area_code": "1", "phone": "5550000003"}
 PARALLEL_RUNS = 3

@@ -89,7 +89,7 @@ def test_unattended_has_no_widgets_and_interactive_has_them(
     unattended = outputs(report_runs[(report, "unattended")])
     assert not any(WIDGET in o.get("data", {}) for o in unattended)
     interactive = outputs(report_runs[(report, "interactive")])
-    if report != "catalogue_upkeep":  # its form is there, but no panel
+    if report != "product_upkeep":  # its form is there, but no panel
         assert sum(WIDGET in o.get("data", {}) for o in interactive) >= 2
     else:
         assert any(WIDGET in o.get("data", {}) for o in interactive)
@@ -142,9 +142,9 @@ def test_user_lookup_masks_the_phone_only_when_unattended(
     assert status["parameters"]["phone"] == "555*****03"
 
 
-def test_catalogue_dry_run_without_a_file(
+def test_product_upkeep_dry_run_without_a_file(
     report_runs: dict[tuple[str, str], RunResult],
 ) -> None:
-    html = Path(report_runs[("catalogue_upkeep", "unattended")].html).read_text()
+    html = Path(report_runs[("product_upkeep", "unattended")].html).read_text()
     assert "No desired-state file given" in html
     assert "Dry run: nothing was changed" in html

@@ -83,7 +83,7 @@ def test_figure_labels_from_the_platform_are_escaped() -> None:
     products = pd.DataFrame(
         {"category_name": ["<i>Lamps</i>"], "status_name": ["released"], "product_id": ["p"]}
     )
-    figure = plots.catalogue_chart(products)
+    figure = plots.products_chart(products)
     assert list(figure.data[0].x) == ["&lt;i&gt;Lamps&lt;/i&gt;"]
     counts = pd.DataFrame({"version": ["<sub>1</sub>"], "devices": [4], "share": [1.0]})
     figure = plots.counts_bar(counts, "version")

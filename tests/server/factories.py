@@ -15,7 +15,7 @@ import orjson
 
 from opslib.enums import Role, UserStatus
 from opslib.server import demo, security, store
-from opslib.server.store import catalog, devices, events, tokens, users
+from opslib.server.store import devices, events, products, tokens, users
 
 BUCKET_MS = 600_000
 
@@ -108,11 +108,11 @@ def _fill(conn: sqlite3.Connection, world: World, events_per_device: int) -> Non
             nick_name=name,
         )
         world.accounts[name] = Account(name, user_id, phone, password, role)
-    catalog.insert_category(conn, category_id=1, category_name="Lighting", category_icon="i1")
-    catalog.insert_category(conn, category_id=2, category_name="Power", category_icon="i2")
-    catalog.insert_category(conn, category_id=3, category_name="Empty")
+    products.insert_category(conn, category_id=1, category_name="Lighting", category_icon="i1")
+    products.insert_category(conn, category_id=2, category_name="Power", category_icon="i2")
+    products.insert_category(conn, category_id=3, category_name="Empty")
     for product_id, category_id in (("p-lamp", 1), ("p-plug", 2), ("p-spare", 2)):
-        catalog.insert_product(
+        products.insert_product(
             conn,
             product={
                 "product_id": product_id,

@@ -9,7 +9,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from opslib.server import create_app, responses
 from opslib.server.routes import ROUTES
-from opslib.server.services import catalog
+from opslib.server.services import products
 
 from .helpers import Api
 
@@ -50,7 +50,7 @@ def test_internal_error_never_shows_a_stack_trace(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(catalog, "query_categories", boom)
+    monkeypatch.setattr(products, "query_categories", boom)
     r = api.as_user("alice", "/product/query_category", {"client_id": api.world.client_id})
     assert r.status_code == 500
     body = r.json()

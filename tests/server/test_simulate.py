@@ -21,13 +21,11 @@ def _events(db: Any) -> int:
         conn.close()
 
 
+@pytest.mark.timeout(60)  # bounded: the run stops by itself
 def test_a_short_run_reports_events_readable_back(fresh_platform: Any) -> None:
     before = _events(fresh_platform.db)
     sim = Simulator(fresh_platform.base_url, devices=5, rate=40, seconds=2.0, seed=1)
-    started = time.monotonic()
     result = sim.run()
-    elapsed = time.monotonic() - started
-    assert elapsed < 10  # bounded: stops by itself
     assert result.devices == 5
     assert result.failed_requests == 0
     assert 30 <= result.accepted <= 100  # about rate x seconds
@@ -102,15 +100,14 @@ def test_high_rates_are_batched_per_device(fresh_platform: Any) -> None:
     assert result.requests < result.accepted  # several events per request
 
 
+@pytest.mark.timeout(30)  # the run is 60 s long: only stop() ends it in time
 def test_stop_ends_a_run_early(fresh_platform: Any) -> None:
     import threading
 
     sim = Simulator(fresh_platform.base_url, devices=2, rate=10, seconds=60, seed=4)
-    threading.Timer(1.0, sim.stop).start()
-    started = time.monotonic()
-    result = sim.run()
-    assert time.monotonic() - started < 10
-    assert result.seconds < 10
+    result = sim.run(out=lambda _started: threading.Timer(0.5, sim.stop).start())
+    assert result.accepted > 0  # it was reporting when stopped
+    assert result.seconds < sim.seconds
 
 
 def test_an_unreachable_platform_fails_cleanly(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,26 +11,26 @@ from opslib.server.models import (
     QueryCategoryParams,
     QueryListByCategoryParams,
 )
-from opslib.server.services import auth, catalog
+from opslib.server.services import auth, products
 
 
 def query_category(ctx: Context, p: QueryCategoryParams) -> dict[str, Any]:
     """``/product/query_category``."""
     auth.require_client(ctx.conn, client_id=p.client_id)
-    return catalog.query_categories(ctx, client_id=p.client_id)
+    return products.query_categories(ctx, client_id=p.client_id)
 
 
 def query_list_by_category(ctx: Context, p: QueryListByCategoryParams) -> dict[str, Any]:
     """``/product/query_list_by_category``."""
     auth.require_client(ctx.conn, client_id=p.client_id)
-    return catalog.query_products(ctx, category_id=p.category_id)
+    return products.query_products(ctx, category_id=p.category_id)
 
 
 def add(ctx: Context, p: ProductAddParams) -> str:
     """``/product/add``: answers the bare product_id string."""
-    return catalog.add_product(ctx, p)
+    return products.add_product(ctx, p)
 
 
 def delete(ctx: Context, p: ProductDeleteParams) -> str:
     """``/product/delete``: answers the bare string ``"success"``."""
-    return catalog.delete_product(ctx, product_id=p.product_id)
+    return products.delete_product(ctx, product_id=p.product_id)

@@ -14,7 +14,7 @@ What it writes (every scale):
   once, with a salt drawn from the generator, and the hash string is shared by every seeded
   user with that password. A real platform never shares salts;
 - a settings row for every user;
-- a catalogue (lighting, sensors, gateways, sockets & plugs, cameras, climate) whose
+- categories (lighting, sensors, gateways, sockets & plugs, cameras, climate) whose
   products have realistic network, node, encryption, status and popularity spreads;
 - devices with MAC addresses, SDK and firmware versions (most on the latest firmware, rolled
   out during the window, a tail on older ones), network addresses, a latest-state
@@ -36,7 +36,7 @@ The stages, in the order they draw from the generator (each module one job):
 ``scales``         :class:`Scale`, :data:`SCALES`, time units, the shared ``Run``
 ``vocabulary``     names, rooms, device nouns, alarm codes, commands, JSON templates
 ``arrays``         array types and small vectorised helpers (ids, JSON booleans)
-``catalogue``      1. categories and products
+``products``       1. categories and products
 ``people``         2. users and settings
 ``fleet``          3. devices: product, owner, binding time, status, activity
 ``identity``       4. MAC, SDK, network address, nick name

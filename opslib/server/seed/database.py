@@ -13,11 +13,11 @@ from typing import Any
 
 from opslib.server import demo, store
 from opslib.server.security import sha256_hex
-from opslib.server.seed.catalogue import build_catalogue
 from opslib.server.seed.events import EventStream
 from opslib.server.seed.fleet import build_fleet
 from opslib.server.seed.identity import build_identity
 from opslib.server.seed.people import build_people
+from opslib.server.seed.products import build_products
 from opslib.server.seed.rows import binding_rows, device_rows
 from opslib.server.seed.scales import BUCKET_MS, DAY_MS, SCALES, Run
 from opslib.server.seed.specials import plan_special_events
@@ -105,12 +105,12 @@ def seed_database(
     until_iso = dt.datetime.fromtimestamp(until_ms / 1000, tz=dt.UTC).isoformat()
 
     run = Run.create(SCALES[scale], seed_value, until_ms)
-    catalogue = build_catalogue(run)
+    products = build_products(run)
     people = build_people(run)
-    fleet = build_fleet(run, catalogue, people)
-    identity = build_identity(run, catalogue, fleet)
-    specials = plan_special_events(run, catalogue, fleet)
-    stream = EventStream(run, catalogue, people, fleet, specials)
+    fleet = build_fleet(run, products, people)
+    identity = build_identity(run, products, fleet)
+    specials = plan_special_events(run, products, fleet)
+    stream = EventStream(run, products, people, fleet, specials)
 
     conn = store.connect(path)
     try:
@@ -141,13 +141,13 @@ def seed_database(
                 )
                 bulk.insert_users(conn, rows=people.user_rows)
                 bulk.insert_settings(conn, rows=people.settings_rows)
-                bulk.insert_categories(conn, rows=catalogue.category_rows)
-                bulk.insert_products(conn, rows=catalogue.product_rows)
+                bulk.insert_categories(conn, rows=products.category_rows)
+                bulk.insert_products(conn, rows=products.product_rows)
                 for day_rows in stream.days():
                     bulk.insert_events(conn, rows=day_rows)
                 bulk.insert_devices(
                     conn,
-                    rows=device_rows(run, catalogue, fleet, identity, specials, stream),
+                    rows=device_rows(run, products, fleet, identity, specials, stream),
                 )
                 bulk.insert_bindings(conn, rows=binding_rows(run, people, fleet))
                 store.create_event_indexes(conn)

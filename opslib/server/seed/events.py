@@ -26,9 +26,9 @@ from opslib.server.seed.arrays import (
     obj,
     scramble,
 )
-from opslib.server.seed.catalogue import Catalogue
 from opslib.server.seed.fleet import Fleet
 from opslib.server.seed.people import People
+from opslib.server.seed.products import Products
 from opslib.server.seed.properties import property_json
 from opslib.server.seed.scales import DAY_MS, HOUR_MS, LOCAL_UTC_OFFSET_H, MINUTE_MS, Run
 from opslib.server.seed.specials import SpecialEvents
@@ -47,7 +47,7 @@ class EventStream:
     ----------
     run
         The shared state of this seed.
-    catalogue, people, fleet, specials
+    products, people, fleet, specials
         What the earlier stages made.
 
     Attributes
@@ -63,13 +63,13 @@ class EventStream:
     def __init__(
         self,
         run: Run,
-        catalogue: Catalogue,
+        products: Products,
         people: People,
         fleet: Fleet,
         specials: SpecialEvents,
     ) -> None:
         self.run = run
-        self.cats = catalogue.cats
+        self.cats = products.cats
         self.people = people
         self.fleet = fleet
         self.specials = specials

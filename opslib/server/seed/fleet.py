@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from opslib.server.seed.arrays import I64, BoolArray, FloatArray, IntArray, ObjArray, unique_ids
-from opslib.server.seed.catalogue import NODE_GATEWAY, NODE_SUB_DEVICE, Catalogue
 from opslib.server.seed.people import People
+from opslib.server.seed.products import NODE_GATEWAY, NODE_SUB_DEVICE, Products
 from opslib.server.seed.scales import DAY_MS, HOUR_MS, MINUTE_MS, Run
 from opslib.server.seed.vocabulary import CLIMATE_MODES
 
@@ -37,7 +37,7 @@ class Fleet:
     ids
         ``device_id`` of each device.
     product, kind_code, kind
-        Product index, category index (into ``Catalogue.cats``) and category kind.
+        Product index, category index (into ``Products.cats``) and category kind.
     owner
         User index, -1 for unbound stock.
     is_sub
@@ -85,15 +85,15 @@ class Fleet:
     noisy_share: FloatArray
 
 
-def build_fleet(run: Run, catalogue: Catalogue, people: People) -> Fleet:
+def build_fleet(run: Run, products: Products, people: People) -> Fleet:
     """Generate the devices' products, owners, binding times, status and activity.
 
     Parameters
     ----------
     run
         The shared state of this seed.
-    catalogue
-        The products (from :func:`~opslib.server.seed.catalogue.build_catalogue`).
+    products
+        The products (from :func:`~opslib.server.seed.products.build_products`).
     people
         The users (from :func:`~opslib.server.seed.people.build_people`).
 
@@ -108,14 +108,14 @@ def build_fleet(run: Run, catalogue: Catalogue, people: People) -> Fleet:
     n_stock = max(1, round(0.01 * n))
     n_bound = n - n_stock
     n_demo = min(10, n_bound)
-    product, owner = _products_and_owners(run, catalogue, people, n_bound, n_demo)
-    cat = catalogue.product_cat[product]
-    is_sub = catalogue.product_node[product] == NODE_SUB_DEVICE
+    product, owner = _products_and_owners(run, products, people, n_bound, n_demo)
+    cat = products.product_cat[product]
+    is_sub = products.product_node[product] == NODE_SUB_DEVICE
     bind, created = _binding_times(run, people, owner, n_bound, n_demo)
     ever = _ever_online(run, n_bound, n_demo)
     status, t0, t1, dormant = _status_and_span(run, bind, ever, n_demo)
 
-    cats = catalogue.cats
+    cats = products.cats
     kinds = np.array([c.kind for c in cats], dtype=object)
     weight = rng.lognormal(0.0, 1.0, n) * np.array([c.activity for c in cats])[cat]
     weight[:n_demo] *= 2.0
@@ -153,15 +153,15 @@ def build_fleet(run: Run, catalogue: Catalogue, people: People) -> Fleet:
 
 
 def _products_and_owners(
-    run: Run, catalogue: Catalogue, people: People, n_bound: int, n_demo: int
+    run: Run, products: Products, people: People, n_bound: int, n_demo: int
 ) -> tuple[IntArray, IntArray]:
     """Each device's product and owner (-1: stock); owners of sub-devices get a gateway."""
     rng, n = run.rng, run.scale.devices
-    released = np.flatnonzero(catalogue.product_status == 1)
+    released = np.flatnonzero(products.product_status == 1)
 
     # Products: the demo user's ~10 devices are a hand-picked household.
-    product = rng.choice(len(catalogue.product_ids), size=n, p=catalogue.product_weight)
-    product[:n_demo] = _demo_products(catalogue, released, n_demo)
+    product = rng.choice(len(products.product_ids), size=n, p=products.product_weight)
+    product[:n_demo] = _demo_products(products, released, n_demo)
 
     # Owners: the plain users (index 3..) own devices with heavy-tailed household sizes.
     owner = np.full(n, -1, dtype=I64)
@@ -174,8 +174,8 @@ def _products_and_owners(
         owner[n_demo:n_bound] = 2
 
     # Every owner of a sub-device also owns a gateway: convert one of their devices.
-    node = catalogue.product_node[product]
-    gateways = released[catalogue.product_node[released] == NODE_GATEWAY]
+    node = products.product_node[product]
+    gateways = released[products.product_node[released] == NODE_GATEWAY]
     if len(gateways):
         bound_idx = np.arange(n_bound)
         has_sub = np.bincount(
@@ -192,21 +192,21 @@ def _products_and_owners(
     return product, owner
 
 
-def _demo_products(catalogue: Catalogue, released: IntArray, n_demo: int) -> IntArray:
+def _demo_products(products: Products, released: IntArray, n_demo: int) -> IntArray:
     """A household: one gateway, then released products of the other categories in turn."""
-    node_of, cat_of = catalogue.product_node, catalogue.product_cat
+    node_of, cat_of = products.product_node, products.product_cat
     picks: list[int] = []
     gateways = [int(p) for p in released if node_of[p] == NODE_GATEWAY]
     if gateways:
         picks.append(gateways[0])
     by_cat = [
         [int(p) for p in released if cat_of[p] == ci and node_of[p] != NODE_GATEWAY]
-        for ci in range(len(catalogue.cats))
+        for ci in range(len(products.cats))
     ]
     for round_no in range(max(len(lst) for lst in by_cat)):
         picks += [lst[round_no] for lst in by_cat if round_no < len(lst)]
     picks = picks or [int(released[0])]
-    while len(picks) < n_demo:  # a tiny catalogue: repeat products
+    while len(picks) < n_demo:  # few products: repeat them
         picks += picks
     return np.array(picks[:n_demo], dtype=I64)
 

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from opslib.server.seed.arrays import I64
-from opslib.server.seed.catalogue import (
+from opslib.server.seed.fleet import Fleet
+from opslib.server.seed.products import (
     NET_BLE,
     NET_CELLULAR,
     NET_ETHERNET,
     NET_WIFI,
     NET_ZIGBEE,
-    Catalogue,
+    Products,
 )
-from opslib.server.seed.fleet import Fleet
 from opslib.server.seed.scales import Run
 from opslib.server.seed.vocabulary import DEVICE_NOUNS, ROOMS
 
@@ -54,14 +54,14 @@ class DeviceIdentity:
     nick: list[str]
 
 
-def build_identity(run: Run, catalogue: Catalogue, fleet: Fleet) -> DeviceIdentity:
+def build_identity(run: Run, products: Products, fleet: Fleet) -> DeviceIdentity:
     """Generate MAC, SDK, network address and nick name of every device.
 
     Parameters
     ----------
     run
         The shared state of this seed.
-    catalogue
+    products
         The products.
     fleet
         The devices (from :func:`~opslib.server.seed.fleet.build_fleet`).
@@ -74,7 +74,7 @@ def build_identity(run: Run, catalogue: Catalogue, fleet: Fleet) -> DeviceIdenti
     rng = run.rng
     n, n_bound, n_demo = fleet.n, fleet.n_bound, fleet.n_demo
     product = fleet.product
-    n_prod = len(catalogue.product_ids)
+    n_prod = len(products.product_ids)
     oui = rng.integers(0, 1 << 24, n_prod) & 0xFCFFFF  # unicast, globally administered
     nic = np.zeros(n, dtype=I64)
     for p in range(n_prod):
@@ -86,7 +86,7 @@ def build_identity(run: Run, catalogue: Catalogue, fleet: Fleet) -> DeviceIdenti
         ":".join(f"{(m >> sh) & 0xFF:02X}" for sh in (40, 32, 24, 16, 8, 0))
         for m in mac_int.tolist()
     ]
-    net = catalogue.product_net[product]
+    net = products.product_net[product]
     sdk = np.empty(n, dtype=object)
     for net_type, releases in SDK_RELEASES.items():
         members = np.flatnonzero(net == net_type)

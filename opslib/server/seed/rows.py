@@ -14,11 +14,11 @@ import numpy as np
 
 from opslib.server.security import demo_device_secret, sha256_hex
 from opslib.server.seed.arrays import I64, obj
-from opslib.server.seed.catalogue import Catalogue
 from opslib.server.seed.events import EventStream
 from opslib.server.seed.fleet import Fleet
 from opslib.server.seed.identity import DeviceIdentity
 from opslib.server.seed.people import People
+from opslib.server.seed.products import Products
 from opslib.server.seed.properties import property_json
 from opslib.server.seed.scales import DAY_MS, HOUR_MS, MINUTE_MS, Run
 from opslib.server.seed.specials import SpecialEvents
@@ -28,7 +28,7 @@ __all__ = ["binding_rows", "device_rows"]
 
 def device_rows(
     run: Run,
-    catalogue: Catalogue,
+    products: Products,
     fleet: Fleet,
     identity: DeviceIdentity,
     specials: SpecialEvents,
@@ -43,7 +43,7 @@ def device_rows(
     ----------
     run
         The shared state of this seed.
-    catalogue, fleet, identity, specials
+    products, fleet, identity, specials
         What the earlier stages made.
     stream
         The exhausted event stream (each device's latest event and property report).
@@ -63,7 +63,7 @@ def device_rows(
     last_seen = np.where(no_events, np.where(f.dormant, f.t1, before), last_seen)
     props = stream.last_props.copy()
     missing = np.flatnonzero(f.ever_online & np.array([p is None for p in props.tolist()]))
-    for ci, cat in enumerate(catalogue.cats):
+    for ci, cat in enumerate(products.cats):
         idx = missing[f.kind_code[missing] == ci]
         if len(idx):
             reports = property_json(run, f, specials.gaps, cat.kind, idx, last_seen[idx])
@@ -76,7 +76,7 @@ def device_rows(
             (
                 dev_id,
                 sha256_hex(demo_device_secret(dev_id)),
-                catalogue.product_ids[f.product[i]],
+                products.product_ids[f.product[i]],
                 int(f.kind_code[i]) + 1,
                 identity.mac[i],
                 identity.sdk[i],

@@ -14,9 +14,9 @@ import numpy as np
 
 from opslib.enums import DeviceStatus, EventType
 from opslib.server.seed.arrays import I64, BoolArray, FloatArray, IntArray, ObjArray, obj
-from opslib.server.seed.catalogue import Catalogue
 from opslib.server.seed.downtime import Gaps, plan_gaps
 from opslib.server.seed.fleet import Fleet
+from opslib.server.seed.products import Products
 from opslib.server.seed.scales import HOUR_MS, Run
 from opslib.server.seed.vocabulary import FAULTS, OFFLINE_REASONS, alarm_table, choice_table
 
@@ -49,14 +49,14 @@ class SpecialEvents:
     bulk_total: int
 
 
-def plan_special_events(run: Run, catalogue: Catalogue, fleet: Fleet) -> SpecialEvents:
+def plan_special_events(run: Run, products: Products, fleet: Fleet) -> SpecialEvents:
     """Draw the downtime episodes, the firmware rollout and the final downs.
 
     Parameters
     ----------
     run
         The shared state of this seed.
-    catalogue
+    products
         The categories (their firmware releases).
     fleet
         The devices.
@@ -74,7 +74,7 @@ def plan_special_events(run: Run, catalogue: Catalogue, fleet: Fleet) -> Special
     rng, f, s = run.rng, fleet, run.scale
     in_window = f.ever_online & ~f.dormant
     gaps, g_fault = plan_gaps(run, fleet)
-    firmware, up_dev, up_ts, up_props = _firmware_rollout(run, catalogue, fleet, gaps)
+    firmware, up_dev, up_ts, up_props = _firmware_rollout(run, products, fleet, gaps)
 
     # Final downs (offline devices: an offline event; faulty ones: a fault alarm).
     fin_dev = np.flatnonzero(in_window & (f.status != 1))
@@ -132,7 +132,7 @@ def plan_special_events(run: Run, catalogue: Catalogue, fleet: Fleet) -> Special
 
 
 def _firmware_rollout(
-    run: Run, catalogue: Catalogue, fleet: Fleet, gaps: Gaps
+    run: Run, products: Products, fleet: Fleet, gaps: Gaps
 ) -> tuple[list[str], IntArray, IntArray, list[str]]:
     """Firmware: releases per category, the last one rolled out 40 % into the window.
 
@@ -143,7 +143,7 @@ def _firmware_rollout(
     in_window = f.ever_online & ~f.dormant
     dev_all = np.arange(n)
     release = run.start + int(0.4 * run.window)
-    n_rel = np.array([len(c.firmware) for c in catalogue.cats])[f.kind_code]
+    n_rel = np.array([len(c.firmware) for c in products.cats])[f.kind_code]
     back = np.minimum(rng.choice(3, size=n, p=[0.75, 0.2, 0.05]) + 1, n_rel - 1)
     prior = n_rel - 1 - back
     eligible = in_window & (f.bind < release) & (f.t1 > release + HOUR_MS)
@@ -158,7 +158,7 @@ def _firmware_rollout(
     shipped = np.where(f.ever_online, f.bind, f.created) >= release
     latest = up | shipped
     fw_index = np.where(latest, n_rel - 1, prior)
-    fw_names = [c.firmware for c in catalogue.cats]
+    fw_names = [c.firmware for c in products.cats]
     firmware = [
         fw_names[c][v] for c, v in zip(f.kind_code.tolist(), fw_index.tolist(), strict=True)
     ]

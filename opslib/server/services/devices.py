@@ -12,8 +12,8 @@ from opslib.server import security
 from opslib.server.context import Context
 from opslib.server.errors import ApiError, too_many
 from opslib.server.models import BindParams, QueryByUserParams, UpdateInfoParams
-from opslib.server.store import catalog as catalog_store
 from opslib.server.store import devices as devices_store
+from opslib.server.store import products as products_store
 from opslib.server.store import users as users_store
 from opslib.server.store.devices import DEVICE_VIEW_COLUMNS
 
@@ -117,7 +117,7 @@ def bind(ctx: Context, p: BindParams) -> dict[str, Any]:
         raise ApiError(403, "params.status: set by the platform; a bound device starts at 0")
     if p.owned is not None and p.owned != Owned.OWNER:
         raise ApiError(403, "params.owned: must be 1; sharing is not offered by this operation")
-    product = catalog_store.get_product(ctx.conn, product_id=p.product_id)
+    product = products_store.get_product(ctx.conn, product_id=p.product_id)
     if product is None:
         raise ApiError(404, "params.product_id: product not found")
     if p.category_id is not None and int(p.category_id) != product["category_id"]:

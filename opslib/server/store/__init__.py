@@ -1,7 +1,7 @@
 """SQLite storage of the reference platform.
 
 Every SQL statement lives in this package, in keyword-only functions grouped by table
-(``users``, ``tokens``, ``catalog``, ``devices``, ``events``, ...). This module opens the
+(``users``, ``tokens``, ``products``, ``devices``, ``events``, ...). This module opens the
 database, creates the schema, and gives write transactions their ``BEGIN IMMEDIATE``.
 """
 

@@ -1,4 +1,4 @@
-"""client.products on the real platform: categories, the catalogue, bulk add and delete."""
+"""client.products on the real platform: categories, products, bulk add and delete."""
 
 from __future__ import annotations
 

@@ -101,7 +101,7 @@ def test_delete_product_in_use_is_409(api: Api) -> None:
     ("path", "params"),
     [("/product/add", NEW_PRODUCT), ("/product/delete", {"product_id": "p-spare"})],
 )
-def test_only_admin_edits_the_catalogue(
+def test_only_admin_edits_the_products(
     api: Api, name: str, path: str, params: dict[str, Any]
 ) -> None:
     r = api.as_user(name, path, params)

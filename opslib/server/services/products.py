@@ -8,18 +8,18 @@ from opslib.server import security
 from opslib.server.context import Context, gmt
 from opslib.server.errors import ApiError
 from opslib.server.models import ProductAddParams
-from opslib.server.store import catalog as catalog_store
+from opslib.server.store import products as products_store
 
 
 def query_categories(ctx: Context, *, client_id: str) -> dict[str, Any]:
-    return {"client_id": client_id, "category_list": catalog_store.list_categories(ctx.conn)}
+    return {"client_id": client_id, "category_list": products_store.list_categories(ctx.conn)}
 
 
 def query_products(ctx: Context, *, category_id: int) -> dict[str, Any]:
-    category = catalog_store.get_category(ctx.conn, category_id=category_id)
+    category = products_store.get_category(ctx.conn, category_id=category_id)
     if category is None:
         raise ApiError(404, "params.category_id: category not found")
-    products = catalog_store.list_products(ctx.conn, category_id=category_id)
+    products = products_store.list_products(ctx.conn, category_id=category_id)
     for product in products:
         product["gmt_create"] = gmt(product["gmt_create"])
         product["gmt_modified"] = gmt(product["gmt_modified"])
@@ -33,21 +33,21 @@ def query_products(ctx: Context, *, category_id: int) -> dict[str, Any]:
 
 def add_product(ctx: Context, p: ProductAddParams) -> str:
     """Create a product; the answer is its product_id (a bare JSON string)."""
-    if catalog_store.get_category(ctx.conn, category_id=p.category_id) is None:
+    if products_store.get_category(ctx.conn, category_id=p.category_id) is None:
         raise ApiError(404, "params.category_id: category not found")
-    if catalog_store.get_product(ctx.conn, product_id=p.product_id) is not None:
+    if products_store.get_product(ctx.conn, product_id=p.product_id) is not None:
         raise ApiError(409, "params.product_id: already exists")
     product = p.model_dump(exclude={"access_token", "product_secret"})
     product["secret_hash"] = security.sha256_hex(p.product_secret)
-    catalog_store.insert_product(ctx.conn, product=product, now=ctx.now)
+    products_store.insert_product(ctx.conn, product=product, now=ctx.now)
     return p.product_id
 
 
 def delete_product(ctx: Context, *, product_id: str) -> str:
     """Delete a product no device uses; the answer is ``"success"``."""
-    if catalog_store.get_product(ctx.conn, product_id=product_id) is None:
+    if products_store.get_product(ctx.conn, product_id=product_id) is None:
         raise ApiError(404, "params.product_id: product not found")
-    if catalog_store.product_in_use(ctx.conn, product_id=product_id):
+    if products_store.product_in_use(ctx.conn, product_id=product_id):
         raise ApiError(409, "params.product_id: devices still use this product")
-    catalog_store.delete_product(ctx.conn, product_id=product_id)
+    products_store.delete_product(ctx.conn, product_id=product_id)
     return "success"

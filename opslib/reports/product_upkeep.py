@@ -1,4 +1,4 @@
-"""Apply a catalogue plan (:func:`opslib.analysis.plan_catalogue`) and keep an audit log.
+"""Apply a product plan (:func:`opslib.analysis.plan_products`) and keep an audit log.
 
 Applying executes exactly the plan: adds; deletes and the delete-then-add of a replace
 only with ``allow_delete``; blocked rows (devices still use the product, or no secret to
@@ -17,18 +17,18 @@ from typing import Any
 
 import pandas as pd
 
-from opslib.analysis.catalogue import (
-    CATALOGUE_COLUMNS,
-    CatalogueCheck,
-    plan_catalogue,
-    read_catalogue,
-    validate_catalogue,
+from opslib.analysis.products import (
+    PRODUCT_COLUMNS,
+    ProductFileCheck,
+    plan_products,
+    read_product_file,
+    validate_product_file,
 )
 
 __all__ = [
     "AUDIT_COLUMNS",
     "OUTCOME_COLUMNS",
-    "CatalogueRefused",
+    "ProductFileRefused",
     "append_audit_log",
     "apply_if_asked",
     "apply_plan",
@@ -68,7 +68,7 @@ def _missing(value: Any) -> bool:
 
 def _add_item(row: pd.Series) -> dict[str, Any]:
     item: dict[str, Any] = {}
-    for name in CATALOGUE_COLUMNS:
+    for name in PRODUCT_COLUMNS:
         value: Any = row.get(name)
         if _missing(value) or (name == "product_icon" and value == ""):
             continue
@@ -101,7 +101,7 @@ def _write(frame: pd.DataFrame, pid: str, action: str, step: str) -> dict[str, A
 def apply_plan(
     client: Any, plan: pd.DataFrame, desired: pd.DataFrame, *, allow_delete: bool = False
 ) -> pd.DataFrame:
-    """Execute a catalogue plan through the client (an admin connection).
+    """Execute a product plan through the client (an admin connection).
 
     Parameters
     ----------
@@ -109,7 +109,7 @@ def apply_plan(
         ``opslib.connect(...)`` as an admin (product writes need it; others fail with 403,
         recorded per row).
     plan
-        :func:`opslib.analysis.plan_catalogue`.
+        :func:`opslib.analysis.plan_products`.
     desired
         The valid desired rows (they carry the secrets of products to add).
     allow_delete
@@ -172,7 +172,7 @@ def append_audit_log(
 
     Examples
     --------
-    >>> append_audit_log("catalogue_audit.csv", outcome, who=client.user_id)  # doctest: +SKIP
+    >>> append_audit_log("product_audit.csv", outcome, who=client.user_id)  # doctest: +SKIP
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -199,55 +199,55 @@ def append_audit_log(
     return target
 
 
-# --- what the catalogue notebook calls ---------------------------------------------------
+# --- what the product_upkeep notebook calls ----------------------------------------------
 
 
-class CatalogueRefused(RuntimeError):
+class ProductFileRefused(RuntimeError):
     """apply=True with a desired-state file that has problems (or none given)."""
 
 
-def audit_path(audit_log: str, catalogue_path: str) -> Path:
-    """The audit CSV: ``audit_log``, else ``catalogue_audit.csv`` beside the desired file,
+def audit_path(audit_log: str, products_path: str) -> Path:
+    """The audit CSV: ``audit_log``, else ``product_audit.csv`` beside the desired file,
     else in the current directory."""
     if audit_log:
         return Path(audit_log)
-    if catalogue_path:
-        return Path(catalogue_path).parent / "catalogue_audit.csv"
-    return Path("catalogue_audit.csv")
+    if products_path:
+        return Path(products_path).parent / "product_audit.csv"
+    return Path("product_audit.csv")
 
 
-def check_file(catalogue_path: str, categories: pd.DataFrame) -> CatalogueCheck | None:
+def check_file(products_path: str, categories: pd.DataFrame) -> ProductFileCheck | None:
     """Validate the desired-state file, or None when no path is given."""
-    if not catalogue_path:
+    if not products_path:
         return None
-    return validate_catalogue(read_catalogue(catalogue_path), categories)
+    return validate_product_file(read_product_file(products_path), categories)
 
 
-def check_summary(check: CatalogueCheck | None, catalogue_path: str) -> str:
+def check_summary(check: ProductFileCheck | None, products_path: str) -> str:
     """One Markdown sentence about the validation."""
     if check is None:
-        return "No desired-state file given (`catalogue_path`): nothing to validate or plan."
+        return "No desired-state file given (`products_path`): nothing to validate or plan."
     rows = len(check.desired) + check.problems["row"].dropna().nunique()
     if check.ok:
-        return f"`{catalogue_path}`: {rows} rows, no problem."
+        return f"`{products_path}`: {rows} rows, no problem."
     bad_rows = check.problems["row"].dropna().nunique()
     return (
-        f"`{catalogue_path}`: **{len(check.problems)} problems** in {bad_rows} rows (and the "
+        f"`{products_path}`: **{len(check.problems)} problems** in {bad_rows} rows (and the "
         "header when its row is empty), listed below. The file is refused as a whole: "
         "nothing is applied until every problem is fixed."
     )
 
 
 def plan_for(
-    check: CatalogueCheck | None, products: pd.DataFrame, devices: pd.DataFrame
+    check: ProductFileCheck | None, products: pd.DataFrame, devices: pd.DataFrame
 ) -> pd.DataFrame:
     """The plan of a valid file; an empty plan when there is no file or it has problems."""
     if check is None or not check.ok:
-        return plan_catalogue(_NO_ROWS, products.iloc[0:0])
-    return plan_catalogue(check.desired, products, devices=devices)
+        return plan_products(_NO_ROWS, products.iloc[0:0])
+    return plan_products(check.desired, products, devices=devices)
 
 
-_NO_ROWS = pd.DataFrame({name: pd.Series([], dtype="string") for name in CATALOGUE_COLUMNS})
+_NO_ROWS = pd.DataFrame({name: pd.Series([], dtype="string") for name in PRODUCT_COLUMNS})
 
 
 def plan_summary(plan: pd.DataFrame) -> str:
@@ -266,7 +266,7 @@ def plan_summary(plan: pd.DataFrame) -> str:
 
 def apply_if_asked(
     client: Any,
-    check: CatalogueCheck | None,
+    check: ProductFileCheck | None,
     plan: pd.DataFrame,
     *,
     apply: bool,
@@ -277,16 +277,16 @@ def apply_if_asked(
 
     Raises
     ------
-    CatalogueRefused
+    ProductFileRefused
         ``apply`` without a file, or with a file that has problems: nothing is changed.
     """
     if not apply:
         _say("Dry run: nothing was changed. Run with `apply=True` to execute the plan.")
         return pd.DataFrame({c: pd.Series([], dtype="string") for c in OUTCOME_COLUMNS})
     if check is None:
-        raise CatalogueRefused("apply=True needs catalogue_path: there is no plan to apply")
+        raise ProductFileRefused("apply=True needs products_path: there is no plan to apply")
     if not check.ok:
-        raise CatalogueRefused(
+        raise ProductFileRefused(
             f"the desired-state file has {len(check.problems)} problems (listed above); "
             "nothing was applied"
         )
@@ -302,7 +302,7 @@ def apply_if_asked(
 
 
 def form_audit(audit_log: Path, who: str) -> Any:
-    """A ``CatalogueForm`` ``on_write`` callback that appends each write to the audit log."""
+    """A ``ProductForm`` ``on_write`` callback that appends each write to the audit log."""
 
     def write(action: str, result: pd.DataFrame) -> None:
         rows = [

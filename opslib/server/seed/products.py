@@ -1,4 +1,4 @@
-"""The catalogue stage: categories and products with realistic network, node, encryption,
+"""The products stage: categories and products with realistic network, node, encryption,
 status and popularity spreads, and each product's share of the fleet.
 """
 
@@ -25,9 +25,9 @@ __all__ = [
     "NODE_DIRECT",
     "NODE_GATEWAY",
     "NODE_SUB_DEVICE",
-    "Catalogue",
     "Category",
-    "build_catalogue",
+    "Products",
+    "build_products",
 ]
 
 
@@ -103,8 +103,8 @@ CATEGORIES: tuple[Category, ...] = (
 
 
 @dataclass(frozen=True)
-class Catalogue:
-    """What the catalogue stage made: table rows and per-product arrays (index = product).
+class Products:
+    """What the products stage made: table rows and per-product arrays (index = product).
 
     Attributes
     ----------
@@ -131,7 +131,7 @@ class Catalogue:
     product_weight: FloatArray
 
 
-def build_catalogue(run: Run) -> Catalogue:
+def build_products(run: Run) -> Products:
     """Generate the categories and products of ``run.scale`` (the first stage).
 
     Parameters
@@ -141,7 +141,7 @@ def build_catalogue(run: Run) -> Catalogue:
 
     Returns
     -------
-    Catalogue
+    Products
         Rows for the tables and the per-product arrays later stages read.
     """
     rng, s = run.rng, run.scale
@@ -204,7 +204,7 @@ def build_catalogue(run: Run) -> Catalogue:
         in_cat = product_cat == ci
         if w[in_cat].sum() > 0:
             w[in_cat] *= cat_w[ci] / w[in_cat].sum()
-    return Catalogue(
+    return Products(
         cats=cats,
         category_rows=category_rows,
         product_rows=rows,

@@ -1,4 +1,4 @@
-"""Catalogue upkeep against a platform of each test's own: dry run, apply, refusal, form."""
+"""Product upkeep against a platform of each test's own: dry run, apply, refusal, form."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from opslib import analysis, widgets
 from opslib.reports import RunResult, run_report
-from opslib.reports.catalogue import apply_plan
+from opslib.reports.product_upkeep import apply_plan
 
 from .runs import CELL_TIMEOUT, RUN_TIMEOUT, platform_env
 
@@ -23,8 +23,8 @@ FIELDS = [
 USED = "p-light-01"  # devices use it: the platform refuses to delete it
 
 
-def catalogue_rows(client: Any) -> list[dict[str, Any]]:
-    """The platform's catalogue as desired-state rows (no secrets: it never shows them)."""
+def product_rows(client: Any) -> list[dict[str, Any]]:
+    """The platform's products as desired-state rows (no secrets: it never shows them)."""
     products = client.products.list()
     return [
         {**{f: r.get(f, "") for f in FIELDS}, "product_secret": ""}
@@ -72,8 +72,8 @@ def admin_platform(platform_factory: Callable[..., Any]) -> Any:
 
 
 def desired_changes(client: Any) -> list[dict[str, Any]]:
-    """The catalogue with: one product renamed, one dropped, one in-use dropped, one new."""
-    rows = [r for r in catalogue_rows(client) if r["product_id"] not in ("p-test-drop", USED)]
+    """The products with: one renamed, one dropped, one in-use dropped, one new."""
+    rows = [r for r in product_rows(client) if r["product_id"] not in ("p-test-drop", USED)]
     for row in rows:
         if row["product_id"] == "p-test-edit":
             row.update(product_name="Edited", product_secret="edit-secret-2")
@@ -85,9 +85,9 @@ def desired_changes(client: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def run_catalogue(platform: Any, out: Path, role: str, **params: Any) -> RunResult:
+def run_upkeep(platform: Any, out: Path, role: str, **params: Any) -> RunResult:
     return run_report(
-        "catalogue_upkeep",
+        "product_upkeep",
         params,
         out_dir=out,
         env=platform_env(platform, role),
@@ -100,7 +100,7 @@ def test_dry_run_shows_the_plan_and_changes_nothing(admin_platform: Any, tmp_pat
     admin = admin_platform.connect("admin")
     before = snapshot(admin)
     desired = write_csv(tmp_path / "desired.csv", desired_changes(admin))
-    result = run_catalogue(admin_platform, tmp_path / "out", "admin", catalogue_path=str(desired))
+    result = run_upkeep(admin_platform, tmp_path / "out", "admin", products_path=str(desired))
     assert result.outcome == "ok", result.summary()
     pd.testing.assert_frame_equal(snapshot(admin), before)
     html = Path(result.html).read_text()
@@ -109,7 +109,7 @@ def test_dry_run_shows_the_plan_and_changes_nothing(admin_platform: Any, tmp_pat
     assert "1 blocked" in html
     assert "refuses to delete it (409)" in html
     assert "edit-secret-2" not in html  # secrets never shown
-    assert not (tmp_path / "catalogue_audit.csv").exists()
+    assert not (tmp_path / "product_audit.csv").exists()
 
 
 def test_apply_changes_exactly_the_plan_and_keeps_an_audit_log(
@@ -118,9 +118,9 @@ def test_apply_changes_exactly_the_plan_and_keeps_an_audit_log(
     admin = admin_platform.connect("admin")
     before = snapshot(admin).set_index("product_id")
     desired = write_csv(tmp_path / "desired.csv", desired_changes(admin))
-    result = run_catalogue(
+    result = run_upkeep(
         admin_platform, tmp_path / "out", "admin",
-        catalogue_path=str(desired), apply=True, allow_delete=True,
+        products_path=str(desired), apply=True, allow_delete=True,
     )  # fmt: skip
     assert result.outcome == "ok", result.summary()
     after = snapshot(admin).set_index("product_id")
@@ -132,7 +132,7 @@ def test_apply_changes_exactly_the_plan_and_keeps_an_audit_log(
     untouched = before.index.difference(["p-test-drop", "p-test-edit"])
     pd.testing.assert_frame_equal(after.loc[untouched], before.loc[untouched])
     assert set(after.index) == set(before.index) - {"p-test-drop"} | {"p-test-new"}
-    log = list(csv.DictReader((tmp_path / "catalogue_audit.csv").open()))
+    log = list(csv.DictReader((tmp_path / "product_audit.csv").open()))
     steps = {(r["product_id"], r["action"], r["result"]) for r in log}
     assert steps == {
         ("p-test-new", "add:add", "done"),
@@ -143,17 +143,17 @@ def test_apply_changes_exactly_the_plan_and_keeps_an_audit_log(
     }
     assert {r["who"] for r in log} == {str(admin.user_id)}
     assert all(r["when"] for r in log)
-    assert "secret" not in (tmp_path / "catalogue_audit.csv").read_text()
+    assert "secret" not in (tmp_path / "product_audit.csv").read_text()
 
 
 def test_apply_without_allow_delete_only_adds(admin_platform: Any) -> None:
     admin = admin_platform.connect("admin")
-    check = analysis.validate_catalogue(
+    check = analysis.validate_product_file(
         pd.DataFrame(desired_changes(admin)).astype(str).replace({"<NA>": "", "None": ""}),
         admin.products.categories(),
     )
     assert check.ok, check.problems
-    plan = analysis.plan_catalogue(
+    plan = analysis.plan_products(
         check.desired, admin.products.list(), devices=admin.devices.list()
     )
     outcome = apply_plan(admin, plan, check.desired, allow_delete=False)
@@ -174,30 +174,30 @@ def test_a_bad_file_is_refused_row_by_row_and_nothing_changes(
     rows[1]["category_id"] = 99
     rows.append(dict(rows[2]))  # a duplicate product_id
     desired = write_csv(tmp_path / "bad.csv", rows)
-    result = run_catalogue(
+    result = run_upkeep(
         admin_platform, tmp_path / "out", "admin",
-        catalogue_path=str(desired), apply=True, allow_delete=True,
+        products_path=str(desired), apply=True, allow_delete=True,
     )  # fmt: skip
     assert result.outcome == "failed"
     assert result.error is not None
-    assert result.error["ename"] == "CatalogueRefused"
+    assert result.error["ename"] == "ProductFileRefused"
     assert "3 problems" in result.error["evalue"]
     pd.testing.assert_frame_equal(snapshot(admin), before)
     html = Path(result.html).read_text()
     assert "not one of 1 (Wi-Fi)" in html
     assert "unknown category; known: 1 (Lighting)" in html
     assert "duplicate product_id, first on row 3" in html
-    assert not (tmp_path / "catalogue_audit.csv").exists()
+    assert not (tmp_path / "product_audit.csv").exists()
 
 
 def test_the_form_adds_and_deletes_after_confirmation_on_the_platform(
     admin_platform: Any, tmp_path: Path
 ) -> None:
-    from opslib.reports.catalogue import form_audit
+    from opslib.reports.product_upkeep import form_audit
 
     admin = admin_platform.connect("admin")
     log = tmp_path / "audit.csv"
-    form = widgets.CatalogueForm(
+    form = widgets.ProductForm(
         admin, admin.products.categories(), admin.products.list(),
         on_write=form_audit(log, who=admin.user_id),
     )  # fmt: skip

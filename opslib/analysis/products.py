@@ -1,12 +1,12 @@
-"""The product catalogue as desired state: validate a CSV, then plan the changes.
+"""The products as desired state: validate a CSV, then plan the changes.
 
-A desired-state file lists the whole catalogue, one product per row. Validation names
+A desired-state file lists every product, one per row. Validation names
 every problem by row and column; the plan compares the valid file with the platform's
 products. The platform cannot update a product in place (there is no such operation), so
 a product whose fields differ must be deleted and added again, and the platform refuses to
 delete a product that devices still use (409): the plan marks those rows as blocked.
 
-Executing a plan needs the client and lives in :mod:`opslib.reports.catalogue`.
+Executing a plan needs the client and lives in :mod:`opslib.reports.product_upkeep`.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ import pandas as pd
 from opslib import enums
 
 __all__ = [
-    "CATALOGUE_COLUMNS",
     "COMPARED_FIELDS",
+    "PRODUCT_COLUMNS",
     "SECRET_MASK",
-    "CatalogueCheck",
-    "plan_catalogue",
-    "read_catalogue",
-    "validate_catalogue",
+    "ProductFileCheck",
+    "plan_products",
+    "read_product_file",
+    "validate_product_file",
 ]
 
 SECRET_MASK = "********"  # noqa: S105 - what a hidden secret looks like
@@ -48,7 +48,7 @@ class _Rule:
     hint: str = ""
 
 
-CATALOGUE_COLUMNS: dict[str, _Rule] = {
+PRODUCT_COLUMNS: dict[str, _Rule] = {
     "product_id": _Rule(required=True, pattern=_PRODUCT_ID, hint="1..64 of A-Z a-z 0-9 _ . -"),
     "product_name": _Rule(required=True, low=1, high=128),
     "category_id": _Rule(required=True, kind="int", low=1),
@@ -86,8 +86,8 @@ _PROBLEM_COLUMNS = {
 
 
 @dataclass(frozen=True)
-class CatalogueCheck:
-    """The outcome of :func:`validate_catalogue`.
+class ProductFileCheck:
+    """The outcome of :func:`validate_product_file`.
 
     ``desired`` holds the rows without problems, typed; ``problems`` one row per problem
     (``row`` is the 1-based data row, ``line`` the file line with the header as line 1).
@@ -106,12 +106,12 @@ def _problems(rows: list[dict[str, object]]) -> pd.DataFrame:
     return frame.astype(_PROBLEM_COLUMNS)
 
 
-def read_catalogue(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_product_file(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a desired-state CSV as text, exactly as written (no type guessing).
 
     Examples
     --------
-    >>> raw = analysis.read_catalogue("catalogue.csv")  # doctest: +SKIP
+    >>> raw = analysis.read_product_file("products.csv")  # doctest: +SKIP
     """
     return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
 
@@ -160,7 +160,9 @@ def _check_cell(name: str, rule: _Rule, text: str) -> tuple[object, str | None]:
     return text, None
 
 
-def validate_catalogue(raw: pd.DataFrame, categories: pd.DataFrame | None = None) -> CatalogueCheck:
+def validate_product_file(
+    raw: pd.DataFrame, categories: pd.DataFrame | None = None
+) -> ProductFileCheck:
     """Check a desired-state file cell by cell; name every problem by row and column.
 
     Checks: known columns, required columns and values, integer types, enum ranges
@@ -170,36 +172,36 @@ def validate_catalogue(raw: pd.DataFrame, categories: pd.DataFrame | None = None
     Parameters
     ----------
     raw
-        The file as text (:func:`read_catalogue`).
+        The file as text (:func:`read_product_file`).
     categories
         The platform's categories (``client.products.categories()``).
 
     Returns
     -------
-    CatalogueCheck
+    ProductFileCheck
         ``desired`` (valid rows, typed) and ``problems``.
 
     Examples
     --------
-    >>> raw = analysis.read_catalogue(path)  # doctest: +SKIP
-    >>> check = analysis.validate_catalogue(raw, categories)  # doctest: +SKIP
+    >>> raw = analysis.read_product_file(path)  # doctest: +SKIP
+    >>> check = analysis.validate_product_file(raw, categories)  # doctest: +SKIP
     >>> check.problems  # doctest: +SKIP
     """
     problems: list[dict[str, object]] = []
     columns = [str(c).strip() for c in raw.columns]
     raw = raw.set_axis(columns, axis=1)
     for name in columns:
-        if name not in CATALOGUE_COLUMNS:
+        if name not in PRODUCT_COLUMNS:
             problems.append(
                 {
                     "row": pd.NA,
                     "line": 1,
                     "column": name,
                     "value": name,
-                    "problem": f"unknown column; allowed: {', '.join(CATALOGUE_COLUMNS)}",
+                    "problem": f"unknown column; allowed: {', '.join(PRODUCT_COLUMNS)}",
                 }
             )
-    for name, rule in CATALOGUE_COLUMNS.items():
+    for name, rule in PRODUCT_COLUMNS.items():
         if rule.required and name not in columns:
             problems.append(
                 {
@@ -221,7 +223,7 @@ def validate_catalogue(raw: pd.DataFrame, categories: pd.DataFrame | None = None
     for position, (_, cells) in enumerate(raw.iterrows(), start=1):
         record: dict[str, object] = {}
         bad = False
-        for name, rule in CATALOGUE_COLUMNS.items():
+        for name, rule in PRODUCT_COLUMNS.items():
             text = str(cells.get(name, "") if name in columns else "").strip()
             value, problem = _check_cell(name, rule, text)
             if (
@@ -253,7 +255,7 @@ def validate_catalogue(raw: pd.DataFrame, categories: pd.DataFrame | None = None
             record[name] = value
         if not bad:
             records.append(record)
-    desired = pd.DataFrame(records, columns=list(CATALOGUE_COLUMNS))
+    desired = pd.DataFrame(records, columns=list(PRODUCT_COLUMNS))
     desired = desired.astype(
         {
             "product_id": "string",
@@ -269,7 +271,7 @@ def validate_catalogue(raw: pd.DataFrame, categories: pd.DataFrame | None = None
             "product_secret": "string",
         }
     )
-    return CatalogueCheck(desired=desired.reset_index(drop=True), problems=_problems(problems))
+    return ProductFileCheck(desired=desired.reset_index(drop=True), problems=_problems(problems))
 
 
 def _describe(name: str, before: object, after: object) -> str:
@@ -280,13 +282,13 @@ def _describe(name: str, before: object, after: object) -> str:
     )
 
 
-def plan_catalogue(
+def plan_products(
     desired: pd.DataFrame,
     current: pd.DataFrame,
     *,
     devices: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Compare the desired catalogue with the platform's and list what would change.
+    """Compare the desired products with the platform's and list what would change.
 
     Actions: ``add`` (in the file, not on the platform), ``delete`` (on the platform, not
     in the file), ``replace`` (fields differ: delete and add again, as the platform cannot
@@ -297,7 +299,7 @@ def plan_catalogue(
     Parameters
     ----------
     desired
-        Valid rows of the desired-state file (:attr:`CatalogueCheck.desired`).
+        Valid rows of the desired-state file (:attr:`ProductFileCheck.desired`).
     current
         The platform's products (``client.products.list()``).
     devices
@@ -311,7 +313,7 @@ def plan_catalogue(
 
     Examples
     --------
-    >>> plan = analysis.plan_catalogue(check.desired, products, devices=fleet)  # doctest: +SKIP
+    >>> plan = analysis.plan_products(check.desired, products, devices=fleet)  # doctest: +SKIP
     """
     in_use: dict[str, int] = {}
     if devices is not None and not devices.empty:

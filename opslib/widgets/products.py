@@ -11,7 +11,7 @@ import pandas as pd
 
 from opslib import enums
 
-__all__ = ["CatalogueForm"]
+__all__ = ["ProductForm"]
 
 _CODED_FIELDS: dict[str, type[enums.IntEnum]] = {
     "net_type": enums.NetType,
@@ -22,7 +22,7 @@ _CODED_FIELDS: dict[str, type[enums.IntEnum]] = {
 }
 
 
-class CatalogueForm:
+class ProductForm:
     """Add one product, or delete one after a confirmation, through the client.
 
     Every coded field is a dropdown of its labels; the secret is a password box and never
@@ -43,7 +43,7 @@ class CatalogueForm:
 
     Examples
     --------
-    >>> form = widgets.CatalogueForm(client, categories, products)  # doctest: +SKIP
+    >>> form = widgets.ProductForm(client, categories, products)  # doctest: +SKIP
     """
 
     def __init__(

@@ -13,7 +13,7 @@ import pytest
 from opslib.server import create_app, demo
 from opslib.server.security import demo_device_secret
 
-from .helpers import TestClient
+from ..helpers import TestClient
 
 
 @pytest.fixture

@@ -1,0 +1,146 @@
+"""opslib.analysis.products: the desired-state file checked cell by cell, and the plan."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from opslib import analysis
+
+from .frames import CATEGORIES, make_devices, products
+
+
+def csv_frame(text: str) -> pd.DataFrame:
+    import io
+
+    return analysis.read_product_file(io.StringIO(text))
+
+
+def test_validate_product_file_accepts_numbers_and_labels() -> None:
+    raw = csv_frame(
+        "product_id,product_name,category_id,net_type,node_type,encrypt_type,status,product_secret\n"
+        "p-lamp,Lamp,1,1,1,TLS,released,lamp-secret-1\n"
+        "p-hub,Hub,2,Ethernet,gateway,,,hub-secret-1\n"
+    )
+    check = analysis.validate_product_file(raw, CATEGORIES)
+    assert check.ok
+    desired = check.desired.set_index("product_id")
+    assert desired.loc["p-lamp", "encrypt_type"] == 2
+    assert desired.loc["p-lamp", "status"] == 1
+    assert desired.loc["p-hub", "net_type"] == 5
+    assert desired.loc["p-hub", "node_type"] == 2
+    assert desired.loc["p-hub", "status"] == 0  # default
+    assert str(check.desired["category_id"].dtype) == "Int64"
+
+
+def test_validate_product_file_names_each_problem_by_row_and_column() -> None:
+    raw = csv_frame(
+        "product_id,product_name,category_id,net_type,node_type,colour,product_secret\n"
+        "p-ok,Fine,1,1,1,red,long-enough-secret\n"
+        "bad id!,Lamp,9,7,1,red,short\n"
+        "p-ok,,x,1,4,red,\n"
+    )
+    check = analysis.validate_product_file(raw, CATEGORIES)
+    assert not check.ok
+    found = {(r.row if r.row is not pd.NA else None, r.column) for r in check.problems.itertuples()}
+    assert found == {
+        (None, "colour"),
+        (2, "product_id"),
+        (2, "category_id"),
+        (2, "net_type"),
+        (2, "product_secret"),
+        (3, "product_id"),
+        (3, "product_name"),
+        (3, "category_id"),
+        (3, "node_type"),
+    }
+    problems = check.problems.set_index(["row", "column"])
+    assert (
+        "unknown category; known: 1 (lighting), 2 (sockets)"
+        in problems.loc[(2, "category_id"), "problem"]
+    )
+    assert "not one of 1 (Wi-Fi)" in problems.loc[(2, "net_type"), "problem"]
+    assert problems.loc[(3, "product_id"), "problem"] == "duplicate product_id, first on row 1"
+    assert problems.loc[(3, "category_id"), "problem"] == "not an integer"
+    assert problems.loc[(2, "product_secret"), "value"] == analysis.SECRET_MASK
+    assert list(check.problems["line"].dropna())[:1] == [1]
+    assert list(check.desired["product_id"]) == ["p-ok"]
+
+
+def test_validate_product_file_reports_missing_required_columns() -> None:
+    check = analysis.validate_product_file(csv_frame("product_id,product_name\np1,One\n"))
+    missing = check.problems[check.problems["problem"] == "required column is missing"]
+    assert set(missing["column"]) == {"category_id", "net_type", "node_type"}
+
+
+def test_plan_products_adds_deletes_replaces_and_blocks() -> None:
+    current = products(
+        {
+            "product_id": "p-keep",
+            "product_name": "Keep",
+            "category_id": 1,
+            "net_type": 1,
+            "node_type": 1,
+        },
+        {
+            "product_id": "p-old",
+            "product_name": "Old",
+            "category_id": 1,
+            "net_type": 1,
+            "node_type": 1,
+        },
+        {
+            "product_id": "p-used",
+            "product_name": "Used",
+            "category_id": 1,
+            "net_type": 1,
+            "node_type": 1,
+        },
+        {
+            "product_id": "p-edit",
+            "product_name": "Edit",
+            "category_id": 1,
+            "net_type": 1,
+            "node_type": 1,
+        },
+        {
+            "product_id": "p-busy",
+            "product_name": "Busy",
+            "category_id": 1,
+            "net_type": 1,
+            "node_type": 1,
+        },
+    )
+    raw = csv_frame(
+        "product_id,product_name,category_id,net_type,node_type,status,product_secret\n"
+        "p-keep,Keep,1,1,1,1,\n"
+        "p-edit,Edited,1,1,1,1,edit-secret-1\n"
+        "p-busy,Busy,2,1,1,1,busy-secret-1\n"
+        "p-new,New,2,3,3,0,new-secret-12\n"
+        "p-nosecret,No secret,2,3,3,0,\n"
+    )
+    check = analysis.validate_product_file(raw, CATEGORIES)
+    assert check.ok, check.problems
+    devices = make_devices()
+    devices["product_id"] = ["p-used", "p-busy", "p-busy", "x", "x", "x", "x", "x"]
+    plan = analysis.plan_products(check.desired, current, devices=devices).set_index("product_id")
+    assert plan["action"].to_dict() == {
+        "p-new": "add",
+        "p-nosecret": "add",
+        "p-busy": "replace",
+        "p-edit": "replace",
+        "p-old": "delete",
+        "p-used": "delete",
+        "p-keep": "unchanged",
+    }
+    assert plan.loc["p-edit", "changes"] == "product_name: 'Edit' → 'Edited'"
+    assert plan.loc["p-busy", "changes"] == "category_id: 1 → 2"
+    assert not plan.loc["p-edit", "blocked"]
+    assert "delete, then add" in plan.loc["p-edit", "note"]
+    assert plan.loc["p-busy", "blocked"]
+    assert plan.loc["p-busy", "devices"] == 2
+    assert "refuses to delete it (409)" in plan.loc["p-busy", "note"]
+    assert plan.loc["p-used", "blocked"]
+    assert not plan.loc["p-old", "blocked"]
+    assert plan.loc["p-nosecret", "blocked"]
+    assert "product_secret" in plan.loc["p-nosecret", "note"]
+    assert "product_secret" not in plan.columns

@@ -1,0 +1,47 @@
+"""opslib.analysis.users: masked phones, profile and settings tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from opslib import _schemas, analysis
+
+from .frames import T0, typed_frame
+
+
+@pytest.mark.parametrize(
+    ("phone", "masked"),
+    [("5550000001", "555*****01"), ("123456", "****56"), ("1234", "**34"), ("", ""), (None, "")],
+)
+def test_mask_phone(phone: str | None, masked: str) -> None:
+    assert analysis.mask_phone(phone) == masked
+
+
+def test_profile_and_settings_tables() -> None:
+    user = typed_frame(
+        _schemas.USER,
+        [
+            {
+                "user_id": "u1",
+                "area_code": "1",
+                "phone": "5550000003",
+                "status": 1,
+                "gmt_register": T0,
+            }
+        ],
+    )
+    masked = analysis.profile_table(user).set_index("field")["value"]
+    assert masked["phone"] == "555*****03"
+    assert masked["status_name"] == "active"
+    assert masked["gmt_logout"] == ""
+    assert (
+        analysis.profile_table(user, mask=False).set_index("field").loc["phone", "value"]
+        == "5550000003"
+    )
+    settings = typed_frame(
+        _schemas.SETTINGS,
+        [{"user_id": "u1", "message_config.start": 1320, "message_config.end": 420}],
+    )
+    shown = analysis.settings_table(settings).set_index("field")["value"]
+    assert shown["message_config.start"] == "22:00"
+    assert shown["message_config.end"] == "07:00"

@@ -1,0 +1,36 @@
+"""``opslib seed``: what the command prints, and a bad ``--until`` refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opslib.server import demo
+from opslib.server.seed import seed_command
+
+
+def test_seed_command_prints_counts_and_credentials(tmp_path: Path) -> None:
+    lines: list[str] = []
+    code = seed_command(
+        tmp_path / "c.db",
+        scale="small",
+        seed_value=5,
+        until="2025-06-01T12:00:00Z",
+        out=lines.append,
+    )
+    assert code == 0
+    text = "\n".join(lines)
+    assert "60 devices" in text
+    assert "400 events" in text
+    for secret in (demo.CLIENT_SECRET, demo.OPS_PASSWORD, demo.ADMIN_PASSWORD, demo.USER_PHONE):
+        assert secret in text
+    assert "2025-06-01T12:00:00+00:00" in text
+
+
+def test_seed_command_rejects_a_bad_until(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert seed_command(tmp_path / "c.db", scale="small", until="yesterday-ish") == 2
+    assert "ISO 8601" in capsys.readouterr().err
+    assert not (tmp_path / "c.db").exists()

@@ -1,0 +1,83 @@
+"""opslib.widgets.products: the form that adds a product or deletes one after a confirmation."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from opslib import widgets
+
+
+class _FakeProducts:
+    """Records calls; answers like the client's write frames (key, ok, error_code...)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def _frame(self, pid: str, ok: bool) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "product_id": [pid],
+                "ok": [ok],
+                "error_code": [200 if ok else 409],
+                "error_msg": ["" if ok else "params.product_id: product still has devices"],
+                "message_id": ["m"],
+            }
+        )
+
+    def add(self, item: dict, errors: str) -> pd.DataFrame:
+        self.calls.append(("add", item))
+        return self._frame(item["product_id"], True)
+
+    def delete(self, ids: list[str], errors: str) -> pd.DataFrame:
+        self.calls.append(("delete", ids))
+        return self._frame(ids[0], False)
+
+
+class _FakeClient:
+    def __init__(self) -> None:
+        self.products = _FakeProducts()
+
+
+def test_product_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None:
+    from analysis.frames import CATEGORIES, products
+
+    current = products(
+        {"product_id": "p-a", "product_name": "A", "category_id": 1, "net_type": 1, "node_type": 1},
+    )
+    client = _FakeClient()
+    written: list[str] = []
+    form = widgets.ProductForm(
+        client, CATEGORIES, current, on_write=lambda action, _r: written.append(action)
+    )
+    assert [o[0] for o in form.fields["net_type"].options] == [
+        "Wi-Fi", "BLE", "Zigbee", "cellular", "Ethernet",
+    ]  # fmt: skip
+    form.fields["product_id"].value = "p-new"
+    form.fields["product_name"].value = "New"
+    form.fields["product_secret"].value = "a-long-secret"
+    form.fields["category_id"].value = 2
+    form.fields["net_type"].value = 3
+    form.fields["node_type"].value = 3
+    form.add_button.click()
+    action, item = client.products.calls[0]
+    assert action == "add"
+    assert item["category_id"] == 2
+    assert item["net_type"] == 3
+    assert item["node_type"] == 3
+    assert "product_icon" not in item
+    assert "done" in form.message.value
+    assert "a-long-secret" not in form.message.value
+
+    form.delete_button.click()  # asks first, deletes nothing yet
+    assert form.pending_delete == "p-a"
+    assert len(client.products.calls) == 1
+    form.cancel_button.click()
+    assert form.pending_delete == ""
+    assert form.confirm_delete() is None
+    form.delete_button.click()
+    form.confirm_button.click()
+    assert client.products.calls[-1] == ("delete", ["p-a"])
+    assert "refused (409)" in form.message.value
+    assert written == ["add", "delete"]
+    assert form.last_result is not None
+    assert not bool(form.last_result["ok"].iloc[0])
