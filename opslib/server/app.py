@@ -108,7 +108,9 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
     for route in routes.ROUTES:
         if route.mode == "oauth":
             endpoint = token_route.build_endpoint(
-                lambda values: _grant(platform, values), max_body=platform.settings.max_body_bytes
+                lambda values: _grant(platform, values),
+                max_body=platform.settings.max_body_bytes,
+                limiter=platform.prelogin_limiter,
             )
             extra: dict[str, Any] = {"requestBody": token_route.REQUEST_BODY}
         else:

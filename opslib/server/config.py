@@ -45,6 +45,10 @@ class Settings:
     secret_failure_window_ms: int = 15 * 60_000
     # argon2id hashes at once (64 MiB and ~50 ms of the 2 cores each); beyond: 503.
     password_hash_slots: int = 2
+    # Worker threads pre-login requests (login, register, codes, reset, /token/access) may
+    # use at once; more wait their turn, so a flood of them never takes the threads that
+    # signed-in users' requests run on (40 in all, anyio's default).
+    prelogin_threads: int = 4
     # Per-token request rate: a token bucket; rate 0 turns it off.
     rate_limit_per_s: float = 1000.0
     rate_limit_burst: float = 2000.0

@@ -14,6 +14,8 @@ as a 500 "internal error", never with a stack trace.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -25,6 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -71,10 +74,18 @@ class Platform:
     buckets: BucketIndex = field(default_factory=BucketIndex)
     records: int = 0  # idempotency records written by this process
     guards: Guards | None = None
+    _prelogin: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.guards is None:
             self.guards = Guards(self.settings)
+
+    def prelogin_limiter(self) -> anyio.CapacityLimiter:
+        """The worker threads pre-login requests share (one limiter per event loop)."""
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._prelogin:
+            self._prelogin[loop] = anyio.CapacityLimiter(self.settings.prelogin_threads)
+        return self._prelogin[loop]
 
 
 def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
@@ -246,7 +257,7 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
             if route.precheck is not None:
                 route.precheck(ctx, params)
             with platform.guards.hashes.slot():
-                ctx.prepared = route.prepare(params)
+                ctx.prepared = platform.guards.hashes.compute(route.prepare, params)
     with db.write():
         if not recorded:
             return 200, _success_body(route, req.message_id, route.handler(ctx, params))
@@ -276,6 +287,13 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
         if platform.records % PURGE_EVERY == 0:  # keep the table to about one window
             idem_store.purge(ctx.conn, before=since)
         return 200, _success_body(route, req.message_id, data)  # revealed last
+
+
+def _pre_login(route: Route, req: Any) -> bool:
+    """Whether a request needs no sign-in (its worker threads are limited, see Settings)."""
+    if route.role == Access.PRE:
+        return True
+    return route.pre_when is not None and bool(route.pre_when(req.params))
 
 
 async def _parse(request: Request, route: Route, limit: int) -> Any:
@@ -314,7 +332,12 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
             req = await _parse(request, route, limit)
             message_id = req.message_id
             client = request.client.host if request.client is not None else ""
-            status, payload = await run_in_threadpool(execute, platform, route, req, client)
+            run = functools.partial(execute, platform, route, req, client)
+            if _pre_login(route, req):
+                limiter = platform.prelogin_limiter()
+                status, payload = await anyio.to_thread.run_sync(run, limiter=limiter)
+            else:
+                status, payload = await run_in_threadpool(run)
             response = json_response(status, payload)
         except ApiError as exc:
             response = failure(exc, exc.echo or message_id)

@@ -5,21 +5,51 @@
   per device and per client address);
 - :class:`HashGate`: how many argon2id hashes run at once (each takes 64 MiB and most of
   a core for ~50 ms); beyond it a request is refused at once with a 503, never queued.
+  The hashes themselves run in threads of lower CPU priority (nice 10 on Linux, which
+  argon2's own threads inherit), so a flood of password guesses slows other requests
+  less than it slows itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from opslib.server.errors import ApiError
 
 __all__ = ["FailureWindow", "HashGate", "RateLimiter"]
 
 BUSY_HASHING = "server busy: too many password checks at once; retry later"
+HASH_NICE = 10  # CPU priority of the hashing threads: below requests' (0)
+T = TypeVar("T")
+
+
+def _lower_priority() -> None:
+    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICE)
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _hashing_pool() -> ThreadPoolExecutor:
+    """One pool per process (every platform's gate bounds what it submits)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(
+                max_workers=32, thread_name_prefix="opslib-hash", initializer=_lower_priority
+            )
+        return _pool
 
 
 class RateLimiter:
@@ -145,6 +175,10 @@ class HashGate:
     def busy(self) -> bool:
         """Whether every slot is taken."""
         return self._used >= self.slots
+
+    def compute(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a hashing thread (lower CPU priority); call it holding a slot."""
+        return _hashing_pool().submit(fn, *args).result()
 
     @contextmanager
     def slot(self) -> Iterator[None]:

@@ -9,6 +9,7 @@ user's phone. Hashes are counted by wrapping the platform's hasher.
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -151,3 +152,65 @@ def test_wrong_old_passwords_are_throttled_with_the_logins(api: Api) -> None:
     assert int(r.headers["Retry-After"]) > 0
     # they share the phone's failed-login limit (protocol §6.3, §6.16)
     assert login_password(api, alice.phone, "new-password-9").status_code == 429
+
+
+def test_pre_login_requests_share_a_few_worker_threads(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flood of logins queues behind itself: at most ``prelogin_threads`` run at once,
+    and a signed-in user's read is answered meanwhile (real server, real threads)."""
+    import threading
+
+    import httpx
+    from server.factories import build_world
+
+    from opslib.server import FakeClock, Settings
+    from opslib.server.runner import start_in_thread
+
+    world = build_world(tmp_path / "threads.db", now=int(time.time() * 1000))
+    running = {"now": 0, "most": 0}
+    lock = threading.Lock()
+    slow_check = auth.require_client
+
+    def require_client(conn: Any, *, client_id: str) -> None:
+        with lock:
+            running["now"] += 1
+            running["most"] = max(running["most"], running["now"])
+        time.sleep(0.3)
+        with lock:
+            running["now"] -= 1
+        slow_check(conn, client_id=client_id)
+
+    monkeypatch.setattr(auth, "require_client", require_client)
+    base_url, stop = start_in_thread(world.db, settings=Settings(prelogin_threads=2))
+    try:
+        login = {
+            "client_id": world.client_id,
+            "login_model": 1,
+            "area_code": "1",
+            "phone": "5550123456",
+            "password": "whatever-1",
+        }
+
+        def one_login() -> None:
+            body = {"message_id": str(uuid.uuid4()), "user_id": "", "params": login}
+            httpx.post(f"{base_url}/user/login", json=body, timeout=30)
+
+        threads = [threading.Thread(target=one_login) for _ in range(8)]
+        for th in threads:
+            th.start()
+        time.sleep(0.1)  # the logins are in
+        now = FakeClock(int(time.time() * 1000))
+        token = Api(httpx.Client(), world, now).token("alice")  # type: ignore[arg-type]
+        read = {"message_id": str(uuid.uuid4()), "user_id": world["alice"].user_id,
+                "params": {"access_token": token}}  # fmt: skip
+        started = time.perf_counter()
+        r = httpx.post(f"{base_url}/device/query_by_user", json=read, timeout=30)
+        waited = time.perf_counter() - started
+        for th in threads:
+            th.join(timeout=30)
+    finally:
+        stop()
+    assert r.status_code == 200, r.text
+    assert running["most"] == 2
+    assert waited < 0.3  # not behind the queue of eight 0.3 s logins

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
+import anyio
 import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
@@ -197,16 +198,24 @@ def _flat(status: int, payload: dict[str, Any]) -> Response:
 
 
 def build_endpoint(
-    run: Callable[[Params], dict[str, Any]], *, max_body: int
+    run: Callable[[Params], dict[str, Any]],
+    *,
+    max_body: int,
+    limiter: Callable[[], anyio.CapacityLimiter] | None = None,
 ) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction."""
+    """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction, on a
+    worker thread of ``limiter()`` (the pre-login ones) when given."""
 
     async def token_access(request: Request) -> Response:
         started = time.perf_counter()
         try:
             values = await _inputs(request, max_body)
             _check(values)
-            response = _flat(200, await run_in_threadpool(run, values))
+            if limiter is None:
+                answer = await run_in_threadpool(run, values)
+            else:
+                answer = await anyio.to_thread.run_sync(run, values, limiter=limiter())
+            response = _flat(200, answer)
         except OAuthError as exc:
             body = {
                 "error_code": exc.status,

@@ -124,7 +124,7 @@ def login(ctx: Context, p: LoginParams) -> dict[str, Any]:
             users_store.add_login_failure(ctx.conn, area_code=area_code, phone=phone, now=ctx.now)
         user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
         password_hash = user["password_hash"] if user else _dummy_hash()
-        right = security.verify_password(password_hash, p.password)
+        right = ctx.guards.hashes.compute(security.verify_password, password_hash, p.password)
     if not right or user is None:
         raise ApiError(422, BAD_LOGIN)
     with ctx.db.write():
@@ -198,7 +198,7 @@ def require_same_password(ctx: Context, *, user_id: str | None, password: Secret
     if user is None:
         raise ApiError(409, REUSED_MESSAGE_ID)
     with ctx.guards.hashes.slot():
-        right = security.verify_password(user["password_hash"], password)
+        right = ctx.guards.hashes.compute(security.verify_password, user["password_hash"], password)
     if not right:
         raise ApiError(409, REUSED_MESSAGE_ID)
 
@@ -231,7 +231,9 @@ def update_password_precheck(ctx: Context, p: UpdatePwdParams) -> None:
             with ctx.db.write():
                 _check_login_throttle(ctx, **phone)
                 users_store.add_login_failure(ctx.conn, now=ctx.now, **phone)
-            right = security.verify_password(user["password_hash"], p.old_password)
+            right = ctx.guards.hashes.compute(
+                security.verify_password, user["password_hash"], p.old_password
+            )
         if not right:
             raise ApiError(422, "params.old_password: wrong password")
         with ctx.db.write():
