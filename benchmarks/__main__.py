@@ -31,21 +31,57 @@ def _window() -> tuple[int, int]:
     return int(start.timestamp() * 1000), int(end.timestamp() * 1000)
 
 
+def _run_once(
+    case: str, base: str, opts: dict[str, Any], server_pid: int | None, code: Path | None = None
+) -> dict[str, Any]:
+    """One run of ``case`` in a fresh process; with ``code``, that checkout's opslib and
+    benchmark worker instead of this one's."""
+    payload = {**opts, "server_pid": server_pid} if server_pid else opts
+    env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.worker", case, base, json.dumps(payload)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=code,
+        env=env,
+    )
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
 def run_case(
     case: str, base: str, opts: dict[str, Any], repeat: int, server_pid: int | None = None
 ) -> dict[str, Any]:
     """Run ``case`` ``repeat`` times in fresh processes; medians of seconds, CPU seconds of
     the client and (given its pid) of the platform during the read, and peak RSS."""
-    runs = []
-    payload = {**opts, "server_pid": server_pid} if server_pid else opts
+    runs = [_run_once(case, base, opts, server_pid) for _ in range(repeat)]
+    return summarize(case, opts, runs)
+
+
+def alternate(
+    cases: list[tuple[str, str, dict[str, Any], Path | None]],
+    base: str,
+    repeat: int,
+    server_pid: int | None = None,
+) -> list[dict[str, Any]]:
+    """``(name, case, options, code)`` run in turn, ``repeat`` rounds: every case sees the
+    machine of every round, so the ratios of their medians are fair on a shared machine."""
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name, *_ in cases}
     for _ in range(repeat):
-        out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.worker", case, base, json.dumps(payload)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        for name, case, opts, code in cases:
+            runs[name].append(_run_once(case, base, opts, server_pid, code))
+    out = []
+    for name, _case, opts, code in cases:
+        summary = summarize(name, opts, runs[name])
+        if code is not None:
+            summary["code"] = str(code)
+        out.append(summary)
+    return out
+
+
+def summarize(case: str, opts: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians of a case's runs (seconds, CPU, peak RSS), with every run kept."""
     seconds = statistics.median(r["seconds"] for r in runs)
     rows = runs[0]["rows"]
     result = {
@@ -57,7 +93,7 @@ def run_case(
         "rows_per_s": round(rows / seconds),
         "peak_rss_mb": round(statistics.median(r["peak_rss_mb"] for r in runs), 1),
     }
-    for key in ("client_cpu_s", "server_cpu_s", "helper_cpu_s", "helper_pages"):
+    for key in ("client_cpu_s", "server_cpu_s"):
         if all(key in r for r in runs):
             result[key] = round(statistics.median(r[key] for r in runs), 2)
     return result
@@ -97,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument(
+        "--old",
+        action="append",
+        default=[],
+        metavar="PATH[#OPTIONS]",
+        help="another checkout of opslib (a git worktree of an older commit), optionally with "
+        "its worker's JSON options after '#': the events case also runs that code's read, "
+        "alternated with this one's (repeatable)",
+    )
+    ap.add_argument(
         "--only",
         nargs="*",
         default=CASES,
@@ -116,36 +161,34 @@ def main(argv: list[str] | None = None) -> int:
     try:
         window = {"start": start, "end": end}
         if "events" in args.only:
-            naive = run_case("events_naive", platform.base_url, window, args.repeat, pid)
-            fast = run_case("events_opslib", platform.base_url, window, args.repeat, pid)
-            fast["speedup_vs_naive"] = round(naive["seconds"] / fast["seconds"], 2)
-            fast["rss_vs_naive"] = round(fast["peak_rss_mb"] / naive["peak_rss_mb"], 2)
-            # the same read over httpx's own transport (httpcore + h11): what the stdlib
-            # transport under httpx (opslib/_transport.py) buys
-            opts = {**window, "transport": "httpx"}
-            hx = run_case("events_opslib", platform.base_url, opts, args.repeat, pid)
-            hx["case"] = "events_opslib_httpx_transport"
-            hx["speedup_vs_naive"] = round(naive["seconds"] / hx["seconds"], 2)
-            fast["speedup_vs_httpx_transport"] = round(hx["seconds"] / fast["seconds"], 2)
-            # the same read by a pool of threads, each fetching and decoding its pages (the
-            # default before pages were sent ahead from one thread, opslib/_paging.py)
-            opts = {**window, "send_ahead": False}
-            threads = run_case("events_opslib", platform.base_url, opts, args.repeat, pid)
-            threads["case"] = "events_opslib_thread_pool"
-            threads["speedup_vs_naive"] = round(naive["seconds"] / threads["seconds"], 2)
-            fast["speedup_vs_thread_pool"] = round(threads["seconds"] / fast["seconds"], 2)
-            # the same read with one page-decoding helper process (opslib/_offload.py; the
-            # default has none on 2 CPUs): what it buys here (pages then go to a thread pool)
-            opts = {**window, "decode_processes": 1}
-            helped = run_case("events_opslib", platform.base_url, opts, args.repeat, pid)
-            helped["case"] = "events_opslib_one_helper"
-            helped["speedup_vs_naive"] = round(naive["seconds"] / helped["seconds"], 2)
-            helped["rss_vs_naive"] = round(helped["peak_rss_mb"] / naive["peak_rss_mb"], 2)
-            helped["helper_speedup"] = round(fast["seconds"] / helped["seconds"], 2)
-            results["events"] = [naive, fast, threads, hx, helped]
+            cases: list[tuple[str, str, dict[str, Any], Path | None]] = [
+                ("events_naive", "events_naive", window, None),
+                ("events_opslib", "events_opslib", window, None),
+                # the collector's threshold raised for the read (the deleted bulk_gc)
+                (
+                    "events_opslib_gc_10000",
+                    "events_opslib",
+                    {**window, "gc_threshold": 10_000},
+                    None,
+                ),
+            ]
+            for spec in args.old:
+                path, _, extra = spec.partition("#")
+                options = json.loads(extra) if extra else {}
+                name = (
+                    "events@" + Path(path).name + "".join(f" {k}={v}" for k, v in options.items())
+                )
+                cases.append((name, "events_opslib", {**window, **options}, Path(path)))
+            rows = alternate(cases, platform.base_url, args.repeat, pid)
+            naive, fast = rows[0], rows[1]
+            for row in rows[1:]:
+                row["speedup_vs_naive"] = round(naive["seconds"] / row["seconds"], 2)
+                row["rss_vs_naive"] = round(row["peak_rss_mb"] / naive["peak_rss_mb"], 2)
+                row["vs_opslib"] = round(row["seconds"] / fast["seconds"], 2)
+            results["events"] = rows
             _print_table(
-                "1. events.list, 1M events, whole fleet, 30 days",
-                results["events"],
+                "1. events.list, 1M events, whole fleet, 30 days (alternated runs)",
+                rows,
                 [
                     "case",
                     "seconds",
@@ -156,9 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                     "peak_rss_mb",
                     "speedup_vs_naive",
                     "rss_vs_naive",
-                    "speedup_vs_thread_pool",
-                    "speedup_vs_httpx_transport",
-                    "helper_speedup",
+                    "vs_opslib",
                 ],
             )
         if "matrix" in args.only:
@@ -261,7 +302,6 @@ def main(argv: list[str] | None = None) -> int:
                     "partitions",
                     "cluster_start_s",
                     "vs_single",
-                    "vs_single_with_helper",
                 ],
             )
     finally:

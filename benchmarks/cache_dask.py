@@ -10,8 +10,7 @@ so its time and peak RSS are its own:
 - ``dask``: ``events.list`` in one process (no cache), then ``events.to_dask(...).compute()``
   on a ``LocalCluster`` of 2 worker processes, one partition per UTC day, meta sampled
   (the sample's requests are inside the time). The cluster's start is reported apart.
-  Ratio: dask / single (the single process decoding every page itself; the same read with
-  one page-decoding helper process is reported beside it).
+  Ratio: dask / single.
 """
 
 from __future__ import annotations
@@ -66,20 +65,12 @@ def cache_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def single_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
-    """``events.list`` from this process, no cache; its page-decoding helpers' CPU counted."""
+    """``events.list`` from this process, no cache."""
     client = _connect(base)
     t0, c0 = time.perf_counter(), _cpu()
     df = client.events.list(opts["start"], opts["end"], progress=False)
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0
-    helpers = [h.proc.pid for h in client._decoders._helpers if h.proc.poll() is None]
-    cpu += sum(_cpu(pid) for pid in helpers)
-    return {
-        "seconds": seconds,
-        "cpu_s": round(cpu, 2),
-        "rows": len(df),
-        "columns": df.shape[1],
-        "helpers": len(helpers),
-    }
+    return {"seconds": seconds, "cpu_s": round(cpu, 2), "rows": len(df), "columns": df.shape[1]}
 
 
 def dask_read(base: str, opts: dict[str, Any]) -> dict[str, Any]:
@@ -175,27 +166,17 @@ def run_cache(base: str, window: dict[str, int], repeat: int) -> list[dict[str, 
 
 
 def run_dask(base: str, window: dict[str, int], repeat: int) -> list[dict[str, Any]]:
-    """The same 30 days read by one process (no page-decoding helper), then by a 2-process
-    LocalCluster; and by one process with one helper, for comparison."""
+    """The same 30 days read by one process, then by a 2-process LocalCluster."""
     load = os.getloadavg()[0]
-    alone = {"OPSLIB_DECODE_PROCESSES": "0"}
-    single = _summary(
-        "single_process", [_case("single_read", base, window, alone) for _ in range(repeat)]
-    )
+    single = _summary("single_process", [_case("single_read", base, window) for _ in range(repeat)])
     single["load_before"] = round(load, 1)
-    one = {"OPSLIB_DECODE_PROCESSES": "1"}
-    helped = _summary(
-        "single_process_with_helper",
-        [_case("single_read", base, window, one) for _ in range(repeat)],
-    )
     runs = [_case("dask_read", base, {**window, "workers": 2}) for _ in range(repeat)]
     dask = _summary("dask_2_workers", runs)
     dask["partitions"] = runs[0]["partitions"]
     dask["cluster_start_s"] = statistics.median(r["cluster_start_s"] for r in runs)
     dask["workers_cpu_s"] = statistics.median(r["workers_cpu_s"] for r in runs)
     dask["vs_single"] = round(dask["seconds"] / single["seconds"], 2)
-    dask["vs_single_with_helper"] = round(dask["seconds"] / helped["seconds"], 2)
-    return [single, helped, dask]
+    return [single, dask]
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ same machine), ``server_cpu_s`` is the platform process's CPU over the same span
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -44,14 +45,6 @@ def _process_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _peak_rss_mb(pid: int) -> float:
-    """Peak resident memory of process ``pid`` in MB (Linux /proc VmHWM)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 class _Clock:
     """Wall time, this process's CPU and the platform's CPU from start to stop."""
 
@@ -61,22 +54,12 @@ class _Clock:
         self.cpu0 = _cpu()
         self.t0 = time.perf_counter()
 
-    def stop(self, rows: int, client: Any = None) -> dict[str, Any]:
+    def stop(self, rows: int) -> dict[str, Any]:
         out: dict[str, Any] = {
             "seconds": time.perf_counter() - self.t0,
             "rows": rows,
             "client_cpu_s": round(_cpu() - self.cpu0, 3),
         }
-        if client is not None:
-            # The client's page-decoding helpers are client CPU and memory too: counted in
-            # (their start included, as they start during the read).
-            helpers = [h.proc.pid for h in client._decoders._helpers if h.proc.poll() is None]
-            cpu = sum(_process_cpu(pid) for pid in helpers)
-            out["helpers"] = len(helpers)
-            out["helper_pages"] = client._decoders.decoded
-            out["helper_cpu_s"] = round(cpu, 3)
-            out["helper_peak_rss_mb"] = round(sum(_peak_rss_mb(pid) for pid in helpers), 1)
-            out["client_cpu_s"] = round(out["client_cpu_s"] + cpu, 3)
         if self.pid:
             out["server_cpu_s"] = round(_process_cpu(self.pid) - self.server0, 3)
         return out
@@ -108,7 +91,7 @@ def events_naive(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     return clock.stop(len(df))
 
 
-def _client(base: str) -> Any:
+def _client(base: str, **options: Any) -> Any:
     import opslib
 
     client = opslib.connect(
@@ -118,42 +101,38 @@ def _client(base: str) -> Any:
         area_code=demo.AREA_CODE,
         phone=demo.OPS_PHONE,
         password=demo.OPS_PASSWORD,
+        **options,
     )
     client.products.categories()  # log in before the clock starts
-    client._may_read_fleet()  # and learn that the fleet may be read (one request)
+    client.devices.list(limit=1)  # and learn that the fleet may be read (one request)
     return client
 
 
 def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     """opslib's events.list into the typed frame.
 
-    Options: ``page_size``; ``concurrency`` (sets ``opslib._constants.DEFAULT_CONCURRENCY``
-    for this process); ``warm``: first a read of ``concurrency + 1`` pages, so that the
-    timed read finds every connection it uses open (cold: only the login's connection);
-    ``transport``: ``"httpx"`` for httpx's own transport instead of opslib's default;
-    ``decode_processes``: page-decoding helpers (0: every page decoded in this process);
-    ``send_ahead``: False reads pages with a thread pool instead of from one thread.
+    Options: ``page_size``; ``concurrency`` (``connect(concurrency=)``); ``warm``: first a
+    read of ``concurrency + 1`` pages, so that the timed read finds every connection it
+    uses open (cold: only the login's connection); ``gc_threshold``: the read inside
+    ``opslib.gc_threshold(N)``, the opt-in that runs the collector less often.
     """
-    from opslib import _constants as C
-
-    if "transport" in opts:
-        os.environ[C.HTTP_TRANSPORT_ENV] = str(opts["transport"])
-    if "decode_processes" in opts:
-        os.environ[C.DECODE_PROCESSES_ENV] = str(opts["decode_processes"])
-    if "concurrency" in opts:
-        C.DEFAULT_CONCURRENCY = int(opts["concurrency"])
-    if "send_ahead" in opts:
-        C.SEND_AHEAD = bool(opts["send_ahead"])
-    page_size = int(opts.get("page_size", C.DEFAULT_PAGE_SIZE))
-    client = _client(base)
+    concurrency = int(opts.get("concurrency", 4))
+    page_size = int(opts.get("page_size", 1000))
+    client = _client(base, concurrency=concurrency)
     if opts.get("warm"):
-        warm = page_size * (C.DEFAULT_CONCURRENCY + 1)
+        warm = page_size * (concurrency + 1)
         client.events.list(
             opts["start"], opts["end"], progress=False, page_size=page_size, limit=warm
         )
-    clock = _Clock(opts)
-    df = client.events.list(opts["start"], opts["end"], progress=False, page_size=page_size)
-    return clock.stop(len(df), client)
+    collector = contextlib.nullcontext()
+    if "gc_threshold" in opts:  # the opt-in a user would ask for
+        import opslib
+
+        collector = opslib.gc_threshold(int(opts["gc_threshold"]))
+    with collector:
+        clock = _Clock(opts)
+        df = client.events.list(opts["start"], opts["end"], progress=False, page_size=page_size)
+        return clock.stop(len(df))
 
 
 def devices_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +140,7 @@ def devices_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     client = _client(base)
     clock = _Clock(opts)
     df = client.devices.list(progress=False)
-    return clock.stop(len(df), client)
+    return clock.stop(len(df))
 
 
 CASES: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
@@ -175,8 +154,7 @@ def main() -> None:
     case, base, raw = sys.argv[1], sys.argv[2], sys.argv[3]
     result = CASES[case](base, json.loads(raw))
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # With helpers: the sum of each process's peak (an upper bound of the client's peak).
-    result["peak_rss_mb"] = own + result.get("helper_peak_rss_mb", 0.0)
+    result["peak_rss_mb"] = own
     print(json.dumps(result))
 
 

@@ -8,9 +8,8 @@
 Every operation returns a typed pandas DataFrame; see ``docs/client.md``.
 """
 
-from opslib._client import Client, connect
-from opslib._config import Secret
-from opslib._exceptions import (
+from opslib.client import Client, Secret, connect, gc_threshold
+from opslib.exceptions import (
     APIError,
     AuthenticationError,
     BadRequest,
@@ -49,4 +48,5 @@ __all__ = [
     "TransportError",
     "VerificationFailed",
     "connect",
+    "gc_threshold",
 ]

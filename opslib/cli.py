@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return report_command(args)
     if args.command == "cache":
-        from opslib._cache_admin import cache_command
+        from opslib.client import cache_command
 
         return cache_command(args.cache_command, older_than=getattr(args, "older_than", None))
     raise AssertionError(args.command)  # argparse refuses unknown commands

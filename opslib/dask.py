@@ -12,61 +12,57 @@
 
 **Partitions.** ``[start, end)`` is cut into windows of ``partition`` (aligned to the epoch:
 ``"1D"`` gives UTC days), one partition each. Each partition is read by whichever worker
-runs it, with every page fetched as ``events.list`` does, so a computed frame has the rows
+runs it, its pages fetched as ``events.list`` fetches them, so a computed frame has the rows
 of ``events.list`` over the same range, partition after partition (each partition has its
 own ``RangeIndex``: ``df.compute().reset_index(drop=True)`` equals ``events.list``).
 
 **Columns.** Dask needs the columns and dtypes before anything is read. The fixed columns
-come from :data:`opslib._schemas.EVENT`. ``properties.*`` columns depend on the data, so
-they are either declared (``properties={"temperature": "Float64", ...}``) or, by default,
-taken from a sample read by the driver: the first :data:`~opslib._constants.DASK_SAMPLE_ROWS`
-events of each event type over the range (a property belongs to a kind of event: firmware
-upgrades have ``from``/``to``), and the first ones of the last day (for properties that
-appear late), one request each. Every partition is then made to fit: a missing property
-column is added empty, a column is cast to the sampled dtype (ints to ``Float64`` when the
-sample saw floats), and a property the sample did not see is dropped with a warning on the
-``opslib`` logger; a value that cannot take the sampled dtype (a float where the sample
-saw only ints) fails the partition with an error that says to declare the column.
+are those of ``events.list``. ``properties.*`` columns depend on the data, so they are
+either declared (``properties={"temperature": "Float64", ...}``) or, by default, taken from
+a sample read by the driver: the first 1000 events of each event type over the range (a
+property belongs to a kind of event: firmware upgrades have ``from``/``to``), and the first
+ones of the last day (for properties that appear late), one request each. Every partition
+is then made to fit: a missing property column is added empty, a column is cast to the
+sampled dtype (ints to ``Float64`` when the sample saw floats), and a property the sample
+did not see is dropped with a warning on the ``opslib`` logger; a value that cannot take
+the sampled dtype (a float where the sample saw only ints) fails the partition with an
+error that says to declare the column.
 Declare ``properties=`` when the columns must not depend on a sample.
 
 **Credentials.** The task graph holds the base URL, the client_id, the caller's user_id and
-a short-lived access token (refreshed first when it has less than
-:data:`~opslib._constants.DASK_TOKEN_MIN_VALIDITY_S` left), never a password or a client
-secret. The access token expires (7200 s on the reference platform); for longer
-computations give ``auth="environment"``: each worker then logs in with its own
-``OPSLIB_*`` environment or config profile, which must name the same platform.
+a short-lived access token (refreshed first when it has less than half an hour left), never
+a password or a client secret; a worker calls with it as ``opslib.Client.from_token`` does.
+The access token expires (7200 s on the reference platform); for longer computations give
+``auth="environment"``: each worker then logs in with its own ``OPSLIB_*`` environment or
+config profile, which must name the same platform.
+
+This module knows Dask, not the platform: ``client.events.to_dask`` (in
+:mod:`opslib.client.resources.events`) gives it a window reader and the columns, and it
+makes the partitions.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
-import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from opslib import _constants as C
-from opslib import _schemas as S
-from opslib._config import Secret
-from opslib._exceptions import AuthenticationError, ConfigError
-
 if TYPE_CHECKING:
     import dask.dataframe as dd
     import distributed
-
-    from opslib._client import Client
-    from opslib._http import HTTP
 
 __all__ = ["EventPartitions", "conform", "dask_client", "events_frame", "partition_windows"]
 
 log = logging.getLogger("opslib")
 
-_AUTH_MODES = ("token", "environment")
+ReadWindow = Callable[[int, int], pd.DataFrame]
+"""``read(start_ms, end_ms)``: the rows of one window, as ``events.list`` returns them. It
+travels in the task graph, so it must pickle; its ``identity`` (a tuple) names what it
+reads, for Dask's task keys."""
 
 
 def dask_client(
@@ -137,39 +133,6 @@ def partition_windows(
     return [(max(w, start_ms), min(w + size_ms, end_ms)) for w in range(first, end_ms, size_ms)]
 
 
-# -- columns ---------------------------------------------------------------------------
-
-
-def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:
-    meta = S.EVENT.empty()
-    for name, dtype in properties.items():
-        column = name if name.startswith("properties.") else f"properties.{name}"
-        meta[column] = pd.Series([], dtype=dtype)
-    fixed = list(S.EVENT.dtypes())
-    members = sorted(c for c in meta.columns if c not in fixed)
-    return meta[fixed + members]
-
-
-def _sampled_meta(
-    client: Client, query: dict[str, Any], start_ms: int, end_ms: int, page_size: int
-) -> pd.DataFrame:
-    """Property columns from a sample: properties follow the event type (a firmware upgrade
-    has ``from``/``to``), so the first rows of each type over the range, and the first rows
-    of the last partition for properties that appear late."""
-    from opslib._cache import frame_to_columns
-    from opslib._frames import build_frame
-    from opslib.enums import EventType
-
-    types = [query["event_type"]] if "event_type" in query else [int(t) for t in EventType]
-    reads = [({**query, "event_type": t}, start_ms, end_ms) for t in types]
-    reads.append((query, max(start_ms, end_ms - C.DASK_SAMPLE_LAST_MS), end_ms))
-    pages = []
-    for params, lo, hi in reads:
-        read = client.events._read(params, lo, hi, C.DASK_SAMPLE_ROWS, False, page_size)
-        pages.append(frame_to_columns(read.frame()))
-    return build_frame(pages, S.EVENT).iloc[:0]
-
-
 _OBJECT = np.dtype(object)
 
 
@@ -232,121 +195,32 @@ def conform(
     return pd.DataFrame(out, index=df.index, copy=False)
 
 
-# -- the partitions, as the workers see them -----------------------------------------------
-
-_pools: dict[str, HTTP] = {}
-_env_client: list[Client] = []
-_lock = threading.Lock()
-
-
-def _pool(base_url: str) -> HTTP:
-    """One connection pool per platform per worker process, shared by its tasks."""
-    from opslib._http import HTTP
-
-    with _lock:
-        if base_url not in _pools:
-            _pools[base_url] = HTTP(base_url)
-        return _pools[base_url]
-
-
-def _environment_client(base_url: str) -> Client:
-    """The worker's own client, logged in from its environment (once per process)."""
-    from opslib._client import connect
-    from opslib._config import resolve_settings
-
-    with _lock:
-        if not _env_client:
-            if resolve_settings().embedded:
-                raise ConfigError(
-                    "auth='environment': this worker has no platform configured; set "
-                    "OPSLIB_BASE_URL and the credentials (or OPSLIB_PROFILE) on the workers"
-                )
-            _env_client.append(connect())
-        client = _env_client[0]
-    if client.base_url != base_url.rstrip("/"):
-        raise ConfigError(
-            f"auth='environment': this worker's environment names {client.base_url!r}, "
-            f"the frame reads {base_url!r}"
-        )
-    return client
+# -- the partitions -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
 class EventPartitions:
-    """Reads one partition (a time window) of events; the only opslib object in the graph.
+    """Reads one partition (a time window) and gives it the frame's columns; the only
+    opslib object in the task graph, with the reader it holds.
 
-    It holds what a worker needs and nothing more: the platform, the application's id,
-    the caller's id, the query and, with ``auth="token"``, a short-lived access token
-    (masked in its repr). Never a password or a client secret.
+    ``sampled``: the property columns came from a sample, so others are dropped with a
+    warning (declared ones are dropped quietly).
     """
 
-    base_url: str
-    client_id: str
-    user_id: str
-    query: tuple[tuple[str, Any], ...]
+    read: ReadWindow
     meta: pd.DataFrame = field(repr=False)
-    access_token: Secret | None = field(repr=False)
-    expires_at: float = 0.0
-    page_size: int = C.DEFAULT_PAGE_SIZE
-    concurrency: int = C.DASK_PARTITION_CONCURRENCY
-    sampled: bool = True  # the property columns came from a sample: warn about others
+    sampled: bool = True
 
     def __dask_tokenize__(self) -> tuple[Any, ...]:
         dtypes = tuple((str(k), str(v)) for k, v in self.meta.dtypes.items())
-        auth = "environment" if self.access_token is None else "token"
-        return ("opslib-events", self.base_url, self.user_id, self.query, dtypes, auth)
-
-    def read(self, start_ms: int, end_ms: int) -> pd.DataFrame:
-        """``[start_ms, end_ms)`` as ``events.list`` would return it (before conforming)."""
-        from opslib._http import Safety, SentRead
-        from opslib._paging import PagedRead
-
-        query = dict(self.query)
-        if self.access_token is None:
-            client = _environment_client(self.base_url)
-            return client.events._read(query, start_ms, end_ms, None, False, self.page_size).frame()
-        http, token = _pool(self.base_url), self.access_token
-
-        def envelope(page_no: int, size: int) -> dict[str, Any]:
-            params = {**query, "start": start_ms, "end": end_ms, "page_no": page_no}
-            params.update(page_size=size, access_token=token.get_secret_value())
-            return {"message_id": str(uuid.uuid4()), "user_id": self.user_id, "params": params}
-
-        def fetch(page_no: int, size: int) -> dict[str, Any]:
-            body = envelope(page_no, size)
-            mid, path = body["message_id"], "/device/query_record"
-            return dict(http.post_envelope(path, lambda: body, message_id=mid, safety=Safety.READ))
-
-        def send(page_no: int, size: int) -> SentRead:
-            ahead = http.send_ahead("/device/query_record", envelope(page_no, size))
-            return SentRead(ahead, lambda: fetch(page_no, size))
-
-        read = PagedRead(
-            fetch,
-            list_key="events_list",
-            schema=S.EVENT,
-            page_size=self.page_size,
-            progress=False,
-            concurrency=self.concurrency,
-            send=send if http.can_send_ahead else None,
-        )
-        try:
-            return read.frame()
-        except AuthenticationError as exc:
-            expired = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.expires_at))
-            raise AuthenticationError(
-                401,
-                f"the access token given to the workers was refused ({exc.error_msg}); it "
-                f"expires {expired}: build the frame again, or use auth='environment'",
-                operation="/device/query_record",
-            ) from None
+        identity = getattr(self.read, "identity", repr(self.read))
+        return ("opslib-events", identity, dtypes)
 
     def __call__(
         self, window: tuple[int, int], columns: Sequence[str] | None = None
     ) -> pd.DataFrame:
-        start_ms, end_ms = window
         where = _describe(window)
-        df = conform(self.read(start_ms, end_ms), self.meta, where=where, warn=self.sampled)
+        df = conform(self.read(*window), self.meta, where=where, warn=self.sampled)
         return df if columns is None else df[list(columns)]
 
 
@@ -355,44 +229,25 @@ def _describe(window: tuple[int, int]) -> str:
     return f"[{lo}, {hi})"
 
 
-def _fresh_token(client: Client) -> tuple[Secret, float]:
-    """The caller's access token, refreshed first if it would expire during the work."""
-    manager = client._tokens
-    tokens = manager.tokens
-    if tokens is None:
-        raise AuthenticationError(401, "not logged in: log in before building a Dask frame")
-    if tokens.expires_at - time.time() < C.DASK_TOKEN_MIN_VALIDITY_S:
-        tokens = manager.refresh()
-    manager.access_token()  # refreshes if about to expire, as every call does
-    current = manager.tokens
-    assert current is not None
-    return current.access_token, current.expires_at
-
-
 def events_frame(
-    client: Client,
-    query: dict[str, Any],
-    start_ms: int,
-    end_ms: int,
+    read: ReadWindow,
+    windows: Sequence[tuple[int, int]],
+    meta: pd.DataFrame,
     *,
-    partition: str | pd.Timedelta = C.DASK_DEFAULT_PARTITION,
-    properties: Mapping[str, Any] | None = None,
-    auth: str = "token",
-    page_size: int = C.DEFAULT_PAGE_SIZE,
-    concurrency: int = C.DASK_PARTITION_CONCURRENCY,
+    sampled: bool = True,
 ) -> dd.DataFrame:
-    """The Dask frame behind :meth:`opslib.resources.events.Events.to_dask`.
+    """A Dask frame of one partition per window, each read by ``read`` on a worker.
 
     Parameters
     ----------
-    client
-        The driver's client (its identity decides the query; its token travels).
-    query
-        Resolved query params (``Events._query``).
-    start_ms, end_ms
-        The range, epoch milliseconds.
-    partition, properties, auth, page_size, concurrency
-        As documented on ``to_dask``.
+    read
+        The window reader (see :data:`ReadWindow`).
+    windows
+        ``(start_ms, end_ms)`` of each partition (:func:`partition_windows`).
+    meta
+        The columns and dtypes of every partition (an empty frame).
+    sampled
+        Whether ``meta``'s property columns came from a sample (see :class:`EventPartitions`).
 
     Returns
     -------
@@ -401,43 +256,14 @@ def events_frame(
 
     Examples
     --------
-    >>> ddf = events_frame(client, {"query_model": 3}, start, end)  # doctest: +SKIP
+    >>> ddf = client.events.to_dask("-30d")  # builds one with this  # doctest: +SKIP
     """
     import dask
     import dask.dataframe as dd
 
-    from opslib._paging import check_page_size
-
-    if auth not in _AUTH_MODES:
-        raise ValueError(f"auth must be one of {_AUTH_MODES}, got {auth!r}")
-    check_page_size(page_size)
-    if (
-        isinstance(concurrency, bool)
-        or not isinstance(concurrency, int)
-        or not 1 <= concurrency <= 16
-    ):
-        raise ValueError(f"concurrency must be an integer from 1 to 16, got {concurrency!r}")
-    parts = partition_windows(start_ms, end_ms, partition)
-    if properties is None:
-        meta = _sampled_meta(client, query, start_ms, end_ms, page_size)
-    else:
-        meta = _declared_meta(properties)
-    token: Secret | None = None
-    expires_at = 0.0
-    if auth == "token":
-        token, expires_at = _fresh_token(client)
-    reader = EventPartitions(
-        base_url=client.base_url,
-        client_id=client.client_id,
-        user_id=client.user_id or "",
-        query=tuple(sorted(query.items())),
-        meta=meta,
-        access_token=token,
-        expires_at=expires_at,
-        page_size=page_size,
-        concurrency=concurrency,
-        sampled=properties is None,
-    )
+    reader = EventPartitions(read, meta, sampled)
     # dask would turn object columns (mixed-type properties) into strings: keep them.
     with dask.config.set({"dataframe.convert-string": False}):
-        return dd.from_map(reader, parts, meta=meta, label="opslib-events", enforce_metadata=False)
+        return dd.from_map(
+            reader, list(windows), meta=meta, label="opslib-events", enforce_metadata=False
+        )

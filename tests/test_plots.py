@@ -11,7 +11,8 @@ import plotly.io as pio
 import pytest
 from analysis.frames import WEEK, make_devices, make_events
 
-from opslib import _schemas, analysis, plots
+from opslib import analysis, plots
+from opslib.client import _schemas
 
 
 def _json_ok(fig: go.Figure) -> dict:

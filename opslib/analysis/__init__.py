@@ -1,7 +1,7 @@
 """Pure pandas analysis of the frames the client returns; one module per report.
 
 Nothing here talks to the platform: each function takes frames of the shapes declared in
-``opslib._schemas`` and returns a new frame (or text). The notebooks call these, and so can
+``opslib.client._schemas`` and returns a new frame (or text). The notebooks call these, and so can
 anyone working in a notebook or script of their own.
 
 >>> from opslib import analysis

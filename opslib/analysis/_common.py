@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from opslib._timeutil import Moment, time_range
+from opslib.timeutil import Moment, time_range
 
 __all__ = ["NONE_LABEL", "Window", "previous_window", "require_columns", "resolve_window"]
 

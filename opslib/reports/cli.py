@@ -134,7 +134,7 @@ def demo_command(out: str = "reports", config: str | None = None) -> int:
     ``OPSLIB_EMBEDDED_SCALE`` override it) runs in this process and every report connects
     to it as the demo ops account. Prints the path of index.html.
     """
-    from opslib._embedded import embedded_platform
+    from opslib.client import embedded_platform
     from opslib.reports.runall import ConfigFileError, run_all
     from opslib.server import demo
 

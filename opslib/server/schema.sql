@@ -165,8 +165,8 @@ CREATE TABLE IF NOT EXISTS events (
     -- The record as the API sends it (protocol §6.8), JSON text written by SQLite once, when
     -- the event is stored: strings through json_quote, the stored properties as they are,
     -- gmt_create by datetime() (NULL past year 9999, shown as null) and the ts extension.
-    -- A page is then these texts joined (store/events.py); rendering them on every read
-    -- cost 3.6 ms a 1000-event page against 1.9 ms (docs/performance.md).
+    -- A page is then these texts joined (store/events.py) instead of rendered on every
+    -- read, which cost more SQL time per page (docs/performance.md).
     wire       TEXT GENERATED ALWAYS AS (format(
         '{"device_id":%s,"user_id":%s,"event_id":%s,"event_type":%d,"properties":%s,"code":%s,"gmt_create":%s,"ts":%d}',
         json_quote(device_id), json_quote(user_id), json_quote(event_id), event_type, properties,

@@ -1,4 +1,4 @@
-"""Small frames built with the declared schemas (opslib._schemas), as the client returns
+"""Small frames built with the declared schemas (opslib.client._schemas), as the client returns
 them; shared by the tests of opslib.analysis, opslib.plots and opslib.widgets."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import _schemas, enums
+from opslib import enums
+from opslib.client import _schemas
 
 T0 = pd.Timestamp("2024-05-06 00:00:00", tz="UTC")  # a Monday
 

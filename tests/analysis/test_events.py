@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from opslib import _schemas, analysis, enums
+from opslib import analysis, enums
+from opslib.client import _schemas
 
 from .frames import T0, WEEK, make_events
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from opslib import _schemas, analysis
+from opslib import analysis
+from opslib.client import _schemas
 
 from .frames import T0, make_devices, typed_frame
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from opslib import _schemas, analysis
+from opslib import analysis
+from opslib.client import _schemas
 
 from .frames import T0, typed_frame
 

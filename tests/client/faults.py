@@ -1,10 +1,12 @@
 """Fault injection around the real transport: the platform stays real, the network misbehaves.
 
 ``Faults`` is an httpx transport that forwards every request to the real platform through
-opslib's default transport (``StdlibTransport``) and records it, except where a planned
-fault says otherwise:
+opslib's default transport (``StdlibTransport``; or the one given, e.g. httpx's own) and
+records it, except where a planned fault says otherwise:
 
 - ``status(code, headers)``: answer this status instead of forwarding (a proxy's 503, a 429);
+- ``error_in_200(code)``: answer HTTP 200 with the error code inside the envelope (as some
+  platforms do);
 - ``drop_response()``: forward the request, let the platform do the work, then lose the
   answer (``httpx.RemoteProtocolError``), as when a connection dies mid-response;
 - ``refuse()``: fail to connect (``httpx.ConnectError``), nothing is sent.
@@ -20,7 +22,7 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib._transport import SendsAhead, StdlibTransport
+from opslib.client._stdlib_transport import SendsAhead, StdlibTransport
 
 
 @dataclass
@@ -31,7 +33,8 @@ class Sent:
     body: dict[str, Any] | None
     form: dict[str, str]
     fault: str = ""
-    ahead: bool = False  # sent ahead of reading its answer (StdlibTransport.start)
+    timeout: dict[str, float | None] = field(default_factory=dict)  # httpx's, per request
+    early: bool = False  # sent early, its answer read later (StdlibTransport.start)
 
     @property
     def message_id(self) -> str | None:
@@ -48,7 +51,7 @@ class _Plan:
 
 
 class _Planned:
-    """A request sent ahead that meets a plan: the fault happens when its answer is read."""
+    """A request sent early that meets a plan: the fault happens when its answer is read."""
 
     def __init__(self, plan: _Plan, request: httpx.Request) -> None:
         self._plan = plan
@@ -94,6 +97,20 @@ class Faults(httpx.BaseTransport):
 
         return self._add(path, f"status {code}", answer, times, when)
 
+    def error_in_200(
+        self,
+        path: str,
+        code: int,
+        *,
+        times: int | None = 1,
+        when: Callable[[Sent], bool] | None = None,
+    ) -> Faults:
+        def answer(request: httpx.Request) -> httpx.Response:
+            body = {"error_code": code, "message_id": "", "error_msg": "injected", "data": {}}
+            return httpx.Response(200, content=orjson.dumps(body))
+
+        return self._add(path, f"{code} in 200", answer, times, when)
+
     def drop_response(
         self, path: str, *, times: int | None = 1, when: Callable[[Sent], bool] | None = None
     ) -> Faults:
@@ -132,7 +149,7 @@ class Faults(httpx.BaseTransport):
 
     # -- transport ---------------------------------------------------------------------
 
-    def _plan(self, request: httpx.Request, *, ahead: bool = False) -> tuple[Sent, _Plan | None]:
+    def _plan(self, request: httpx.Request, *, early: bool = False) -> tuple[Sent, _Plan | None]:
         """Record ``request`` and take the first plan that applies to it."""
         content = request.read()
         body = None
@@ -141,7 +158,8 @@ class Faults(httpx.BaseTransport):
             body = orjson.loads(content)
         elif content:
             form = dict(httpx.QueryParams(content.decode()))
-        sent = Sent(request.url.path, body, form, ahead=ahead)
+        timeout = request.extensions.get("timeout", {})
+        sent = Sent(request.url.path, body, form, timeout=timeout, early=early)
         with self._lock:
             self.sent.append(sent)
             plan = next(
@@ -163,9 +181,9 @@ class Faults(httpx.BaseTransport):
         return plan.fault(request)
 
     def _start(self, request: httpx.Request) -> Any:
-        """``start``, where the inner transport sends ahead: requests sent ahead (paged
-        reads) meet the same plans; ``sent[i].ahead`` says which went that way."""
-        _, plan = self._plan(request, ahead=True)
+        """``start``, where the inner transport sends early: requests sent early (paged
+        reads) meet the same plans; ``sent[i].early`` says which went that way."""
+        _, plan = self._plan(request, early=True)
         if plan is None:
             return self.inner.start(request)  # type: ignore[attr-defined]
         return _Planned(plan, request)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
-import pytest
-
-from opslib import _schemas as S
-from opslib._frames import build_frame, finish, label_array, page_columns, records_to_frame
-from opslib.enums import EventType
+from opslib.client import _schemas as S
+from opslib.client._frames import build_frame, page_columns, records_to_frame
 
 
 def event(i: int, **over: object) -> dict[str, object]:
@@ -85,13 +81,6 @@ def test_strings_declared_get_numbers_as_text() -> None:
     assert str(df["category_id"].dtype) == "string"
 
 
-def test_label_array_unknown_codes_are_nan() -> None:
-    labels = label_array(pd.array([1, 99, None], dtype="Int64"), EventType)
-    assert labels[0] == "online"
-    assert pd.isna(labels[1])
-    assert pd.isna(labels[2])
-
-
 def test_pages_unify_members_missing_or_typed_differently() -> None:
     a = page_columns([event(0, properties={"t": 1, "only_a": "x"})], S.EVENT)
     b = page_columns([event(1, properties={"t": 1.5, "only_b": True})], S.EVENT)
@@ -112,41 +101,3 @@ def test_pages_unify_members_missing_or_typed_differently() -> None:
 def test_no_pages_is_the_empty_schema() -> None:
     out = build_frame([], S.EVENT)
     assert out.dtypes.to_dict() == S.EVENT.empty().dtypes.to_dict()
-
-
-def test_finish_drops_duplicate_keys_and_sorts() -> None:
-    page1 = page_columns([event(3), event(1)], S.EVENT)
-    page2 = page_columns([event(1), event(2)], S.EVENT)  # e-0001 seen twice
-    df = finish(build_frame([page1, page2], S.EVENT), S.EVENT)
-    assert df["event_id"].tolist() == ["e-0001", "e-0002", "e-0003"]
-    assert df.index.equals(pd.RangeIndex(3))
-
-
-def test_finish_sorts_by_both_order_columns() -> None:
-    same_second = "2024-05-01 00:00:00"
-    records = [
-        {"device_id": "d-2", "gmt_bind": same_second},
-        {"device_id": "d-1", "gmt_bind": same_second},
-        {"device_id": "d-0", "gmt_bind": "2024-05-02 00:00:00"},
-    ]
-    df = finish(records_to_frame(records, S.DEVICE), S.DEVICE)
-    assert df["device_id"].tolist() == ["d-1", "d-2", "d-0"]
-
-
-def test_events_keep_the_platform_order_within_a_second() -> None:
-    # the platform orders by millisecond time; the second shown ties, the order stays
-    same_second = "2024-05-01 00:00:00"
-    records = [event(2, gmt_create=same_second), event(1, gmt_create=same_second), event(0)]
-    records[2]["gmt_create"] = "2024-04-30 23:59:59"
-    df = finish(records_to_frame(records, S.EVENT), S.EVENT)
-    assert df["event_id"].tolist() == ["e-0000", "e-0002", "e-0001"]
-
-
-@pytest.mark.parametrize("n", [0, 1, 1000])
-def test_sorted_input_is_kept(n: int) -> None:
-    df = finish(
-        records_to_frame([event(i, gmt_create="2024-05-01 00:00:00") for i in range(n)], S.EVENT),
-        S.EVENT,
-    )
-    assert df["event_id"].is_monotonic_increasing
-    assert len(df) == n

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +10,7 @@ import httpx
 import pytest
 
 import opslib
+from client.clocks import Clocks
 from client.faults import Faults
 
 if TYPE_CHECKING:
@@ -42,10 +42,32 @@ def connect(platform: Platform, faults: Faults, role: str = "ops", **kw: Any) ->
     return platform.connect(role, transport=faults, **kw)
 
 
-def test_default_timeouts_are_finite(platform: Platform) -> None:
-    with platform.connect() as client:
-        timeout = client._http._client.timeout
-        for part in (timeout.connect, timeout.read, timeout.write, timeout.pool):
+class Waits:
+    """A client's retry waits, recorded instead of slept, on a clock of their own that each
+    wait moves forward (and ``also``, e.g. the platform's fake clock)."""
+
+    def __init__(self, client: opslib.Client, also: Callable[[float], None] | None = None):
+        self.slept: list[float] = []
+        self.now = 0.0
+        self._also = also
+        http = client._session.http
+        http.sleep = self.sleep
+        http.monotonic = lambda: self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+        if self._also is not None:
+            self._also(seconds)
+
+
+def test_default_timeouts_are_finite(platform: Platform, faults: Faults) -> None:
+    with platform.connect(transport=faults) as client:
+        client.users.get()
+    for sent in faults.sent:
+        timeout = sent.timeout
+        assert set(timeout) == {"connect", "read", "write", "pool"}
+        for part in timeout.values():
             assert part is not None
             assert 0 < part <= 60
 
@@ -54,56 +76,68 @@ def test_429_retry_after_is_honoured(
     platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
+    waits = Waits(client)
     faults.status("/product/query_category", 429, headers={"Retry-After": "1"})
     caplog.set_level(logging.DEBUG, logger="opslib")
-    started = time.monotonic()
     df = client.products.categories()
-    assert time.monotonic() - started >= 1.0
+    assert waits.slept == [1.0]
     assert len(df) > 0
     assert faults.count("/product/query_category") == 2
     assert any("429" in line for line in retry_lines(caplog))
 
 
 def test_the_platforms_own_429_is_waited_out(
-    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture
+    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture, clocks: Clocks
 ) -> None:
     limited = platform_factory(rate_limit_per_s=5.0, rate_limit_burst=2.0)
     faults = Faults()
     client = connect(limited, faults)
+    waits = Waits(client, also=lambda seconds: clocks.platform.advance(seconds=seconds))
     caplog.set_level(logging.DEBUG, logger="opslib")
     for _ in range(6):
         client.products.categories()
     assert any("429" in line for line in retry_lines(caplog))
     assert faults.count("/product/query_category") > 6
+    assert waits.slept  # the platform's Retry-After, waited on its clock
 
 
 def test_503s_are_retried_within_the_deadline(
     platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
+    waits = Waits(client)
     faults.status("/user/query", 503, times=2)
     caplog.set_level(logging.DEBUG, logger="opslib")
     df = client.users.get()
+    assert len(waits.slept) == 2
     assert len(df) == 1
     assert faults.count("/user/query") == 3
     assert sum("HTTP 503" in line for line in retry_lines(caplog)) == 2
 
 
 def test_503_forever_stops_at_the_deadline(platform: Platform, faults: Faults) -> None:
-    client = connect(platform, faults, max_retries=1000)
-    client._http.retry_deadline = 2.0
+    creds = platform.credentials()
+    client = opslib.Client(
+        platform.base_url,
+        client_id=creds["client_id"],
+        client_secret=creds["client_secret"],
+        transport=faults,
+        max_retries=1000,
+        retry_deadline=2.0,
+    )
+    client.auth.login(creds["area_code"], creds["phone"], password=creds["password"])
+    waits = Waits(client)
     faults.status("/user/query", 503, times=None)
-    started = time.monotonic()
     with pytest.raises(opslib.ServerError) as info:
         client.users.get()
     assert info.value.code == 503
-    assert time.monotonic() - started < 2.5
+    assert 0 < waits.now <= 2.0  # waited, and never past the 2 s deadline
     assert faults.count("/user/query") >= 2
 
 
 def test_max_retries_bounds_attempts(platform: Platform, faults: Faults) -> None:
     client = connect(platform, faults, max_retries=2)
-    client._http.sleep = lambda seconds: None
+    Waits(client)
     faults.status("/user/query", 502, times=None)
     with pytest.raises(opslib.ServerError):
         client.users.get()
@@ -135,6 +169,7 @@ def test_refused_connections_are_retried(
     platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
+    Waits(client)
     faults.refuse("/user/query", times=2)
     caplog.set_level(logging.DEBUG, logger="opslib")
     assert len(client.users.get()) == 1
@@ -187,7 +222,7 @@ def test_a_write_that_never_gets_an_answer_is_outcome_unknown(
     fresh_platform: Platform, faults: Faults
 ) -> None:
     admin = connect(fresh_platform, faults, role="admin", max_retries=1)
-    admin._http.sleep = lambda seconds: None
+    Waits(admin)
     faults.drop_response("/product/add", times=None)
     with pytest.raises(opslib.OutcomeUnknown) as info:
         admin.products.add({"product_id": "p-retry-3", **PRODUCT})
@@ -231,7 +266,7 @@ def test_transport_errors_wrap_httpx() -> None:
     "base", ["http://platform.test", "http://platform.test/", "https://platform.test/api/v2/"]
 )
 def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> None:
-    from opslib._http import HTTP
+    from opslib.client._http import HTTP
 
     http = HTTP(base)
     try:
@@ -241,110 +276,3 @@ def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> Non
         assert http._url("/device/query") == httpx.URL(base.rstrip("/") + "/device/query")
     finally:
         http.close()
-
-
-# -- pages sent ahead (paged reads from one thread) -----------------------------------------
-
-PAGE = 20  # rows a page: the test platform's 30 days are many pages
-
-
-def page_no(sent: Any) -> int:
-    return int(sent.body["params"]["page_no"])
-
-
-@pytest.fixture
-def whole(platform: Platform) -> Any:
-    """The fleet's events of 30 days, read with the thread pool (nothing sent ahead)."""
-    from opslib import _constants as C
-
-    saved, C.SEND_AHEAD = C.SEND_AHEAD, False
-    try:
-        return platform.connect().events.list("-30d", end="2100-01-01", page_size=PAGE)
-    finally:
-        C.SEND_AHEAD = saved
-
-
-def test_pages_are_sent_ahead_from_the_calling_thread(
-    platform: Platform, faults: Faults, whole: Any
-) -> None:
-    import threading
-
-    threads: set[str] = set()
-    faults.before = lambda sent: threads.add(threading.current_thread().name)
-    df = platform.connect(transport=faults).events.list("-30d", end="2100-01-01", page_size=PAGE)
-    pd_testing().assert_frame_equal(df, whole)
-    reads = faults.to("/device/query_record")
-    assert len(reads) == -(-len(whole) // PAGE) > 10
-    assert [page_no(s) for s in reads if s.ahead] == list(range(2, len(reads) + 1))
-    assert threads == {threading.current_thread().name}
-
-
-@pytest.mark.parametrize("fault", ["503", "429", "drop", "refuse", "401"])
-def test_a_page_sent_ahead_that_fails_is_read_by_the_regular_call(
-    platform: Platform, faults: Faults, whole: Any, fault: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Anything but a clean answer to a page sent ahead: the regular call follows, with its
-    retries and token refresh, and the frame is the same."""
-    path = "/device/query_record"
-    third = {"when": lambda sent: page_no(sent) == 3}
-    if fault == "503":
-        faults.status(path, 503, **third)
-    elif fault == "429":
-        faults.status(path, 429, headers={"Retry-After": "0"}, **third)
-    elif fault == "drop":
-        faults.drop_response(path, **third)
-    elif fault == "refuse":
-        faults.refuse(path, **third)
-    else:  # the token is refused twice: sent ahead, then the regular call, which refreshes
-        faults.status(path, 401, times=2, **third)
-    client = platform.connect(transport=faults)
-    refreshes = faults.count("/token/access")
-    caplog.set_level(logging.DEBUG, logger="opslib")
-    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
-    pd_testing().assert_frame_equal(df, whole)
-    faulted = [s for s in faults.to(path) if s.fault]
-    assert faulted
-    assert any(s.ahead for s in faulted)
-    for bad in faulted:  # each faulted page was then read by a request that was not
-        later = [s for s in faults.to(path) if page_no(s) == page_no(bad) and not s.fault]
-        assert later
-    assert any("sent ahead" in r.getMessage() for r in caplog.records)
-    assert (faults.count("/token/access") > refreshes) == (fault == "401")
-
-
-def test_a_business_error_on_a_page_sent_ahead_is_raised_and_frees_the_pool(
-    platform: Platform, faults: Faults
-) -> None:
-    faults.status("/device/query_record", 403, times=None, when=lambda s: page_no(s) == 4)
-    client = platform.connect(transport=faults)
-    pool = faults.inner
-    for _ in range(6):  # 6 reads x 4 sent ahead: more than the pool holds, were any kept
-        with pytest.raises(opslib.PermissionDenied):
-            client.events.list("-30d", end="2100-01-01", page_size=PAGE)
-    assert pool._slots._value == opslib._constants.DEFAULT_MAX_CONNECTIONS  # type: ignore[attr-defined]
-    faults.clear()
-    assert len(client.events.list("-30d", end="2100-01-01", page_size=PAGE)) > 0
-
-
-def pd_testing() -> Any:
-    import pandas.testing
-
-    return pandas.testing
-
-
-def test_over_httpx_s_own_transport_the_thread_pool_reads(platform: Platform, whole: Any) -> None:
-    """Where requests cannot be sent ahead (httpx's transport, as behind a proxy), pages are
-    still read several at a time, by the thread pool, not one after another."""
-    import threading
-
-    faults = Faults(httpx.HTTPTransport())
-    threads: set[str] = set()
-    faults.before = lambda sent: threads.add(threading.current_thread().name)
-    client = platform.connect(transport=faults)
-    assert not client._http.can_send_ahead
-    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
-    pd_testing().assert_frame_equal(df, whole)
-    assert not any(s.ahead for s in faults.sent)
-    assert any(t.startswith("opslib-page") for t in threads)
-    pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
-    assert sum(map(len, pages)) == len(whole)

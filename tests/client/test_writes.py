@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import opslib
-from opslib import _schemas as S
-from opslib._exceptions import make_status_error
-from opslib._writes import check_errors, items_from, native, run_writes
+from opslib.client import _schemas as S
+from opslib.client._writes import check_errors, items_from, native, run_writes
+from opslib.exceptions import make_status_error
 
 ALLOWED = ("product_id", "product_name", "category_id")
 

@@ -3,7 +3,8 @@
 httpx logs each request URL at INFO, and the transport under it its connection steps at
 DEBUG (opslib's ``opslib.transport``, or httpcore when httpx's own transport is used behind
 a proxy), so a user who turns logging on must not find client secrets, codes or tokens
-there: the client sends ``/token/access`` parameters in a form body, never in the URL. The
+there:
+the client sends ``/token/access`` parameters in a form body, never in the URL. The
 platform runs in this process (a thread), so its log lines are captured and checked too.
 """
 
@@ -18,7 +19,7 @@ import pytest
 from client.faults import Faults
 
 import opslib
-from opslib._transport import StdlibTransport
+from opslib.client._stdlib_transport import StdlibTransport
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -73,9 +74,9 @@ def test_a_full_client_flow_logs_no_secret(
     secrets = [platform.client_secret, *PASSWORDS, register_code, login_code, reset_code]
     for sent in faults.to("/token/access"):
         secrets += [sent.form[k] for k in ("code", "refresh_token") if k in sent.form]
-    tokens = client._tokens.tokens
+    tokens = client._session.tokens.tokens
     assert tokens is not None
-    secrets += [tokens.access_token.get_secret_value(), tokens.refresh_token.get_secret_value()]
+    secrets += [tokens.access_token.get_secret_value(), tokens.refresh_token.get_secret_value()]  # type: ignore[union-attr]
     for sent in faults.sent:
         token = ((sent.body or {}).get("params") or {}).get("access_token")
         if token:

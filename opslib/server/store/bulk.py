@@ -71,7 +71,7 @@ def begin_bulk_load(conn: sqlite3.Connection) -> str:
 
     ``synchronous=OFF`` and a rollback journal (``journal_mode=DELETE``) instead of WAL:
     on an empty database the rollback journal stays tiny while WAL would write every page
-    twice (measured: 4.4 s against 6.4 s for a million events with their indexes). A bigger
+    twice (docs/performance.md has the measurement). A bigger
     page cache and sorter threads speed up the index builds.
 
     Parameters

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import opslib
-from opslib import _schemas as S
+from opslib.client import _schemas as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -84,7 +84,8 @@ def test_register_with_login_switches(fresh_platform: Platform) -> None:
     )
     assert client.user_id == df["user_id"].item()
     assert client.devices.list().shape[0] == 0  # a new user has no devices: empty, typed
-    assert client._tokens.credentials is not None
+    # the account is remembered: a login needs only the password
+    assert client.auth.login(password=NEW_PASSWORD)["user_id"].item() == client.user_id
 
 
 def test_register_an_existing_phone_is_refused_like_any_wrong_code(
@@ -108,8 +109,11 @@ def test_login_by_sms_code(fresh_platform: Platform) -> None:
     assert_schema(df, S.LOGIN)
     assert client.users.get()["phone"].item() == fresh_platform.user_phone
     assert str(df["expires_at"].dtype) == "datetime64[ns, UTC]"
-    assert client._tokens.credentials is not None
-    assert client._tokens.credentials.password is None
+    assert client._session.tokens.credentials is not None
+    assert client._session.tokens.credentials.password is None  # no password was given
+    # the account is remembered: a login needs only the password
+    again = client.auth.login(password=fresh_platform.user_password)
+    assert again["user_id"].item() == client.user_id
 
 
 def test_login_needs_one_of_password_or_code(platform: Platform) -> None:
@@ -179,10 +183,10 @@ def test_exchange_code_switches_to_its_user(platform: Platform) -> None:
 
 def test_refresh(platform: Platform) -> None:
     client = platform.connect()
-    before = client._tokens.tokens
+    before = client._session.tokens.tokens
     df = client.auth.refresh()
     assert_schema(df, S.TOKEN)
     assert df["expires_in"].item() == 7200
     assert df["openid"].item() == client.user_id
-    assert client._tokens.tokens != before
+    assert client._session.tokens.tokens != before
     assert len(client.users.get()) == 1

@@ -10,7 +10,7 @@ import pytest
 
 import opslib
 from client.faults import Faults
-from opslib import _schemas as S
+from opslib.client import _schemas as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

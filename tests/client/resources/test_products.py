@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import opslib
-from opslib import _schemas as S
+from opslib.client import _schemas as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

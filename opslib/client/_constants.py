@@ -1,0 +1,126 @@
+"""Tunables of the client, named once.
+
+Every default the client uses lives here so that a reader finds them in one place and a
+test can refer to them by name.
+"""
+
+from __future__ import annotations
+
+# --- HTTP ---------------------------------------------------------------------------
+# Finite timeouts in seconds. A read of 1000 events takes a few milliseconds on the
+# reference platform; 30 s leaves room for a slow network or a busy database.
+DEFAULT_CONNECT_TIMEOUT = 5.0
+DEFAULT_READ_TIMEOUT = 30.0
+DEFAULT_WRITE_TIMEOUT = 30.0
+DEFAULT_POOL_TIMEOUT = 10.0
+
+
+# --- Retries --------------------------------------------------------------------------
+DEFAULT_MAX_RETRIES = 4
+INITIAL_RETRY_DELAY = 0.5  # seconds; doubled per attempt, then full jitter
+MAX_RETRY_DELAY = 8.0  # cap of one backoff sleep
+DEFAULT_RETRY_DEADLINE = 60.0  # total seconds a call may spend retrying
+MAX_RETRY_AFTER = 30.0  # a longer Retry-After (an SMS or login throttle) is raised, not waited
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+# --- Tokens ---------------------------------------------------------------------------
+# Refresh an access token this many seconds before it expires, but never earlier than
+# a quarter of its lifetime before (a platform configured with 2 s tokens still works).
+TOKEN_REFRESH_MARGIN = 60.0
+TOKEN_REFRESH_MARGIN_FRACTION = 0.25
+REDIRECT_URI_NONE = "none"  # spec §4.2: the literal given when there is no callback
+TOKEN_CACHE_FILENAME = "tokens.json"  # noqa: S105 - a file name, not a secret
+
+# --- Paging ---------------------------------------------------------------------------
+MAX_PAGE_SIZE = 1000  # protocol §9
+# Bulk reads use the largest page: the client and the platform pay a fixed cost per request.
+DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
+# Requests in flight after the first page reveals `total`: hides a far platform's latency.
+DEFAULT_CONCURRENCY = 4
+MAX_CONCURRENCY = 16
+# One connection pool per client: the pages in flight, the one being read, and the regular
+# call of a page whose early request failed, all kept alive between reads.
+DEFAULT_MAX_CONNECTIONS = MAX_CONCURRENCY + 2
+DEFAULT_MAX_KEEPALIVE = DEFAULT_MAX_CONNECTIONS
+# progress=None shows a bar only when a read needs more pages than this.
+PROGRESS_MIN_PAGES = 5
+
+# --- Protocol facts (spec §4, protocol.md §6, §10) -------------------------------------
+# The 18 operations of the interface, by path.
+OPERATIONS = (
+    "/user/auth_code",
+    "/token/access",
+    "/user/login",
+    "/user/register",
+    "/product/query_category",
+    "/product/query_list_by_category",
+    "/device/query_by_user",
+    "/device/query_record",
+    "/device/query",
+    "/user/query",
+    "/device/bind",
+    "/user/query_sys_setting",
+    "/product/delete",
+    "/product/add",
+    "/user/update_sys_setting",
+    "/user/update_pwd",
+    "/user/update_user_info",
+    "/device/update_info",
+)
+# Recorded writes (protocol §10): retried with the same message_id, replayed by the platform.
+WRITE_OPERATIONS = frozenset(
+    {
+        "/user/register",
+        "/user/update_pwd",
+        "/user/update_user_info",
+        "/user/update_sys_setting",
+        "/product/add",
+        "/product/delete",
+        "/device/bind",
+        "/device/update_info",
+    }
+)
+# Operations that take no access token.
+PRE_LOGIN_OPERATIONS = frozenset({"/user/auth_code", "/user/login", "/user/register"})
+# Operations that carry client_id in params (spec §5.1).
+CLIENT_ID_OPERATIONS = frozenset(
+    {
+        "/user/auth_code",
+        "/user/login",
+        "/user/register",
+        "/product/query_category",
+        "/product/query_list_by_category",
+    }
+)
+BARE_STRING_OPERATIONS = frozenset({"/product/add", "/product/delete"})
+
+# --- Event cache (opslib/client/_event_cache.py) ------------------------------------------
+# Closed windows of event records are kept as Parquet under <user cache dir>/events.
+CACHE_DIR_ENV = "OPSLIB_CACHE_DIR"  # replaces <user cache dir>/opslib/events
+CACHE_WINDOW_MS = 86_400_000  # one cached window: a whole UTC day
+# A window is closed once its end is older than now minus this margin: devices report late
+# (the `ts` of /device/report), and an hour covers a reconnecting device's backlog.
+CACHE_CLOSED_MARGIN_MS = 3_600_000
+# Missing windows fetched at once (each window's pages are fetched concurrently too).
+CACHE_FETCH_CONCURRENCY = 2
+CACHE_READ_THREADS = 2  # cached windows decoded at once (Parquet releases the GIL)
+BUILD_THREADS = 2  # columns of a large frame joined at once (Arrow and numpy release the GIL)
+# A text column whose pages average at least this many rows stays chunked in the frame
+# (cached windows); smaller pages are joined, as many small chunks slow every later step.
+CHUNKED_STRINGS_MIN_ROWS = 10_000
+
+# --- Dask (opslib/dask.py) ---------------------------------------------------------------
+DASK_DEFAULT_PARTITION = "1D"  # one partition per UTC day
+# Workers get the driver's access token; refresh it first if it has less left than this.
+DASK_TOKEN_MIN_VALIDITY_S = 1800.0
+# Without properties=, the property columns come from a sample: the first rows of each
+# event type over the range, and the first rows of its last day (one request each).
+DASK_SAMPLE_ROWS = 1000
+DASK_SAMPLE_LAST_MS = 86_400_000
+# Pages of one partition a worker fetches at once (to_dask(concurrency=)).
+DASK_PARTITION_CONCURRENCY = 4
+
+# --- Embedded platform ----------------------------------------------------------------
+EMBEDDED_DB_FILENAME = "demo.db"
+EMBEDDED_DEFAULT_SCALE = "demo"
+APP_NAME = "opslib"

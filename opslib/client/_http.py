@@ -1,0 +1,419 @@
+"""The wire: one httpx connection pool, the envelope, decoding, and retries.
+
+A call is retried when repeating it cannot do harm: a read, or a write sent again with the
+*same* message_id (the platform replays the first answer, protocol §10). Operations that are
+neither (the exchange of an authorization code, a login by SMS code) are repeated only when
+the request certainly never left (a refused connection). ``_should_retry`` decides, one
+commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
+
+Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
+also be sent early, from the reading thread, their answers read later
+(:meth:`HTTP.send_early`): that is only a first attempt, never retried; when its answer is
+not a clean success the regular call above is made instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import enum
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from importlib import metadata
+from typing import Any
+
+import httpx
+import orjson
+
+from opslib.client import _constants as C
+from opslib.client._stdlib_transport import Pending, SendsAhead, make_transport
+from opslib.exceptions import (
+    APIError,
+    OutcomeUnknown,
+    RequestTimeout,
+    ServerError,
+    TransportError,
+    make_status_error,
+)
+
+__all__ = ["HTTP", "EarlyAnswer", "Safety", "default_timeout", "status_error"]
+
+log = logging.getLogger("opslib")
+
+# The request never reached the platform: always safe to send again.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# The request may have reached the platform and the answer was lost.
+_MAYBE_SENT = (
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.ReadTimeout,
+    httpx.WriteTimeout,
+    httpx.RemoteProtocolError,
+    httpx.CloseError,
+)
+
+
+class Safety(enum.Enum):
+    """How safe an operation is to send twice."""
+
+    READ = "read"  # reads and logins by password: harmless to repeat
+    WRITE = "write"  # recorded writes: repeated with the same message_id, replayed
+    ONCE = "once"  # single-use inputs (authorization code, SMS login): only if never sent
+
+
+def default_timeout() -> httpx.Timeout:
+    """The finite default timeouts of :mod:`opslib.client._constants`."""
+    return httpx.Timeout(
+        connect=C.DEFAULT_CONNECT_TIMEOUT,
+        read=C.DEFAULT_READ_TIMEOUT,
+        write=C.DEFAULT_WRITE_TIMEOUT,
+        pool=C.DEFAULT_POOL_TIMEOUT,
+    )
+
+
+def _user_agent() -> str:
+    try:
+        version = metadata.version("opslib")
+    except metadata.PackageNotFoundError:  # pragma: no cover - source checkout
+        version = "0"
+    return f"opslib/{version} httpx/{httpx.__version__}"
+
+
+def _retry_after(response: httpx.Response, body: Any) -> float | None:
+    """Seconds from ``Retry-After`` (seconds or an HTTP date), else ``data.retry_after``."""
+    header = response.headers.get("retry-after")
+    if header:
+        try:
+            return max(0.0, float(header))
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(header)
+            except (TypeError, ValueError):
+                when = None
+            if when is not None:
+                return max(0.0, when.timestamp() - time.time())
+    if isinstance(body, dict):
+        data = body.get("data")
+        if isinstance(data, dict) and isinstance(data.get("retry_after"), int | float):
+            return float(data["retry_after"])
+    return None
+
+
+def _loads(response: httpx.Response) -> Any:
+    try:
+        return orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def status_error(response: httpx.Response, *, operation: str, message_id: str = "") -> APIError:
+    """The :class:`APIError` for a failed envelope or token response."""
+    body = _loads(response)
+    code = response.status_code
+    msg = f"HTTP {code} with a body that is not platform JSON"
+    oauth = None
+    if isinstance(body, dict):
+        code = int(body.get("error_code") or code)
+        msg = str(body.get("error_msg") or body.get("error_description") or msg)
+        oauth = body.get("error") if isinstance(body.get("error"), str) else None
+        message_id = str(body.get("message_id") or message_id)
+    return make_status_error(
+        code,
+        msg,
+        message_id=message_id,
+        operation=operation,
+        error=oauth,
+        retry_after=_retry_after(response, body),
+        response=response,
+    )
+
+
+class HTTP:
+    """One connection pool to one platform, with retries; thread-safe.
+
+    Parameters
+    ----------
+    base_url
+        The platform's base URL.
+    timeout
+        An ``httpx.Timeout`` or seconds; default :func:`default_timeout`.
+    max_retries
+        Retries per call after the first attempt.
+    retry_deadline
+        Total seconds one call may spend, retries and waits included.
+    transport
+        An httpx transport (tests wrap the real one to inject faults); by default
+        :func:`~opslib.client._stdlib_transport.make_transport` picks one for ``base_url``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: httpx.Timeout | float | None = None,
+        max_retries: int = C.DEFAULT_MAX_RETRIES,
+        retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.max_retries = max_retries
+        self.retry_deadline = retry_deadline
+        # How retries wait and measure their deadline (tests pass fakes that do not wait).
+        self.sleep: Callable[[float], None] = time.sleep
+        self.monotonic: Callable[[], float] = time.monotonic
+        if transport is None:
+            transport = make_transport(self.base_url)
+        # Requests can be sent early over opslib's own transport (not over httpx's).
+        self._early = transport if isinstance(transport, SendsAhead) else None
+        self._client = httpx.Client(
+            base_url=self.base_url,
+            timeout=timeout if timeout is not None else default_timeout(),
+            limits=httpx.Limits(
+                max_connections=C.DEFAULT_MAX_CONNECTIONS,
+                max_keepalive_connections=C.DEFAULT_MAX_KEEPALIVE,
+            ),
+            transport=transport,
+            headers={"User-Agent": _user_agent(), "Accept": "application/json"},
+            follow_redirects=False,
+        )
+        self._urls: dict[str, httpx.URL] = {}
+
+    def _url(self, path: str) -> httpx.URL:
+        """The absolute URL of ``path``, parsed once: httpx would parse and merge it again
+        on every request."""
+        url = self._urls.get(path)
+        if url is None:
+            url = self._urls[path] = self._client.build_request("POST", path).url
+        return url
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __del__(self) -> None:
+        # A notebook that re-runs connect() drops clients without closing them; release
+        # their sockets when they are collected (as openai-python's client does).
+        client = getattr(self, "_client", None)
+        if client is not None and not client.is_closed:
+            with contextlib.suppress(Exception):
+                client.close()
+
+    # -- calls -------------------------------------------------------------------------
+
+    def post_envelope(
+        self,
+        path: str,
+        build_body: Callable[[], Mapping[str, Any]],
+        *,
+        message_id: str,
+        safety: Safety,
+    ) -> Any:
+        """POST an envelope; return its decoded ``data`` (or the bare string of add/delete).
+
+        ``build_body`` is called for every attempt, so a retry after a token refresh carries
+        the new access token with the same message_id.
+        """
+
+        def make() -> httpx.Request:
+            content = orjson.dumps(build_body())
+            headers = {"Content-Type": "application/json"}
+            return self._client.build_request(
+                "POST", self._url(path), content=content, headers=headers
+            )
+
+        response = self._send(make, operation=path, message_id=message_id, safety=safety)
+        body = _loads(response)
+        if (
+            response.status_code == 200
+            and path in C.BARE_STRING_OPERATIONS
+            and isinstance(body, str)
+        ):
+            return body
+        if response.status_code == 200 and isinstance(body, dict):
+            if body.get("error_code") == 200:
+                return body.get("data", {})
+            if body.get("error_code") is None:
+                raise ServerError(200, "the answer has no error_code", operation=path)
+        raise status_error(response, operation=path, message_id=message_id)
+
+    @property
+    def sends_early(self) -> bool:
+        """Whether :meth:`send_early` sends anything (opslib's own transport is in use)."""
+        return self._early is not None
+
+    def send_early(self, path: str, body: Mapping[str, Any]) -> EarlyAnswer | None:
+        """Send one envelope read now; read its answer later with :meth:`EarlyAnswer.data`.
+
+        A first attempt only, so that one thread keeps the platform busy while it decodes
+        the previous answer: never retried, raises nothing. None: not possible here
+        (another transport), or the request could not be sent.
+        """
+        if self._early is None:
+            return None
+        request = self._client.build_request(
+            "POST",
+            self._url(path),
+            content=orjson.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            return EarlyAnswer(self._early.start(request), path)
+        except httpx.TransportError as exc:
+            log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
+            return None
+
+    def post_form(self, path: str, form: Mapping[str, str], *, safety: Safety) -> dict[str, Any]:
+        """POST the token operation: fields in a form body (never in the URL, which httpx
+        logs), flat JSON out."""
+
+        def make() -> httpx.Request:
+            return self._client.build_request("POST", self._url(path), data=dict(form))
+
+        response = self._send(make, operation=path, message_id="", safety=safety)
+        body = _loads(response)
+        if response.status_code == 200 and isinstance(body, dict) and body.get("error_code") == 200:
+            return body
+        raise status_error(response, operation=path)
+
+    # -- retries -----------------------------------------------------------------------
+
+    def _send(
+        self,
+        make: Callable[[], httpx.Request],
+        *,
+        operation: str,
+        message_id: str,
+        safety: Safety,
+    ) -> httpx.Response:
+        deadline = self.monotonic() + self.retry_deadline
+        attempt = 0
+        while True:
+            request = make()
+            try:
+                response = self._client.send(request)
+            except httpx.HTTPError as exc:
+                delay = self._should_retry(operation, attempt, deadline, safety, exc=exc)
+                if delay is None:
+                    raise self._transport_failure(exc, operation, message_id, safety) from exc
+            else:
+                delay = self._should_retry(operation, attempt, deadline, safety, response=response)
+                if delay is None:
+                    return response
+                response.close()
+            self.sleep(delay)
+            attempt += 1
+
+    def _should_retry(
+        self,
+        operation: str,
+        attempt: int,
+        deadline: float,
+        safety: Safety,
+        *,
+        exc: httpx.HTTPError | None = None,
+        response: httpx.Response | None = None,
+    ) -> float | None:
+        """Seconds to wait before the next attempt, or None to stop here."""
+        what = f"POST {operation} (attempt {attempt + 1})"
+        backoff = random.uniform(0, min(C.MAX_RETRY_DELAY, C.INITIAL_RETRY_DELAY * 2**attempt))  # noqa: S311 - jitter, not crypto
+
+        if response is not None and response.status_code not in C.RETRY_STATUSES:
+            # A success or a business error (400/401/403/404/409/413/422/500): final.
+            return None
+        if attempt >= self.max_retries:
+            # Out of attempts: the caller sees the last error.
+            log.debug("%s: not retrying, %d retries used", what, self.max_retries)
+            return None
+
+        if exc is not None:
+            if isinstance(exc, _NOT_SENT):
+                # The request never left: sending it again cannot write twice.
+                reason, delay = f"{type(exc).__name__} before the request was sent", backoff
+            elif isinstance(exc, _MAYBE_SENT) and safety is not Safety.ONCE:
+                # The answer was lost. A read is harmless to repeat; a write goes again with
+                # the same message_id and the platform replays its first answer.
+                reason, delay = f"{type(exc).__name__} after the request was sent", backoff
+            else:
+                # Single-use input already sent, or an error repeating cannot fix.
+                log.debug("%s: not retrying %s", what, type(exc).__name__)
+                return None
+        else:
+            assert response is not None
+            status = response.status_code
+            retry_after = _retry_after(response, None)
+            if status == 429:
+                # Throttled before any work was done: wait as long as the platform asks.
+                wait = retry_after if retry_after is not None else backoff
+                if wait > C.MAX_RETRY_AFTER:
+                    log.debug("%s: not retrying, Retry-After %.1fs is too long", what, wait)
+                    return None
+                reason, delay = f"HTTP 429, Retry-After {retry_after}", wait
+            elif safety is Safety.ONCE:
+                # A 502/503/504 may have come after a single-use input was consumed.
+                log.debug("%s: not retrying HTTP %d of a single-use operation", what, status)
+                return None
+            else:
+                # 502/503/504: the platform or a proxy is briefly unavailable.
+                wait = max(retry_after or 0.0, backoff)
+                reason, delay = f"HTTP {status}", wait
+
+        if self.monotonic() + delay > deadline:
+            # Waiting would overrun the call's total deadline.
+            log.debug(
+                "%s: not retrying (%s), the %.0fs deadline would pass",
+                what,
+                reason,
+                self.retry_deadline,
+            )
+            return None
+        log.debug("%s: retrying in %.2fs: %s", what, delay, reason)
+        return delay
+
+    def _transport_failure(
+        self, exc: httpx.HTTPError, operation: str, message_id: str, safety: Safety
+    ) -> Exception:
+        sent = not isinstance(exc, _NOT_SENT)
+        if sent and safety is not Safety.READ:
+            advice = (
+                f" Repeating it with message_id {message_id} within 24 hours is safe."
+                if safety is Safety.WRITE
+                else ""
+            )
+            return OutcomeUnknown(
+                f"{operation}: the request was sent but no answer arrived ({type(exc).__name__}); "
+                f"it may or may not have taken effect.{advice}",
+                operation=operation,
+                message_id=message_id,
+            )
+        cls = RequestTimeout if isinstance(exc, httpx.TimeoutException) else TransportError
+        return cls(f"{operation}: {type(exc).__name__}: {exc}", operation=operation, sent=sent)
+
+
+class EarlyAnswer:
+    """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
+
+    def __init__(self, exchange: Pending, path: str) -> None:
+        self._exchange = exchange
+        self._path = path
+
+    def data(self) -> dict[str, Any] | None:
+        """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
+        the caller then makes the regular call. Raises nothing."""
+        try:
+            response = self._exchange.finish()
+            response.read()
+        except httpx.TransportError as exc:
+            log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
+            return None
+        body = _loads(response) if response.status_code == 200 else None
+        if isinstance(body, dict) and body.get("error_code") == 200:
+            data = body.get("data")
+            if isinstance(data, dict):
+                return data
+        log.debug("POST %s sent early: HTTP %d, not a success", self._path, response.status_code)
+        return None
+
+    def drop(self) -> None:
+        """Drop an answer that will not be read (its connection is closed)."""
+        self._exchange.abandon()

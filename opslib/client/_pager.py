@@ -1,0 +1,269 @@
+"""Every page of a paged read, N requests in flight, handed back typed and in page order.
+
+A paged read is a page fetch (``fetch(page_no, page_size)``: one page's ``data`` by the
+regular call, with its retries, token refresh and errors; :meth:`Session.page_fetch
+<opslib.client._session.Session.page_fetch>`) and one :class:`Pager`:
+
+1. the calling thread fetches the first page, which reveals ``total``;
+2. the next pages are started ``concurrency`` ahead of the one being read, and each is typed
+   into Arrow columns (:func:`~opslib.client._frames.page_columns`) as soon as it is taken,
+   so a page's Python objects live only while it is typed and only typed columns are kept;
+3. the calling thread takes the pages in page order.
+
+How a page is started depends on the transport. Over opslib's own
+(:mod:`opslib.client._stdlib_transport`, the default where no proxy applies) its request is sent
+at once from the calling thread (``send``, :meth:`Session.page_send
+<opslib.client._session.Session.page_send>`), and the calling thread reads and types each
+answer in turn: no thread, nothing handed between threads. Anything but a clean answer to
+a request sent that way (no connection, a lost answer, a 401, 429 or 503, an error
+envelope) makes that page go through the regular call. Over any other transport (httpx's
+own behind a proxy) a pool of ``concurrency`` threads fetches the pages by the regular
+call and types each in the thread that fetched it.
+
+Every page carries the same filters; only ``page_no`` changes. Reading stops at the total,
+the limit, or the first short page (the data shrank while it was read); pages still in
+flight then are dropped. Offset paging over data that grows while it is read can show a
+record twice; :meth:`Pager.frame` keeps the first and sorts by the schema's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import pandas as pd
+
+from opslib.client import _constants as C
+from opslib.client._frames import PageColumns, build_frame, join_order, page_columns
+from opslib.client._http import EarlyAnswer
+from opslib.client._row_order import dedupe_and_sort
+from opslib.client._schemas import FrameSchema
+from opslib.client._session import FetchPage, SendPage
+
+__all__ = ["Pager", "check_page_size"]
+
+
+def check_page_size(page_size: int) -> int:
+    """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
+    if isinstance(page_size, bool) or not isinstance(page_size, int):
+        raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
+    if not 1 <= page_size <= C.MAX_PAGE_SIZE:
+        raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
+    return page_size
+
+
+def _check_limit(limit: int | None) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
+    return limit
+
+
+@dataclass
+class _Page:
+    page_no: int
+    total: int
+    rows: int
+    columns: PageColumns
+
+
+class _Started(Protocol):
+    """A page on its way: a future of the pool, or a request sent early."""
+
+    def result(self) -> _Page: ...
+
+    def cancel(self) -> bool: ...
+
+
+class _SentEarly:
+    """A page whose request was sent early; read, or fetched again by the regular call."""
+
+    def __init__(self, answer: EarlyAnswer | None, page: Callable[[dict[str, Any] | None], _Page]):
+        self._answer = answer
+        self._page = page
+
+    def result(self) -> _Page:
+        answer, self._answer = self._answer, None
+        return self._page(answer.data() if answer is not None else None)
+
+    def cancel(self) -> bool:
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            answer.drop()
+        return True
+
+
+class Pager:
+    """One paged read: how its pages are fetched, the list in each page's ``data``, and the
+    frame it makes.
+
+    Parameters
+    ----------
+    fetch
+        Returns the decoded ``data`` of page ``page_no`` of ``page_size`` rows.
+    send
+        Sends a page's request early (None where the transport cannot, see the module).
+    list_key
+        The list inside ``data`` (``device_list``, ``events_list``).
+    schema
+        The frame schema of one record.
+    page_size, limit, progress
+        As documented on the list methods.
+    concurrency
+        Pages in flight after the first, besides the one being read.
+    desc
+        The progress bar's label.
+    on_data
+        Sees each page's ``data`` before it is typed (the event cache keeps each record's
+        raw properties).
+    """
+
+    def __init__(
+        self,
+        fetch: FetchPage,
+        *,
+        send: SendPage | None = None,
+        list_key: str,
+        schema: FrameSchema,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        limit: int | None = None,
+        progress: bool | None = None,
+        concurrency: int = C.DEFAULT_CONCURRENCY,
+        desc: str = "",
+        on_data: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self._fetch = fetch
+        self._send = send
+        self._on_data = on_data
+        self.list_key = list_key
+        self.schema = schema
+        self.limit = _check_limit(limit)
+        size = check_page_size(page_size)
+        self.page_size = min(size, self.limit) if self.limit else size
+        self.progress = progress
+        self.concurrency = max(1, concurrency)
+        self.desc = desc
+
+    def frame(self) -> pd.DataFrame:
+        """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
+        if self.limit == 0:
+            return self.schema.empty()
+        columns: list[PageColumns] = []
+        total = 0
+        for page in self._pages(1):
+            if page.page_no == 1:
+                total = page.total
+            if page.rows or page.page_no == 1:
+                columns.append(page.columns)
+        order = join_order(columns)
+        df = build_frame(columns, self.schema)
+        del columns
+        df = dedupe_and_sort(df, self.schema, order=order)
+        if self.limit is not None and len(df) > self.limit:
+            df = df.iloc[: self.limit].reset_index(drop=True)
+        df.attrs = {"total": total}
+        return df
+
+    def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
+        """One typed frame per page, from ``page_no`` on, in page order.
+
+        The next pages are fetched while the caller works on this one; stopping early drops
+        them. Each frame's ``attrs`` holds ``page_no``, ``page_size`` and ``total``: enough
+        to resume later with ``page_no=attrs["page_no"] + 1``. Duplicates across pages are
+        not removed here (that would need every key in memory).
+        """
+        if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
+            raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
+        if self.limit == 0:
+            return
+        seen = 0
+        for page in self._pages(page_no):
+            df = build_frame([page.columns], self.schema)
+            df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": page.total}
+            if self.limit is not None and seen + len(df) > self.limit:
+                df = df.iloc[: self.limit - seen]
+            seen += len(df)
+            if page.rows:
+                yield df
+
+    # -- the one loop ------------------------------------------------------------------
+
+    def _pages(self, first_no: int) -> Iterator[_Page]:
+        """Pages from ``first_no`` on, in order, until the last one wanted or a short one."""
+        first = self._page(first_no)
+        yield first
+        last_no = self._last_page(first_no, first.total)
+        if first.rows < self.page_size or first_no >= last_no:
+            return
+        bar = self._bar(last_no - first_no + 1)
+        pool = None
+        if self._send is None:
+            pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
+        in_flight: deque[_Started] = deque()
+        next_no = first_no + 1
+
+        def start_more() -> None:
+            nonlocal next_no
+            while next_no <= last_no and len(in_flight) < self.concurrency:
+                in_flight.append(self._start(next_no, pool))
+                next_no += 1
+
+        try:
+            while True:
+                start_more()
+                if not in_flight:
+                    return
+                started = in_flight.popleft()
+                start_more()  # N stay in flight while this page is read and typed
+                page = started.result()
+                if bar is not None:
+                    bar.update(1)
+                yield page
+                if page.rows < self.page_size:
+                    return  # the data shrank while it was read: later pages are empty
+        finally:
+            for started in in_flight:
+                started.cancel()
+            if pool is not None:
+                pool.shutdown(wait=True)
+            if bar is not None:
+                bar.close()
+
+    def _start(self, page_no: int, pool: ThreadPoolExecutor | None) -> _Started:
+        if pool is not None:
+            return pool.submit(self._page, page_no)
+        assert self._send is not None
+        answer = self._send(page_no, self.page_size)
+        return _SentEarly(answer, lambda data: self._page(page_no, data))
+
+    def _page(self, page_no: int, data: dict[str, Any] | None = None) -> _Page:
+        """Type one page (in whichever thread runs this), fetching it by the regular call
+        unless its ``data`` is given."""
+        if data is None:
+            data = self._fetch(page_no, self.page_size)
+        if self._on_data is not None:
+            self._on_data(data)
+        records = data.get(self.list_key) or []
+        columns = page_columns(records, self.schema, defer=True)
+        return _Page(page_no, int(data.get("total") or 0), len(records), columns)
+
+    def _last_page(self, first_no: int, total: int) -> int:
+        last = math.ceil(total / self.page_size)
+        if self.limit is not None:
+            last = min(last, first_no - 1 + math.ceil(self.limit / self.page_size))
+        return last
+
+    def _bar(self, pages: int) -> Any:
+        show = self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES
+        if not show:
+            return None
+        from tqdm.auto import tqdm
+
+        return tqdm(
+            total=pages, initial=1, unit="page", desc=self.desc or self.list_key, leave=False
+        )

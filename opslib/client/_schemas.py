@@ -1,0 +1,263 @@
+"""Every DataFrame's columns and dtypes, declared once.
+
+Each operation's frame has a :class:`FrameSchema`: fixed columns with nullable dtypes
+(``Int64``, ``boolean``, ``string``), gmt_* moments as ``datetime64[ns, UTC]``, a readable
+``*_name`` label (categorical) beside each coded column, and nested objects flattened into
+dotted columns (``network.ssid``, ``message_config.start``). Open-ended objects
+(``properties``) become ``properties.<key>`` columns after the fixed ones; their dtypes
+follow the data. An empty result has exactly the fixed columns with their dtypes.
+
+The conversion from records to frames lives in ``opslib.client._frames``; this module only declares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import pandas as pd
+
+from opslib import enums
+
+STRING = pd.StringDtype()
+INT = pd.Int64Dtype()
+BOOL = pd.BooleanDtype()
+FLOAT = pd.Float64Dtype()
+TIME = pd.DatetimeTZDtype(unit="ns", tz="UTC")
+
+
+def label_dtype(enum: type[IntEnum]) -> pd.CategoricalDtype:
+    """The categorical dtype of the ``*_name`` column beside a coded column."""
+    return pd.CategoricalDtype(categories=list(enums.labels(enum).values()))
+
+
+@dataclass(frozen=True)
+class Column:
+    """One fixed column: its name, dtype and, for coded integers, the enum it labels.
+
+    ``ms_field`` names a record field holding a moment column's value as integer epoch
+    milliseconds (the platform's ``ts`` extension on events): when every record has it,
+    the column is built from it (truncated to the second, as the text shows it) instead of
+    parsing the text, and the read keeps the milliseconds to check the platform's order.
+    """
+
+    name: str
+    dtype: object
+    enum: type[IntEnum] | None = None
+    ms_field: str | None = None
+
+    @property
+    def label_name(self) -> str:
+        return f"{self.name}_name" if self.enum else ""
+
+
+@dataclass(frozen=True)
+class FrameSchema:
+    """The declared shape of one operation's frame.
+
+    ``open_objects`` lists the record keys whose members become dotted columns after the
+    fixed ones (``properties``). ``key`` names the column(s) that identify a row; list reads
+    drop duplicate keys and sort by ``order``.
+    """
+
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...] = ()
+    order: tuple[str, ...] = ()
+    open_objects: tuple[str, ...] = field(default=())
+
+    def dtypes(self) -> dict[str, object]:
+        """Fixed columns and their dtypes, label columns right after their coded column."""
+        out: dict[str, object] = {}
+        for col in self.columns:
+            out[col.name] = col.dtype
+            if col.enum is not None:
+                out[col.label_name] = label_dtype(col.enum)
+        return out
+
+    def empty(self) -> pd.DataFrame:
+        """A frame with no rows and every fixed column typed."""
+        return pd.DataFrame({n: pd.Series([], dtype=d) for n, d in self.dtypes().items()})  # type: ignore[call-overload]
+
+
+def _c(
+    name: str, dtype: object, enum: type[IntEnum] | None = None, *, ms_field: str | None = None
+) -> Column:
+    return Column(name, dtype, enum, ms_field)
+
+
+USER = FrameSchema(
+    "user",
+    (
+        _c("user_id", STRING),
+        _c("identity_id", STRING),
+        _c("area_code", STRING),
+        _c("phone", STRING),
+        _c("nick_name", STRING),
+        _c("avatar", STRING),
+        _c("status", INT, enums.UserStatus),
+        _c("network.ssid", STRING),
+        _c("gmt_register", TIME),
+        _c("gmt_modified", TIME),
+        _c("gmt_last_login", TIME),
+        _c("gmt_logout", TIME),
+    ),
+    key=("user_id",),
+)
+
+LOGIN = FrameSchema(
+    "login",
+    (
+        _c("user_id", STRING),
+        _c("nick_name", STRING),
+        _c("gmt_last_login", TIME),
+        _c("network.ssid", STRING),
+        _c("openid", STRING),
+        _c("expires_at", TIME),
+    ),
+    key=("user_id",),
+)
+
+TOKEN = FrameSchema(
+    "token",
+    (_c("openid", STRING), _c("expires_in", INT), _c("expires_at", TIME)),
+    key=("openid",),
+)
+
+SETTINGS = FrameSchema(
+    "settings",
+    (
+        _c("user_id", STRING),
+        _c("dev_config.page_size", INT),
+        _c("message_config.recv_sys_notice", BOOL),
+        _c("message_config.recv_device_notice", BOOL),
+        _c("message_config.no_disturbing", BOOL),
+        _c("message_config.start", INT),
+        _c("message_config.end", INT),
+        _c("message_config.unread_notice_num", INT),
+        _c("gmt_modified", TIME),
+    ),
+    key=("user_id",),
+)
+
+CATEGORY = FrameSchema(
+    "category",
+    (_c("category_id", INT), _c("category_name", STRING), _c("category_icon", STRING)),
+    key=("category_id",),
+    order=("category_id",),
+)
+
+PRODUCT = FrameSchema(
+    "product",
+    (
+        _c("product_id", STRING),
+        _c("product_name", STRING),
+        _c("product_icon", STRING),
+        _c("category_id", INT),
+        _c("category_name", STRING),
+        _c("vendor_type", INT),
+        _c("net_type", INT, enums.NetType),
+        _c("encrypt_type", INT, enums.EncryptType),
+        _c("node_type", INT, enums.NodeType),
+        _c("status", INT, enums.ProductStatus),
+        _c("popular", INT),
+        _c("gmt_create", TIME),
+        _c("gmt_modified", TIME),
+    ),
+    key=("product_id",),
+    order=("category_id", "product_id"),
+)
+
+DEVICE = FrameSchema(
+    "device",
+    (
+        _c("device_id", STRING),
+        _c("user_id", STRING),
+        _c("nick_name", STRING),
+        _c("product_id", STRING),
+        _c("category_id", STRING),  # a string on devices (spec §2)
+        _c("mac_addr", STRING),
+        _c("sdk_version", STRING),
+        _c("version", STRING),
+        _c("net_addr", STRING),
+        _c("status", INT, enums.DeviceStatus),
+        _c("owned", INT, enums.Owned),
+        _c("group_id", INT),
+        _c("is_sub_device", BOOL),
+        _c("gmt_bind", TIME),
+        _c("gmt_last_seen", TIME),
+    ),
+    key=("device_id",),
+    order=("gmt_bind", "device_id"),
+    open_objects=("properties",),
+)
+
+EVENT = FrameSchema(
+    "event",
+    (
+        _c("event_id", STRING),
+        _c("gmt_create", TIME, ms_field="ts"),  # ts: protocol §6.8 extension
+        _c("device_id", STRING),
+        _c("user_id", STRING),
+        _c("event_type", INT, enums.EventType),
+        _c("code", STRING),
+    ),
+    key=("event_id",),
+    # The platform orders events by (gmt_create in milliseconds, event_id) but shows
+    # gmt_create to the second. With its ts (ms) a read checks and restores that exact
+    # order (opslib.client._row_order.dedupe_and_sort); without, sorting by the shown
+    # second alone (stably) keeps the pages' order, e.g. an "offline" right after an
+    # "online" in one second.
+    order=("gmt_create",),
+    open_objects=("properties",),
+)
+
+# Writes: one row per item written, with the item's key columns after these.
+WRITE_RESULT = (
+    _c("ok", BOOL),
+    _c("error_code", INT),
+    _c("error_msg", STRING),
+    _c("message_id", STRING),
+)
+
+
+def write_schema(name: str, *key: Column) -> FrameSchema:
+    """The frame of a write: the item's key columns, then ok/error_code/error_msg/message_id."""
+    return FrameSchema(f"{name}_result", (*key, *WRITE_RESULT), key=tuple(c.name for c in key))
+
+
+SEND_CODE_RESULT = write_schema(
+    "send_code",
+    _c("area_code", STRING),
+    _c("phone", STRING),
+    _c("code_model", INT, enums.CodeModel),
+)
+REGISTER_RESULT = write_schema(
+    "register", _c("user_id", STRING), _c("area_code", STRING), _c("phone", STRING)
+)
+PASSWORD_RESULT = write_schema("password", _c("user_id", STRING))
+USER_UPDATE_RESULT = write_schema("user_update", _c("user_id", STRING))
+SETTINGS_UPDATE_RESULT = write_schema("settings_update", _c("user_id", STRING))
+PRODUCT_WRITE_RESULT = write_schema("product_write", _c("product_id", STRING))
+DEVICE_WRITE_RESULT = write_schema("device_write", _c("device_id", STRING))
+
+ALL: dict[str, FrameSchema] = {
+    s.name: s
+    for s in (
+        USER,
+        LOGIN,
+        TOKEN,
+        SETTINGS,
+        CATEGORY,
+        PRODUCT,
+        DEVICE,
+        EVENT,
+        SEND_CODE_RESULT,
+        REGISTER_RESULT,
+        PASSWORD_RESULT,
+        USER_UPDATE_RESULT,
+        SETTINGS_UPDATE_RESULT,
+        PRODUCT_WRITE_RESULT,
+        DEVICE_WRITE_RESULT,
+    )
+}

@@ -1,0 +1,260 @@
+"""The envelope of every call: one HTTP pool, the current access token, and per-user facts.
+
+A :class:`Session` is what the resources call through: ``session.call(path, params)`` puts
+the params in the request envelope (protocol §5) with a message_id, the caller's user_id
+and the current access token, posts it (:mod:`opslib.client._http`: retries), and on a 401
+refreshes the token once and posts again with the same message_id
+(:mod:`opslib.client._tokens`). ``session.page_fetch(path, params)`` is the same call for
+one page of a paged read, and ``session.page_send(path, params)`` sends a page's request
+early where the transport can (:mod:`opslib.client._pager`).
+
+:class:`~opslib.client._client.Client` is a Session with the resources attached; a Dask
+worker reads its window through a token-only Session of its own (:meth:`Session.from_token`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from opslib.client import _constants as C
+from opslib.client._http import HTTP, EarlyAnswer, Safety
+from opslib.client._settings import Secret, Settings
+from opslib.client._tokens import Credentials, TokenCache, TokenManager
+from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
+
+__all__ = ["FetchPage", "SendPage", "Session"]
+
+log = logging.getLogger("opslib")
+
+FetchPage = Callable[[int, int], dict[str, Any]]
+"""``fetch(page_no, page_size)``: the decoded ``data`` of one page, by the regular call."""
+SendPage = Callable[[int, int], EarlyAnswer | None]
+"""``send(page_no, page_size)``: one page's request sent now, its answer read later."""
+
+
+class Session:
+    """One platform, one application, one user at a time; thread-safe.
+
+    Parameters
+    ----------
+    base_url
+        The platform.
+    client_id, client_secret
+        The registered application (no secret: a token-only session, see
+        :meth:`from_token`).
+    token_cache
+        A JSON file of tokens to reuse across processes, or None.
+    timeout, max_retries, retry_deadline, transport
+        As :class:`~opslib.client._http.HTTP` takes them.
+    concurrency
+        Requests in flight of a paged read after its first page.
+    clock
+        Where token expiry is read from (epoch seconds); tests pass a fake one.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        client_id: str,
+        client_secret: Secret | None,
+        token_cache: Path | None = None,
+        timeout: httpx.Timeout | float | None = None,
+        max_retries: int = C.DEFAULT_MAX_RETRIES,
+        retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
+        transport: httpx.BaseTransport | None = None,
+        concurrency: int = C.DEFAULT_CONCURRENCY,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.concurrency = check_concurrency(concurrency)
+        self.http = HTTP(
+            base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_deadline=retry_deadline,
+            transport=transport,
+        )
+        self.tokens = TokenManager(
+            self.http,
+            client_id=client_id,
+            client_secret=client_secret,
+            cache=TokenCache(token_cache) if token_cache else None,
+            clock=clock,
+        )
+        # May this user read the whole fleet? Learned per user, as the client may switch.
+        self._fleet: dict[str, bool] = {}
+
+    @classmethod
+    def open(cls, settings: Settings, **options: Any) -> Session:
+        """A session for the settings, logged in as their account when they name one.
+
+        ``options`` are those of the constructor. Without a password and without a cached
+        token the session starts logged out.
+        """
+        if settings.base_url is None or not settings.client_id or settings.client_secret is None:
+            raise ConfigError("a session needs a base_url, a client_id and a client_secret")
+        session = cls(
+            settings.base_url,
+            client_id=settings.client_id,
+            client_secret=settings.client_secret,
+            token_cache=settings.token_cache,
+            **options,
+        )
+        try:
+            session._log_in(settings)
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def _log_in(self, settings: Settings) -> None:
+        if not (settings.phone and settings.area_code):
+            return
+        try:
+            self.tokens.start(Credentials(settings.area_code, settings.phone, settings.password))
+        except AuthenticationError:
+            if settings.password is not None:
+                raise
+            log.info("connected without logging in: no password and no cached token")
+
+    @classmethod
+    def from_token(
+        cls,
+        base_url: str,
+        *,
+        access_token: str | Secret,
+        client_id: str,
+        user_id: str,
+        **options: Any,
+    ) -> Session:
+        """A session that calls with a given access token and never logs in or refreshes.
+
+        ``options`` are those of the constructor. A 401 raises
+        :class:`~opslib.AuthenticationError`: there is nothing to refresh with.
+        """
+        session = cls(base_url, client_id=client_id, client_secret=None, **options)
+        session.tokens.use(Secret(access_token), user_id)
+        return session
+
+    def __repr__(self) -> str:
+        return f"<opslib session base_url={self.base_url!r} user_id={self.user_id!r}>"
+
+    @property
+    def base_url(self) -> str:
+        return self.http.base_url
+
+    @property
+    def client_id(self) -> str:
+        return self.tokens.client_id
+
+    @property
+    def user_id(self) -> str | None:
+        return self.tokens.user_id
+
+    # -- calls -------------------------------------------------------------------------
+
+    def call(
+        self,
+        path: str,
+        params: dict[str, Any],
+        *,
+        auth: bool = True,
+        safety: Safety | None = None,
+        message_id: str | None = None,
+    ) -> Any:
+        """One envelope call: token in params, one refresh and retry on 401.
+
+        The message_id is fixed for the whole call, so every retry of a write (after a
+        dropped answer, a 503 or a token refresh) is replayed, not written again.
+        """
+        mid = message_id or str(uuid.uuid4())
+        if safety is None:
+            safety = Safety.WRITE if path in C.WRITE_OPERATIONS else Safety.READ
+        used: dict[str, str] = {}
+
+        def build() -> dict[str, Any]:
+            body = self._envelope(path, params, mid, auth=auth)
+            if auth:
+                used["token"] = body["params"]["access_token"]
+            return body
+
+        try:
+            return self.http.post_envelope(path, build, message_id=mid, safety=safety)
+        except AuthenticationError:
+            if not auth or "token" not in used:
+                raise
+            log.debug("%s: 401 with the current access token; refreshing and retrying once", path)
+            self.tokens.after_unauthorized(used["token"])
+        return self.http.post_envelope(path, build, message_id=mid, safety=safety)
+
+    def _envelope(
+        self, path: str, params: dict[str, Any], message_id: str, *, auth: bool = True
+    ) -> dict[str, Any]:
+        """The request envelope of one attempt: the current access token in its params."""
+        body = dict(params)
+        if path in C.CLIENT_ID_OPERATIONS:
+            body = {"client_id": self.client_id, **body}
+        if auth:
+            body["access_token"] = self.tokens.access_token()
+        user_id = (self.user_id or "") if auth else ""
+        return {"message_id": message_id, "user_id": user_id, "params": body}
+
+    def page_fetch(self, path: str, params: dict[str, Any]) -> FetchPage:
+        """The fetch of one page of a paged read: ``params`` plus ``page_no``/``page_size``."""
+
+        def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+            page = {**params, "page_no": page_no, "page_size": page_size}
+            return dict(self.call(path, page))
+
+        return fetch
+
+    def page_send(self, path: str, params: dict[str, Any]) -> SendPage | None:
+        """Sends one page's request early (:meth:`HTTP.send_early
+        <opslib.client._http.HTTP.send_early>`); None where the transport cannot."""
+        if not self.http.sends_early:
+            return None
+
+        def send(page_no: int, page_size: int) -> EarlyAnswer | None:
+            page = {**params, "page_no": page_no, "page_size": page_size}
+            return self.http.send_early(path, self._envelope(path, page, str(uuid.uuid4())))
+
+        return send
+
+    def may_read_fleet(self) -> bool:
+        """Whether the caller may read the whole fleet (ops, admin); learned once per user.
+
+        Tries the fleet once (a one-row device page with ``user_id ""``); a 403 means no.
+        """
+        user = self.user_id or ""
+        if user not in self._fleet:
+            try:
+                self.call("/device/query_by_user", {"user_id": "", "page_no": 1, "page_size": 1})
+            except PermissionDenied:
+                log.debug("the fleet is refused (403): reading the caller's own instead")
+                self._fleet[user] = False
+            else:
+                self._fleet[user] = True
+        return self._fleet[user]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def check_concurrency(concurrency: object) -> int:
+    """Requests in flight of a paged read: a whole number from 1 to 16, naming the bound."""
+    if (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= C.MAX_CONCURRENCY
+    ):
+        raise ValueError(
+            f"concurrency must be an integer from 1 to {C.MAX_CONCURRENCY}, got {concurrency!r}"
+        )
+    return concurrency

@@ -1,0 +1,168 @@
+"""Writes of one item or many: a result row per item, and what to do when some fail.
+
+Bulk writes take a DataFrame, a list of dicts (or of ids) and report per row: ``ok``,
+``error_code``, ``error_msg``, ``message_id`` and the item's key. ``errors="raise"`` (the
+default for a single item) raises the item's own error; for several items it writes every
+row, then raises :class:`~opslib.BulkWriteError` naming the rows that failed, with the whole
+result frame attached. ``errors="collect"`` (the default for bulk) returns the frame.
+Each item has its own message_id, reused by every retry of that item.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from opslib.client._frames import records_to_frame
+from opslib.client._schemas import FrameSchema
+from opslib.exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown
+
+__all__ = ["Errors", "check_errors", "items_from", "native", "run_writes"]
+
+log = logging.getLogger("opslib")
+
+Errors = Literal["raise", "collect"]
+_SHOWN_FAILURES = 5
+
+
+def check_errors(errors: str | None, *, bulk: bool) -> Errors:
+    """Resolve ``errors``: None → "collect" for bulk, "raise" for one item."""
+    if errors is None:
+        return "collect" if bulk else "raise"
+    if errors not in ("raise", "collect"):
+        raise ValueError(f"errors must be 'raise' or 'collect', got {errors!r}")
+    return errors  # type: ignore[return-value]
+
+
+def native(value: Any) -> Any:
+    """A JSON-ready Python value: numpy/pandas scalars unwrapped, NA → None."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def items_from(
+    data: pd.DataFrame | Mapping[str, Any] | Iterable[Mapping[str, Any]],
+    *,
+    allowed: Sequence[str],
+    what: str,
+) -> tuple[list[dict[str, Any]], bool]:
+    """Items to write and whether the input was bulk; unknown fields are refused up front.
+
+    NA cells are left out of the item (the platform's default applies).
+    """
+    if isinstance(data, pd.DataFrame):
+        rows: Sequence[Mapping[Any, Any]] = data.to_dict(orient="records")
+        bulk = True
+    elif isinstance(data, Mapping):
+        rows, bulk = [data], False
+    else:
+        rows, bulk = [*data], True
+    items: list[dict[str, Any]] = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise TypeError(f"{what}: item {i} is a {type(row).__name__}, not a mapping")
+        unknown = sorted(set(row) - set(allowed))
+        if unknown:
+            raise ValueError(
+                f"{what}: unknown field(s) {unknown} in item {i}; allowed: {sorted(allowed)}"
+            )
+        items.append({str(k): native(v) for k, v in row.items() if native(v) is not None})
+    return items, bulk
+
+
+def run_writes(
+    items: Sequence[dict[str, Any]],
+    send: Callable[[dict[str, Any], str], Any],
+    *,
+    schema: FrameSchema,
+    key: Callable[[dict[str, Any], Any], dict[str, Any]],
+    errors: Errors,
+    bulk: bool,
+    what: str,
+) -> pd.DataFrame:
+    """Send every item with its own message_id and build the result frame.
+
+    Parameters
+    ----------
+    items
+        The items' params.
+    send
+        ``send(params, message_id)`` performs one write and returns the decoded answer.
+    schema
+        The result frame's schema (key columns, then ok/error_code/error_msg/message_id).
+    key
+        ``key(params, answer)`` → the key columns of the item's row (answer None on failure).
+    errors, bulk, what
+        Failure policy, whether the input was bulk, and the operation's name for messages.
+    """
+    rows: list[dict[str, Any]] = []
+    failures: list[tuple[int, OpsError]] = []
+    for i, params in enumerate(items):
+        message_id = str(uuid.uuid4())
+        try:
+            answer = send(params, message_id)
+        except (APIError, OutcomeUnknown) as exc:
+            if errors == "raise" and not bulk:
+                raise
+            failures.append((i, exc))
+            code = exc.code if isinstance(exc, APIError) else None
+            text = exc.error_msg if isinstance(exc, APIError) else str(exc)
+            rows.append(
+                {
+                    **key(params, None),
+                    "ok": False,
+                    "error_code": code,
+                    "error_msg": text,
+                    "message_id": message_id,
+                }
+            )
+            continue
+        rows.append(
+            {
+                **key(params, answer),
+                "ok": True,
+                "error_code": 200,
+                "error_msg": "",
+                "message_id": message_id,
+            }
+        )
+    frame = records_to_frame(rows, schema)
+    if failures and errors == "raise":
+        shown = "; ".join(
+            f"row {i} ({_describe(frame, i, schema)}): {_reason(exc)}"
+            for i, exc in failures[:_SHOWN_FAILURES]
+        )
+        more = (
+            f"; and {len(failures) - _SHOWN_FAILURES} more"
+            if len(failures) > _SHOWN_FAILURES
+            else ""
+        )
+        raise BulkWriteError(
+            f"{what}: {len(failures)} of {len(items)} rows failed: {shown}{more}. "
+            "The other rows were written; .results holds every row.",
+            results=frame,
+        ) from failures[0][1]
+    if failures:
+        log.debug("%s: %d of %d rows failed (collected)", what, len(failures), len(items))
+    return frame
+
+
+def _describe(frame: pd.DataFrame, i: int, schema: FrameSchema) -> str:
+    return ", ".join(f"{k}={frame.at[i, k]!r}" for k in schema.key) or f"index {i}"
+
+
+def _reason(exc: OpsError) -> str:
+    if isinstance(exc, APIError):
+        return f"{exc.code} {exc.error_msg}"
+    return type(exc).__name__

@@ -1,0 +1,285 @@
+"""``client.devices``: devices and their bindings.
+
+Operations: ``/device/query_by_user`` (list, iter_pages), ``/device/query`` (get),
+``/device/bind`` (bind), ``/device/update_info`` (update).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import pandas as pd
+
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._frames import records_to_frame
+from opslib.client._pager import Pager
+from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client.resources import Resource, coerce_enum
+from opslib.enums import DeviceStatus, Owned
+
+__all__ = ["Devices"]
+
+_BIND_FIELDS = (
+    "device_id",
+    "device_secret",
+    "product_id",
+    "mac_addr",
+    "sdk_version",
+    "version",
+    "net_addr",
+    "status",
+    "group_id",
+    "is_sub_device",
+    "owned",
+    "category_id",
+)
+_UPDATE_FIELDS = ("device_id", "user_id", "owned", "group_id", "is_sub_device")
+
+DeviceItems = str | pd.DataFrame | Mapping[str, Any] | Iterable[Mapping[str, Any]]
+
+
+class Devices(Resource):
+    """Devices and bindings (``client.devices``)."""
+
+    def _paged(
+        self,
+        user_id: str | None,
+        owned: int | str | Owned | None,
+        group_id: int | None,
+        is_sub_device: bool | None,
+        limit: int | None,
+        progress: bool | None,
+        page_size: int,
+    ) -> Pager:
+        params: dict[str, Any] = {}
+        if owned is not None:
+            params["owned"] = coerce_enum(owned, Owned, "owned")
+        if group_id is not None:
+            params["group_id"] = int(group_id)
+        if is_sub_device is not None:
+            params["is_sub_device"] = bool(is_sub_device)
+        if user_id is None:
+            user_id = "" if self._session.may_read_fleet() else (self._session.user_id or "")
+        params["user_id"] = str(user_id)
+        return Pager(
+            self._session.page_fetch("/device/query_by_user", params),
+            send=self._session.page_send("/device/query_by_user", params),
+            list_key="device_list",
+            schema=S.DEVICE,
+            page_size=page_size,
+            limit=limit,
+            progress=progress,
+            desc="devices",
+            concurrency=self._session.concurrency,
+        )
+
+    def list(
+        self,
+        user_id: str | None = None,
+        *,
+        owned: int | str | Owned | None = None,
+        group_id: int | None = None,
+        is_sub_device: bool | None = None,
+        limit: int | None = None,
+        progress: bool | None = None,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+    ) -> pd.DataFrame:
+        """List devices with every page fetched (``/device/query_by_user``).
+
+        Parameters
+        ----------
+        user_id
+            Whose bindings; None means everything the caller may see: the whole fleet for
+            ops and admin (one row per device, with its owner), else the caller's own.
+        owned
+            1/"owner" or 0/"shared" bindings only.
+        group_id
+            One space / group only.
+        is_sub_device
+            Sub-devices only (True) or top-level devices only (False).
+        limit
+            At most this many rows (None: all).
+        progress
+            Show a progress bar; None shows one when the read needs more than a few pages.
+        page_size
+            Rows per request (1..1000).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per device: device_id, user_id (owner), nick_name, product_id,
+            category_id, mac_addr, sdk_version, version, net_addr, status (+ status_name),
+            owned (+ owned_name), group_id, is_sub_device, gmt_bind, gmt_last_seen, then
+            properties.* (latest reported values). Sorted by gmt_bind, device_id.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> df = client.devices.list(limit=10)
+        >>> str(df["status"].dtype)
+        'Int64'
+        """
+        read = self._paged(user_id, owned, group_id, is_sub_device, limit, progress, page_size)
+        return read.frame()
+
+    def iter_pages(
+        self,
+        user_id: str | None = None,
+        *,
+        owned: int | str | Owned | None = None,
+        group_id: int | None = None,
+        is_sub_device: bool | None = None,
+        limit: int | None = None,
+        progress: bool | None = False,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        page_no: int = 1,
+    ) -> Iterator[pd.DataFrame]:
+        """Yield one typed frame per page, for memory-bounded work over many devices.
+
+        Parameters are those of :meth:`list`, plus ``page_no``, the page to start from.
+        Each frame's ``attrs`` has ``page_no``, ``page_size`` and ``total``; resume with
+        ``page_no=attrs["page_no"] + 1``.
+
+        Returns
+        -------
+        Iterator[pandas.DataFrame]
+            Frames with the columns of :meth:`list`.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> for page in client.devices.iter_pages(page_size=500):
+        ...     print(page.attrs["page_no"], len(page))  # doctest: +SKIP
+        """
+        read = self._paged(user_id, owned, group_id, is_sub_device, limit, progress, page_size)
+        return read.pages(page_no)
+
+    def get(self, device_id: str) -> pd.DataFrame:
+        """Read one device (``/device/query``); one the caller is bound to (ops: any).
+
+        Parameters
+        ----------
+        device_id
+            The device.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row with the columns of :meth:`list`.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> device_id = client.devices.list(limit=1)["device_id"].item()
+        >>> client.devices.get(device_id).shape[0]
+        1
+        """
+        data = self._session.call("/device/query", {"device_id": str(device_id)})
+        return records_to_frame([data], S.DEVICE)
+
+    def _write(
+        self,
+        path: str,
+        devices: DeviceItems,
+        fields: dict[str, Any],
+        allowed: tuple[str, ...],
+        errors: str | None,
+        what: str,
+    ) -> pd.DataFrame:
+        if isinstance(devices, str):
+            items, bulk = items_from({"device_id": devices, **fields}, allowed=allowed, what=what)
+        else:
+            items, bulk = items_from(devices, allowed=allowed, what=what)
+            extra, _ = items_from(fields, allowed=allowed, what=what)
+            items = [{**extra[0], **item} for item in items]
+        missing = [i for i, item in enumerate(items) if not item.get("device_id")]
+        if missing:
+            raise ValueError(f"{what}: rows {missing[:10]} have no device_id")
+        for item in items:
+            if "owned" in item:
+                item["owned"] = coerce_enum(item["owned"], Owned, "owned")
+            if "status" in item:
+                item["status"] = coerce_enum(item["status"], DeviceStatus, "status")
+            if "category_id" in item:
+                item["category_id"] = str(item["category_id"])  # a string on devices (spec §2)
+            if "is_sub_device" in item:
+                item["is_sub_device"] = bool(item["is_sub_device"])
+
+        def send(params: dict[str, Any], mid: str) -> Any:
+            return self._session.call(path, params, message_id=mid)
+
+        return run_writes(
+            items,
+            send,
+            schema=S.DEVICE_WRITE_RESULT,
+            key=lambda p, _: {"device_id": p["device_id"]},
+            errors=check_errors(errors, bulk=bulk),
+            bulk=bulk,
+            what=what,
+        )
+
+    def bind(
+        self, devices: DeviceItems, *, errors: str | None = None, **fields: Any
+    ) -> pd.DataFrame:
+        """Bind devices to the caller (``/device/bind``), one call per device.
+
+        A new device_id is created and bound with the caller as owner; an existing unbound
+        device needs its device_secret; a device bound to someone else is a Conflict.
+
+        Parameters
+        ----------
+        devices
+            A device_id, or a DataFrame / list of dicts with device_id per row.
+        errors
+            "raise" or "collect"; default "raise" for one device, "collect" for many.
+        **fields
+            device_secret and product_id (required), mac_addr, sdk_version, version,
+            net_addr, status (0 only), group_id, is_sub_device, owned (1 only),
+            category_id. For many devices, they fill what a row leaves out.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per device: device_id, ok, error_code, error_msg, message_id.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> client.devices.bind("dev-test-001", device_secret="secret-0001",
+        ...     product_id="p-lamp-01")["ok"].item()  # doctest: +SKIP
+        True
+        """
+        return self._write("/device/bind", devices, fields, _BIND_FIELDS, errors, "devices.bind")
+
+    def update(
+        self, devices: DeviceItems, *, errors: str | None = None, **fields: Any
+    ) -> pd.DataFrame:
+        """Update the caller's bindings (``/device/update_info``), one call per device.
+
+        Parameters
+        ----------
+        devices
+            A device_id, or a DataFrame / list of dicts with device_id per row.
+        errors
+            "raise" or "collect"; default "raise" for one device, "collect" for many.
+        **fields
+            group_id, is_sub_device; user_id and owned (transferring ownership is for
+            admin). For many devices, they fill what a row leaves out.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per device: device_id, ok, error_code, error_msg, message_id.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> mine = client.devices.list(client.user_id, limit=2)[["device_id"]].assign(group_id=7)
+        >>> client.devices.update(mine)["ok"].all()  # doctest: +SKIP
+        True
+        """
+        return self._write(
+            "/device/update_info", devices, fields, _UPDATE_FIELDS, errors, "devices.update"
+        )

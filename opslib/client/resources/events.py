@@ -1,0 +1,427 @@
+"""``client.events``: device event records over any time range.
+
+Operation: ``/device/query_record`` (list, iter_pages, to_dask). ``device_id`` selects
+query_model 1, ``user_id`` query_model 2; with neither, ops and admin read the whole fleet
+(3) and everyone else their own devices' events (2).
+
+Every read is one :class:`~opslib.client._pager.Pager` over the session's page fetch; a
+Dask partition reads its window the same way on its worker (:class:`WindowReader`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from opslib.client import _constants as C
+from opslib.client import _schemas as S
+from opslib.client._pager import Pager, check_page_size
+from opslib.client._session import Session, check_concurrency
+from opslib.client._settings import Secret
+from opslib.client.resources import Resource, coerce_enum
+from opslib.enums import EventType, RecordQueryModel
+from opslib.exceptions import AuthenticationError, ConfigError
+from opslib.timeutil import Moment, time_range
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["Events", "WindowReader"]
+
+_AUTH_MODES = ("token", "environment")
+
+
+class Events(Resource):
+    """Device event records (``client.events``)."""
+
+    def _query(
+        self,
+        device_id: str | None,
+        user_id: str | None,
+        event_type: int | str | EventType | None,
+    ) -> dict[str, Any]:
+        """The params of a read but its time range and page (query_model, whose, type)."""
+        params: dict[str, Any] = {}
+        if device_id is not None and user_id is not None:
+            raise ValueError("give device_id or user_id, not both")
+        if device_id is not None:
+            params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
+        elif user_id is not None:
+            params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
+        elif self._session.may_read_fleet():
+            params["query_model"] = int(RecordQueryModel.FLEET)
+        else:
+            params.update(
+                query_model=int(RecordQueryModel.USER),
+                user_id_param=str(self._session.user_id or ""),
+            )
+        if event_type is not None:
+            params["event_type"] = coerce_enum(event_type, EventType, "event_type")
+        return params
+
+    def _pager(
+        self,
+        query: dict[str, Any],
+        start_ms: int,
+        end_ms: int,
+        *,
+        limit: int | None = None,
+        progress: bool | None = None,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        on_page: Callable[[dict[str, Any]], None] | None = None,
+    ) -> Pager:
+        """The read of ``query`` over ``[start_ms, end_ms)``; ``on_page`` sees each page's
+        ``data`` as it arrives (the event cache keeps each record's raw properties)."""
+        params = {**query, "start": start_ms, "end": end_ms}
+        return Pager(
+            self._session.page_fetch("/device/query_record", params),
+            send=self._session.page_send("/device/query_record", params),
+            on_data=on_page,
+            list_key="events_list",
+            schema=S.EVENT,
+            page_size=page_size,
+            limit=limit,
+            progress=progress,
+            desc="events",
+            concurrency=self._session.concurrency,
+        )
+
+    def list(
+        self,
+        start: Moment,
+        end: Moment = "now",
+        *,
+        device_id: str | None = None,
+        user_id: str | None = None,
+        event_type: int | str | EventType | None = None,
+        limit: int | None = None,
+        progress: bool | None = None,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        cache: bool = False,
+    ) -> pd.DataFrame:
+        """List event records in ``[start, end)`` with every page fetched.
+
+        Parameters
+        ----------
+        start, end
+            The time range, half-open. Each is a datetime, a pandas Timestamp, an ISO 8601
+            string, epoch seconds or milliseconds (told apart by magnitude), ``"now"`` or
+            an offset from now such as ``"-7d"``, ``"-36h"``, ``"-15m"``. Naive times are
+            UTC. start must be before end.
+        device_id
+            One device's events (query_model 1).
+        user_id
+            One user's devices' events (query_model 2).
+        event_type
+            One type: 1/"online", 2/"offline", 3/"property report", 4/"alarm",
+            5/"command", 6/"firmware upgrade".
+        limit
+            At most this many rows (None: all).
+        progress
+            Show a progress bar; None shows one when the read needs more than a few pages.
+        page_size
+            Rows per request (1..1000).
+        cache
+            Keep closed past windows (whole UTC days whose end is more than an hour ago)
+            in the local cache and read them from there next time; only the missing
+            windows and the still-open one are fetched. The result equals an uncached
+            read. The cache is per platform, caller and query; ``OPSLIB_CACHE_DIR`` moves
+            it, ``opslib cache info`` and ``opslib cache clear`` manage it. With ``limit``,
+            the first rows of the cached read are kept, with the property columns of the
+            whole range.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per event: event_id, gmt_create, device_id, user_id, event_type,
+            event_type_name, code, then properties.* (numeric where the data is numeric).
+            Sorted by gmt_create, event_id; duplicates dropped.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> alarms = client.events.list("-7d", event_type="alarm")
+        >>> str(alarms["gmt_create"].dtype)
+        'datetime64[ns, UTC]'
+        >>> month = client.events.list("-30d", cache=True)  # tomorrow: only new windows
+        """
+        if cache:
+            return self._cached(
+                start, end, device_id, user_id, event_type, limit, progress, page_size
+            )
+        start_ms, end_ms = time_range(start, end)
+        query = self._query(device_id, user_id, event_type)
+        return self._pager(
+            query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
+        ).frame()
+
+    def _cached(
+        self,
+        start: Moment,
+        end: Moment,
+        device_id: str | None,
+        user_id: str | None,
+        event_type: int | str | EventType | None,
+        limit: int | None,
+        progress: bool | None,
+        page_size: int,
+    ) -> pd.DataFrame:
+        from opslib.client._event_cache import EventCache, RawProperties, read_cached
+
+        start_ms, end_ms = time_range(start, end)
+        query = self._query(device_id, user_id, event_type)
+        self._pager(query, start_ms, end_ms, limit=limit, page_size=page_size)  # checks both
+        if limit == 0:
+            return S.EVENT.empty()
+        caller = self._session.user_id
+        if caller is None:
+            raise AuthenticationError(401, "not logged in: the event cache is kept per user")
+        store = EventCache(self._session.base_url, caller, query)
+
+        def fetch(lo: int, hi: int) -> tuple[pd.DataFrame, list[str | None]]:
+            raw = RawProperties()
+            read = self._pager(query, lo, hi, progress=False, page_size=page_size, on_page=raw.add)
+            return raw.align(read.frame())
+
+        df = read_cached(fetch, store, start_ms, end_ms, progress=progress)
+        if limit is not None and len(df) > limit:
+            df = df.iloc[:limit].reset_index(drop=True)
+        return df
+
+    def to_dask(
+        self,
+        start: Moment,
+        end: Moment = "now",
+        *,
+        partition: str | pd.Timedelta = C.DASK_DEFAULT_PARTITION,
+        device_id: str | None = None,
+        user_id: str | None = None,
+        event_type: int | str | EventType | None = None,
+        properties: Mapping[str, Any] | None = None,
+        auth: str = "token",
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        concurrency: int = C.DASK_PARTITION_CONCURRENCY,
+    ) -> dd.DataFrame:
+        """Event records in ``[start, end)`` as a Dask DataFrame, one partition per window.
+
+        Each partition is fetched by the Dask worker that runs it (``compute()`` uses the
+        current Dask scheduler: ``opslib.dask.dask_client()`` starts a local cluster or
+        connects to a scheduler). Needs the ``dask`` extra. See :mod:`opslib.dask`.
+
+        Parameters
+        ----------
+        start, end, device_id, user_id, event_type, page_size
+            As in :meth:`list`.
+        partition
+            The window of one partition, aligned to the epoch (``"1D"``: UTC days).
+        properties
+            The ``properties.*`` columns and their dtypes, e.g. ``{"temperature":
+            "Float64"}``; None reads a small sample to find them (a property the sample
+            misses is dropped from the partitions, with a warning).
+        auth
+            ``"token"``: the workers get the caller's short-lived access token (never a
+            password or client secret); ``"environment"``: each worker logs in from its
+            own ``OPSLIB_*`` environment or profile.
+        concurrency
+            Pages of one partition fetched at once by its worker (1..16). Workers already
+            read partitions side by side; raise it when the platform is far away.
+
+        Returns
+        -------
+        dask.dataframe.DataFrame
+            The columns and dtypes of :meth:`list`; ``compute()`` gives its rows.
+
+        Examples
+        --------
+        >>> from opslib.dask import dask_client
+        >>> with dask_client(workers=2):  # doctest: +SKIP
+        ...     ddf = client.events.to_dask("-30d", properties={"temperature": "Float64"})
+        ...     daily = ddf.groupby(ddf.gmt_create.dt.floor("1D"))["properties.temperature"].mean()
+        ...     daily.compute()
+        """
+        from opslib.dask import events_frame, partition_windows
+
+        if auth not in _AUTH_MODES:
+            raise ValueError(f"auth must be one of {_AUTH_MODES}, got {auth!r}")
+        check_page_size(page_size)
+        check_concurrency(concurrency)
+        start_ms, end_ms = time_range(start, end)
+        windows = partition_windows(start_ms, end_ms, partition)
+        query = self._query(device_id, user_id, event_type)
+        if properties is None:
+            meta = self._sampled_meta(query, start_ms, end_ms, page_size)
+        else:
+            meta = _declared_meta(properties)
+        token: Secret | None = None
+        expires_at = 0.0
+        if auth == "token":
+            tokens = self._session.tokens.fresh(C.DASK_TOKEN_MIN_VALIDITY_S)
+            token, expires_at = tokens.access_token, tokens.expires_at
+        reader = WindowReader(
+            base_url=self._session.base_url,
+            client_id=self._session.client_id,
+            user_id=self._session.user_id or "",
+            query=tuple(sorted(query.items())),
+            access_token=token,
+            expires_at=expires_at,
+            page_size=page_size,
+            concurrency=concurrency,
+        )
+        return events_frame(reader, windows, meta, sampled=properties is None)
+
+    def _sampled_meta(
+        self, query: dict[str, Any], start_ms: int, end_ms: int, page_size: int
+    ) -> pd.DataFrame:
+        """Property columns from a sample: properties follow the event type (a firmware
+        upgrade has ``from``/``to``), so the first rows of each type over the range, and the
+        first rows of the last day for properties that appear late."""
+        from opslib.client._event_cache import frame_to_columns
+        from opslib.client._frames import build_frame
+
+        types = [query["event_type"]] if "event_type" in query else [int(t) for t in EventType]
+        reads = [({**query, "event_type": t}, start_ms, end_ms) for t in types]
+        reads.append((query, max(start_ms, end_ms - C.DASK_SAMPLE_LAST_MS), end_ms))
+        pages = []
+        for params, lo, hi in reads:
+            read = self._pager(
+                params, lo, hi, limit=C.DASK_SAMPLE_ROWS, progress=False, page_size=page_size
+            )
+            pages.append(frame_to_columns(read.frame()))
+        return build_frame(pages, S.EVENT).iloc[:0]
+
+    def iter_pages(
+        self,
+        start: Moment,
+        end: Moment = "now",
+        *,
+        device_id: str | None = None,
+        user_id: str | None = None,
+        event_type: int | str | EventType | None = None,
+        limit: int | None = None,
+        progress: bool | None = False,
+        page_size: int = C.DEFAULT_PAGE_SIZE,
+        page_no: int = 1,
+    ) -> Iterator[pd.DataFrame]:
+        """Yield one typed frame per page, for memory-bounded work over many events.
+
+        Parameters are those of :meth:`list`, plus ``page_no``, the page to start from.
+        Each frame's ``attrs`` has ``page_no``, ``page_size`` and ``total``; resume with
+        ``page_no=attrs["page_no"] + 1`` and the same start and end (give fixed moments,
+        not ``"now"``, to resume over the same range).
+
+        Returns
+        -------
+        Iterator[pandas.DataFrame]
+            Frames with the columns of :meth:`list`.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> counts = sum(len(p) for p in client.events.iter_pages("-1d"))  # doctest: +SKIP
+        """
+        start_ms, end_ms = time_range(start, end)
+        query = self._query(device_id, user_id, event_type)
+        read = self._pager(
+            query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
+        )
+        return read.pages(page_no)
+
+
+def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:
+    meta = S.EVENT.empty()
+    for name, dtype in properties.items():
+        column = name if name.startswith("properties.") else f"properties.{name}"
+        meta[column] = pd.Series([], dtype=dtype)
+    fixed = list(S.EVENT.dtypes())
+    members = sorted(c for c in meta.columns if c not in fixed)
+    return meta[fixed + members]
+
+
+# -- a Dask partition's read, on its worker ------------------------------------------------
+
+_worker_sessions: dict[tuple[Any, ...], Session] = {}
+_worker_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class WindowReader:
+    """Reads one window of events on a Dask worker; travels in the task graph.
+
+    It holds what a worker needs and nothing more: the platform, the application's id, the
+    caller's id, the query and, with ``auth="token"``, a short-lived access token (masked
+    in its repr). Never a password or a client secret. With the token the worker calls as
+    a client made by ``opslib.Client.from_token``; without one it logs in from its own
+    ``OPSLIB_*`` environment. Either session is made once per worker process.
+    """
+
+    base_url: str
+    client_id: str
+    user_id: str
+    query: tuple[tuple[str, Any], ...]
+    access_token: Secret | None = field(repr=False)
+    expires_at: float = 0.0
+    page_size: int = C.DEFAULT_PAGE_SIZE
+    concurrency: int = C.DASK_PARTITION_CONCURRENCY
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """What this reader reads (Dask's task keys), without the token."""
+        auth = "environment" if self.access_token is None else "token"
+        return (self.base_url, self.user_id, self.query, auth)
+
+    def __call__(self, start_ms: int, end_ms: int) -> pd.DataFrame:
+        """``[start_ms, end_ms)`` as ``events.list`` returns it."""
+        events = Events(self._session())
+        read = events._pager(
+            dict(self.query), start_ms, end_ms, progress=False, page_size=self.page_size
+        )
+        try:
+            return read.frame()
+        except AuthenticationError as exc:
+            if self.access_token is None:
+                raise
+            expired = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.expires_at))
+            raise AuthenticationError(
+                401,
+                f"the access token given to the workers was refused ({exc.error_msg}); it "
+                f"expires {expired}: build the frame again, or use auth='environment'",
+                operation="/device/query_record",
+            ) from None
+
+    def _session(self) -> Session:
+        token = self.access_token
+        key = ("environment", self.base_url) if token is None else (self.base_url, token)
+        with _worker_lock:
+            session = _worker_sessions.get(key)
+            if session is None:
+                session = _worker_sessions[key] = self._open()
+        return session
+
+    def _open(self) -> Session:
+        if self.access_token is not None:
+            return Session.from_token(
+                self.base_url,
+                access_token=self.access_token,
+                client_id=self.client_id,
+                user_id=self.user_id,
+                concurrency=self.concurrency,
+            )
+        from opslib.client._settings import resolve_settings
+
+        settings = resolve_settings()
+        if settings.embedded:
+            raise ConfigError(
+                "auth='environment': this worker has no platform configured; set "
+                "OPSLIB_BASE_URL and the credentials (or OPSLIB_PROFILE) on the workers"
+            )
+        if settings.base_url != self.base_url.rstrip("/"):
+            raise ConfigError(
+                f"auth='environment': this worker's environment names {settings.base_url!r}, "
+                f"the frame reads {self.base_url!r}"
+            )
+        return Session.open(settings, concurrency=self.concurrency)

@@ -1,0 +1,201 @@
+"""``client.products``: product categories and products.
+
+Operations: ``/product/query_category`` (categories), ``/product/query_list_by_category``
+(list), ``/product/add`` (add, admin), ``/product/delete`` (delete, admin).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from opslib.client import _schemas as S
+from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
+from opslib.client._row_order import dedupe_and_sort
+from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client.resources import Resource, coerce_enum
+from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
+
+__all__ = ["Products"]
+
+_ADD_FIELDS = (
+    "product_id",
+    "product_secret",
+    "product_name",
+    "product_icon",
+    "category_id",
+    "vendor_type",
+    "net_type",
+    "encrypt_type",
+    "node_type",
+    "status",
+    "popular",
+)
+_CODED = {
+    "net_type": NetType,
+    "encrypt_type": EncryptType,
+    "node_type": NodeType,
+    "status": ProductStatus,
+    "popular": Popular,
+}
+
+
+class Products(Resource):
+    """Categories and products (``client.products``)."""
+
+    def categories(self) -> pd.DataFrame:
+        """List the product categories (``/product/query_category``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per category: category_id, category_name, category_icon.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> client.products.categories().columns.tolist()
+        ['category_id', 'category_name', 'category_icon']
+        """
+        data = self._session.call("/product/query_category", {})
+        frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
+        return dedupe_and_sort(frame, S.CATEGORY)
+
+    def _one_category(self, category_id: int) -> PageColumns:
+        data = self._session.call(
+            "/product/query_list_by_category", {"category_id": int(category_id)}
+        )
+        name = data.get("category_name")
+        records = [{**p, "category_name": name} for p in data.get("product_list") or []]
+        return page_columns(records, S.PRODUCT)
+
+    def list(self, category_id: int | None = None) -> pd.DataFrame:
+        """List the products of one category or of all (``/product/query_list_by_category``).
+
+        Parameters
+        ----------
+        category_id
+            The category; None reads every category and concatenates them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per product: product_id, product_name, product_icon, category_id,
+            category_name, vendor_type, net_type (+ _name), encrypt_type (+ _name),
+            node_type (+ _name), status (+ _name), popular, gmt_create, gmt_modified.
+            Sorted by category_id, product_id. Never the product secret.
+
+        Examples
+        --------
+        >>> client = opslib.connect()
+        >>> client.products.list()["category_name"].nunique()
+        6
+        """
+        if category_id is not None:
+            if isinstance(category_id, bool) or not isinstance(category_id, int):
+                raise TypeError(f"category_id must be an int, got {category_id!r}")
+            ids = [category_id]
+        else:
+            ids = [int(c) for c in self.categories()["category_id"].dropna()]
+        pages = [self._one_category(c) for c in ids]
+        return dedupe_and_sort(build_frame(pages, S.PRODUCT), S.PRODUCT)
+
+    def add(
+        self,
+        products: pd.DataFrame | Mapping[str, Any] | Iterable[Mapping[str, Any]],
+        *,
+        errors: str | None = None,
+    ) -> pd.DataFrame:
+        """Create products (``/product/add``, admin only), one call per row.
+
+        Parameters
+        ----------
+        products
+            A DataFrame, a dict or a list of dicts with the fields product_id,
+            product_secret, product_name, category_id, net_type, node_type (required) and
+            product_icon, vendor_type, encrypt_type, status, popular. Coded fields take
+            their value or label (``net_type="Wi-Fi"``). NA cells are left out.
+        errors
+            "raise" or "collect"; default "raise" for a dict, "collect" for many rows.
+            Raising for many rows happens after every row was tried and names the failures.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per item: product_id, ok, error_code, error_msg, message_id.
+
+        Examples
+        --------
+        >>> client = opslib.connect(phone="5550000002", password="admin-demo-pass", area_code="1")
+        >>> client.products.add({"product_id": "p-lamp-99", "product_secret": "s3cret-s3cret",
+        ...     "product_name": "Lamp 99", "category_id": 1, "net_type": "Wi-Fi",
+        ...     "node_type": "direct"})["ok"].item()  # doctest: +SKIP
+        True
+        """
+        items, bulk = items_from(products, allowed=_ADD_FIELDS, what="products.add")
+        for item in items:
+            for name, enum in _CODED.items():
+                if name in item:
+                    item[name] = coerce_enum(item[name], enum, name)
+
+        def send(params: dict[str, Any], mid: str) -> Any:
+            return self._session.call("/product/add", params, message_id=mid)
+
+        return run_writes(
+            items,
+            send,
+            schema=S.PRODUCT_WRITE_RESULT,
+            key=lambda p, answer: {
+                "product_id": answer if isinstance(answer, str) else p.get("product_id")
+            },
+            errors=check_errors(errors, bulk=bulk),
+            bulk=bulk,
+            what="products.add",
+        )
+
+    def delete(
+        self,
+        product_ids: str | Iterable[str] | pd.Series,
+        *,
+        errors: str | None = None,
+    ) -> pd.DataFrame:
+        """Delete products (``/product/delete``, admin only), one call per id.
+
+        A product still used by devices is refused (Conflict).
+
+        Parameters
+        ----------
+        product_ids
+            One id, or a list / Series of ids.
+        errors
+            "raise" or "collect"; default "raise" for one id, "collect" for many.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per id: product_id, ok, error_code, error_msg, message_id.
+
+        Examples
+        --------
+        >>> client = opslib.connect(phone="5550000002", password="admin-demo-pass", area_code="1")
+        >>> client.products.delete(["p-lamp-99"])["ok"].tolist()  # doctest: +SKIP
+        [True]
+        """
+        bulk = not isinstance(product_ids, str)
+        ids = [product_ids] if isinstance(product_ids, str) else [str(p) for p in product_ids]
+        items = [{"product_id": p} for p in ids]
+
+        def send(params: dict[str, Any], mid: str) -> Any:
+            return self._session.call("/product/delete", params, message_id=mid)
+
+        return run_writes(
+            items,
+            send,
+            schema=S.PRODUCT_WRITE_RESULT,
+            key=lambda p, _: {"product_id": p["product_id"]},
+            errors=check_errors(errors, bulk=bulk),
+            bulk=bulk,
+            what="products.delete",
+        )

@@ -1,0 +1,447 @@
+"""The pager, driven by a page function (faults over HTTP are tested on a real platform in
+tests/client/resources/test_events.py)."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+
+import opslib
+from client.faults import Faults, Sent
+from opslib.client import _schemas as S
+from opslib.client._pager import Pager, check_page_size
+from opslib.client._stdlib_transport import StdlibTransport
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+
+class Pages:
+    """Serves ``rows`` records in pages and records every request (page_no, page_size)."""
+
+    def __init__(self, rows: int, *, shrink_after: int | None = None) -> None:
+        self.rows = rows
+        self.shrink_after = shrink_after
+        self.calls: list[tuple[int, int]] = []
+        self.threads: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, page_no: int, page_size: int) -> dict[str, Any]:
+        with self._lock:
+            self.calls.append((page_no, page_size))
+            self.threads.add(threading.current_thread().name)
+            rows = self.rows
+            if self.shrink_after is not None and len(self.calls) > self.shrink_after:
+                rows = rows // 2
+        lo = (page_no - 1) * page_size
+        events = [
+            {"event_id": f"e-{i:06d}", "gmt_create": "2024-05-01 00:00:00", "event_type": 1}
+            for i in range(lo, min(lo + page_size, rows))
+        ]
+        return {
+            "total": self.rows,
+            "page_no": page_no,
+            "page_size": page_size,
+            "events_list": events,
+        }
+
+
+def read(pages: Pages, **kw: Any) -> Pager:
+    return Pager(pages, list_key="events_list", schema=S.EVENT, progress=False, **kw)
+
+
+def test_reads_every_page_concurrently_in_order() -> None:
+    pages = Pages(2_050)
+    df = read(pages, page_size=100).frame()
+    assert len(df) == 2_050
+    assert df["event_id"].is_unique
+    assert df["event_id"].is_monotonic_increasing
+    assert sorted(p for p, _ in pages.calls) == list(range(1, 22))
+    assert {s for _, s in pages.calls} == {100}
+    assert any(t.startswith("opslib-page") for t in pages.threads)
+    assert df.attrs["total"] == 2_050
+
+
+def test_pages_wait_for_the_network_side_by_side() -> None:
+    # Four fetches must be waiting at once, or the barrier breaks.
+    barrier = threading.Barrier(4, timeout=10)
+    inner = Pages(500)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no > 1:
+            barrier.wait()
+        return inner(page_no, page_size)
+
+    df = Pager(
+        fetch, list_key="events_list", schema=S.EVENT, progress=False, page_size=100, concurrency=4
+    ).frame()
+    assert len(df) == 500
+
+
+def test_exact_multiple_needs_no_extra_request() -> None:
+    pages = Pages(300)
+    assert len(read(pages, page_size=100).frame()) == 300
+    assert len(pages.calls) == 3
+
+
+def test_limit_caps_rows_and_requests() -> None:
+    pages = Pages(10_000)
+    df = read(pages, page_size=100, limit=250).frame()
+    assert len(df) == 250
+    assert len(pages.calls) == 3
+    pages = Pages(10_000)
+    df = read(pages, page_size=1000, limit=5).frame()
+    assert len(df) == 5
+    assert pages.calls == [(1, 5)]  # a small limit asks for a small page
+
+
+def test_limit_zero_and_empty_results_keep_the_schema() -> None:
+    for df in (read(Pages(0)).frame(), read(Pages(10), limit=0).frame()):
+        assert len(df) == 0
+        assert df.dtypes.to_dict() == S.EVENT.empty().dtypes.to_dict()
+
+
+def test_stops_after_a_short_page() -> None:
+    pages = Pages(1_000, shrink_after=1)  # data halves after the first page
+    df = read(pages, page_size=100, concurrency=1).frame()
+    assert len(df) == 500
+    assert max(p for p, _ in pages.calls) <= 7
+
+
+def test_iter_pages_yields_typed_pages_with_resume_position() -> None:
+    pages = Pages(250)
+    frames = list(read(pages, page_size=100).pages())
+    assert [len(f) for f in frames] == [100, 100, 50]
+    assert [f.attrs["page_no"] for f in frames] == [1, 2, 3]
+    assert all(f.attrs["total"] == 250 and f.attrs["page_size"] == 100 for f in frames)
+    assert str(frames[0]["gmt_create"].dtype) == "datetime64[ns, UTC]"
+    resumed = list(read(Pages(250), page_size=100).pages(page_no=2))
+    assert [f.attrs["page_no"] for f in resumed] == [2, 3]
+
+
+def test_iter_pages_limit() -> None:
+    frames = list(read(Pages(1_000), page_size=100, limit=150).pages())
+    assert sum(len(f) for f in frames) == 150
+
+
+@pytest.mark.parametrize("bad", [0, 1001, -1])
+def test_page_size_bounds(bad: int) -> None:
+    with pytest.raises(ValueError, match="between 1 and 1000"):
+        check_page_size(bad)
+
+
+def test_bad_limit_and_page_no() -> None:
+    with pytest.raises(ValueError, match="limit"):
+        read(Pages(1), limit=-1)
+    with pytest.raises(ValueError, match="page_no"):
+        list(read(Pages(1)).pages(page_no=0))
+
+
+def test_progress_bar_only_for_many_pages(capsys: pytest.CaptureFixture[str]) -> None:
+    Pager(Pages(300), list_key="events_list", schema=S.EVENT, page_size=100).frame()
+    assert "page" not in capsys.readouterr().err
+    Pager(Pages(1_000), list_key="events_list", schema=S.EVENT, page_size=100).frame()
+    assert "page" in capsys.readouterr().err
+    Pager(
+        Pages(1_000), list_key="events_list", schema=S.EVENT, page_size=100, progress=False
+    ).frame()
+    assert "page" not in capsys.readouterr().err
+
+
+def test_a_failing_page_raises_and_nothing_past_the_pages_in_flight_is_asked_for() -> None:
+    inner = Pages(3_000)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no == 6:
+            raise RuntimeError("page 6 failed")
+        return inner(page_no, page_size)
+
+    with pytest.raises(RuntimeError, match="page 6 failed"):
+        read(fetch, page_size=100, concurrency=4).frame()  # type: ignore[arg-type]
+    asked = sorted(p for p, _ in inner.calls)
+    assert asked[:5] == [1, 2, 3, 4, 5]
+    assert max(asked) <= 6 + 4  # at most the pages in flight when page 6 failed
+
+
+def test_iter_pages_keeps_n_in_flight_and_stopping_asks_for_no_more() -> None:
+    pages = Pages(10_000)
+    it = read(pages, page_size=100, concurrency=3).pages()
+    first = next(it)
+    assert first.attrs["page_no"] == 1
+    second = next(it)
+    assert second["event_id"].iloc[0] == "e-000100"
+    it.close()  # the caller stops: the pages in flight are dropped, no more are asked for
+    asked = len(pages.calls)
+    assert asked <= 2 + 3
+    assert len(pages.calls) == asked
+
+
+def test_iter_pages_asks_for_nothing_past_the_limit_or_the_total() -> None:
+    for kw, asked in (({"limit": 250}, [1, 2, 3]), ({}, [1, 2, 3])):
+        pages = Pages(300)
+        frames = list(read(pages, page_size=100, **kw).pages())
+        assert [len(f) for f in frames] == ([100, 100, 50] if kw else [100, 100, 100])
+        assert sorted(p for p, _ in pages.calls) == asked
+
+
+def test_iter_pages_from_a_later_page_with_a_limit() -> None:
+    pages = Pages(1_000)
+    frames = list(read(pages, page_size=100, limit=150).pages(page_no=4))
+    assert [f.attrs["page_no"] for f in frames] == [4, 5]
+    assert sum(len(f) for f in frames) == 150
+    assert sorted(p for p, _ in pages.calls) == [4, 5]
+
+
+def test_a_read_leaves_the_collector_as_it_was() -> None:
+    """Reading changes no process-wide state: the collector's thresholds stay the user's."""
+    before = gc.get_threshold()
+    seen: set[tuple[int, ...]] = set()
+    inner = Pages(2_000)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        seen.add(gc.get_threshold())
+        return inner(page_no, page_size)
+
+    assert len(read(fetch, page_size=100).frame()) == 2_000  # type: ignore[arg-type]
+    assert seen == {before}
+    assert gc.get_threshold() == before
+
+
+# -- pages sent early from the calling thread (a fake send) -----------------------------------
+
+
+class EarlyPages:
+    """``send`` for a Pager over :class:`Pages`: records sends, reads and drops, and how many
+    requests were out at once; the pages in ``unclean`` answer with no clean data."""
+
+    def __init__(self, pages: Pages, *, unclean: tuple[int, ...] = ()) -> None:
+        self.pages = pages
+        self.unclean = unclean
+        self.log: list[tuple[str, int]] = []
+        self.out = 0
+        self.most_out = 0
+
+    def __call__(self, page_no: int, page_size: int) -> Any:
+        book = self
+        book.log.append(("send", page_no))
+        book.out += 1
+        book.most_out = max(book.most_out, book.out)
+
+        class Answer:
+            def data(self) -> dict[str, Any] | None:
+                book.out -= 1
+                book.log.append(("read", page_no))
+                if page_no in book.unclean:
+                    return None
+                return book.pages(page_no, page_size)
+
+            def drop(self) -> None:
+                book.out -= 1
+                book.log.append(("drop", page_no))
+
+        return Answer()
+
+
+def test_pages_sent_early_are_read_by_the_calling_thread_in_order() -> None:
+    pages = Pages(2_050)
+    send = EarlyPages(pages)
+    df = read(pages, page_size=100, send=send, concurrency=3).frame()
+    assert len(df) == 2_050
+    assert df["event_id"].is_monotonic_increasing
+    assert pages.threads == {threading.current_thread().name}  # no thread of its own
+    assert [p for what, p in send.log if what == "read"] == list(range(2, 22))
+    assert send.most_out == 3 + 1  # three in flight besides the one being read
+    assert send.out == 0
+    # the next request goes out before an answer is read: page 5 right after page 2 left
+    assert send.log[:5] == [("send", 2), ("send", 3), ("send", 4), ("send", 5), ("read", 2)]
+
+
+def test_an_unclean_early_answer_is_fetched_again_by_the_regular_call() -> None:
+    pages = Pages(1_000)
+    send = EarlyPages(pages, unclean=(4,))
+    df = read(pages, page_size=100, send=send).frame()
+    assert len(df) == 1_000
+    assert ("read", 4) in send.log  # the early answer had no clean data ...
+    assert [p for p, _ in pages.calls].count(4) == 1  # ... so the regular call fetched page 4
+
+
+def test_a_short_page_stops_the_read_and_drops_what_was_sent_early() -> None:
+    pages = Pages(1_000, shrink_after=3)  # from the 4th request on, half the rows
+    send = EarlyPages(pages)
+    df = read(pages, page_size=100, send=send, concurrency=4).frame()
+    assert df["event_id"].is_unique
+    dropped = [p for what, p in send.log if what == "drop"]
+    assert dropped
+    assert send.out == 0
+    assert max(p for what, p in send.log if what == "read") < min(dropped)
+
+
+def test_a_failing_page_raises_and_drops_what_was_sent_early() -> None:
+    inner = Pages(2_000)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no == 6:
+            raise RuntimeError("page 6 failed")
+        return inner(page_no, page_size)
+
+    send = EarlyPages(inner, unclean=(6,))  # page 6's early answer fails; its regular call too
+    with pytest.raises(RuntimeError, match="page 6 failed"):
+        read(fetch, page_size=100, send=send, concurrency=4).frame()  # type: ignore[arg-type]
+    assert send.out == 0
+    assert {p for what, p in send.log if what == "drop"} == {7, 8, 9, 10}
+
+
+def test_iter_pages_sends_the_next_pages_while_the_caller_has_this_one() -> None:
+    pages = Pages(1_000)
+    send = EarlyPages(pages)
+    it = read(pages, page_size=100, send=send, concurrency=1).pages()
+    first = next(it)
+    assert first.attrs["page_no"] == 1
+    assert send.log == []  # nothing sent before the caller asks beyond the first page
+    second = next(it)
+    assert second["event_id"].iloc[0] == "e-000100"
+    assert send.log == [("send", 2), ("send", 3), ("read", 2)]
+    it.close()  # the caller stops: page 3 was sent and is dropped
+    assert send.log[-1] == ("drop", 3)
+    assert send.out == 0
+
+
+# -- faults on the pages of a read, on the real platform ------------------------------------
+
+PAGE = 20  # rows a page: the test platform's 30 days are many pages
+RECORDS = "/device/query_record"
+
+
+def page_no(sent: Sent) -> int:
+    return int((sent.body or {})["params"]["page_no"])
+
+
+def on_page(n: int) -> Callable[[Sent], bool]:
+    return lambda sent: (sent.body or {}).get("params", {}).get("page_no") == n
+
+
+@pytest.fixture
+def whole(platform: Platform) -> pd.DataFrame:
+    """The fleet's events of 30 days, read without faults."""
+    return platform.connect().events.list("-30d", end="2100-01-01", page_size=PAGE)
+
+
+TRANSPORTS = {"stdlib": StdlibTransport, "httpx": httpx.HTTPTransport}
+
+
+def test_pages_are_sent_early_from_the_calling_thread(
+    platform: Platform, whole: pd.DataFrame
+) -> None:
+    """Over opslib's transport (the default) no thread is started: the calling thread sends
+    every page's request early and reads the answers in turn."""
+    faults = Faults()
+    threads: set[str] = set()
+    faults.before = lambda sent: threads.add(threading.current_thread().name)
+    df = platform.connect(transport=faults).events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert_frame_equal(df, whole)
+    reads = faults.to(RECORDS)
+    assert len(reads) == -(-len(whole) // PAGE) > 10
+    assert [page_no(s) for s in reads if s.early] == list(range(2, len(reads) + 1))
+    assert threads == {threading.current_thread().name}
+
+
+def test_over_httpx_s_transport_a_pool_fetches_the_pages(
+    platform: Platform, whole: pd.DataFrame
+) -> None:
+    """Where requests cannot be sent early (httpx's transport, as behind a proxy), pages
+    after the first are fetched several at a time by the pool, not one after another."""
+    faults = Faults(httpx.HTTPTransport())
+    threads: list[tuple[int, str]] = []
+    faults.before = lambda sent: threads.append(
+        (page_no(sent) if sent.path == RECORDS else 0, threading.current_thread().name)
+    )
+    client = platform.connect(transport=faults)
+    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert_frame_equal(df, whole)
+    assert not any(s.early for s in faults.sent)
+    by_page = dict(threads)
+    assert by_page[1] == threading.current_thread().name
+    assert {by_page[n] for n in by_page if n > 1} <= {f"opslib-page_{i}" for i in range(4)}
+    pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
+    assert sum(map(len, pages)) == len(whole)
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+@pytest.mark.parametrize("fault", ["503", "429", "drop", "refuse", "401", "401 in 200"])
+def test_a_page_that_fails_is_read_again_by_its_regular_call(
+    platform: Platform,
+    whole: pd.DataFrame,
+    fault: str,
+    transport: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Anything but a clean answer for page 3 (sent early, or fetched by a pool thread): the
+    regular call reads it, with its retries and token refresh, and the frame is the same."""
+    faults = Faults(TRANSPORTS[transport]())
+    early = transport == "stdlib"
+    # a token refused: once by the early request and once by the regular call, which then
+    # refreshes; over httpx's transport the regular call is the first request
+    refused = {"times": 2 if early else 1, "when": on_page(3)}
+    third = {"when": on_page(3)}
+    if fault == "503":
+        faults.status(RECORDS, 503, **third)
+    elif fault == "429":
+        faults.status(RECORDS, 429, headers={"Retry-After": "0"}, **third)
+    elif fault == "drop":
+        faults.drop_response(RECORDS, **third)
+    elif fault == "refuse":
+        faults.refuse(RECORDS, **third)
+    elif fault == "401":
+        faults.status(RECORDS, 401, **refused)
+    else:
+        faults.error_in_200(RECORDS, 401, **refused)
+    client = platform.connect(transport=faults)
+    refreshes = faults.count("/token/access")
+    caplog.set_level(logging.DEBUG, logger="opslib")
+    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert_frame_equal(df, whole)
+    faulted = [s for s in faults.to(RECORDS) if s.fault]
+    assert {page_no(s) for s in faulted} == {3}
+    assert faulted[0].early is early
+    again = [s for s in faults.to(RECORDS) if page_no(s) == 3 and not s.fault]
+    assert len(again) == 1
+    assert not again[0].early  # the regular call
+    assert (faults.count("/token/access") > refreshes) == fault.startswith("401")
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("retrying" in m or "sent early" in m for m in messages)
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+@pytest.mark.parametrize("fault", ["403", "403 in 200"])
+def test_a_business_error_on_a_page_is_raised_and_frees_the_pool(
+    platform: Platform, fault: str, transport: str
+) -> None:
+    faults = Faults(TRANSPORTS[transport]())
+    if fault == "403":
+        faults.status(RECORDS, 403, times=None, when=on_page(4))
+    else:
+        faults.error_in_200(RECORDS, 403, times=None, when=on_page(4))
+    client = platform.connect(transport=faults)
+    for _ in range(6):  # 6 reads x 4 in flight: more than the pool holds, were any kept
+        with pytest.raises(opslib.PermissionDenied, match="injected") as info:
+            client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+        assert info.value.code == 403
+    faults.clear()
+    assert len(client.events.list("-30d", end="2100-01-01", page_size=PAGE)) > 0
+
+
+def test_iter_pages_over_the_platform_equals_the_read(
+    platform: Platform, whole: pd.DataFrame
+) -> None:
+    client = platform.connect()
+    pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
+    assert sum(map(len, pages)) == len(whole)
+    assert [p.attrs["page_no"] for p in pages] == list(range(1, len(pages) + 1))
