@@ -11,19 +11,36 @@ A header names the report, its parameters, the platform and the account, when it
 how it ended; a run on demo data carries a DEMO DATA banner. A report that did not succeed
 opens with a summary (what failed, in which section, the error message) with the
 traceback folded below; papermill's own error banners are left out.
+
+The page carries a Content-Security-Policy that lets run only the scripts the report
+itself wrote: plotly.js (the shared file, or inline), its one-line configuration and each
+figure's ``Plotly.newPlot`` call (whose arguments must be JSON), by their SHA-256 hashes.
+Any other script, event handler attribute or ``javascript:`` URL (say, markup a platform
+user put in a device's alarm code that escaped escaping) does not run, and nothing is
+fetched from the network.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
 import html
+import json
 import os
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PLOTLY_MARKER", "export_html", "plotly_js_file", "problem_html"]
+__all__ = [
+    "PLOTLY_MARKER",
+    "content_security_policy",
+    "export_html",
+    "plotly_js_file",
+    "problem_html",
+]
 
 _TEMPLATE = "opslib_report.html.j2"
 _TEMPLATE_SOURCE = """\
@@ -31,6 +48,7 @@ _TEMPLATE_SOURCE = """\
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 {%- block extra_css -%}
 <style type="text/css">
 .opslib-header { font-family: system-ui, sans-serif; padding: 12px 20px; margin: 0 0 8px;
@@ -100,6 +118,93 @@ def _plotly_head(plotly_src: str | None) -> str:
     from plotly.offline import get_plotlyjs
 
     return f'{config}<script type="text/javascript">{get_plotlyjs()}</script>'
+
+
+_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script[\s/>]", re.IGNORECASE | re.DOTALL)
+# A figure as plotly.io.to_html writes it (include_plotlyjs=False): its arguments are JSON.
+_FIGURE = re.compile(
+    r"\s*window\.PLOTLYENV=window\.PLOTLYENV \|\| \{\};\s*"
+    r'if \(document\.getElementById\("(?P<id>[0-9a-f-]{36})"\)\) \{\s*'
+    r'Plotly\.newPlot\(\s*"(?P=id)",(?P<args>.*)\)\s*\};?\s*',
+    re.DOTALL,
+)
+_PLOTLY_CONFIGS = (
+    'window.PlotlyConfig = {MathJaxConfig: "local"};',
+    "window.PlotlyConfig = {MathJaxConfig: 'local'};",
+)
+_POLICY = (
+    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; img-src data:;"
+    " font-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+@functools.cache
+def _plotly_js() -> str:
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def _json_arguments(text: str, count: int) -> bool:
+    """Whether ``text`` is exactly ``count`` JSON values separated by commas."""
+    decoder = json.JSONDecoder()
+    position = 0
+    for n in range(count):
+        while position < len(text) and text[position].isspace():
+            position += 1
+        try:
+            _, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            return False
+        rest = text[position:].lstrip()
+        if n < count - 1:
+            if not rest.startswith(","):
+                return False
+            position = len(text) - len(rest) + 1
+    return not text[position:].strip()
+
+
+def _trusted(script: str) -> bool:
+    """A script the report wrote itself: plotly.js, its configuration, a figure call."""
+    if script.strip() in _PLOTLY_CONFIGS or script == _plotly_js():
+        return True
+    figure = _FIGURE.fullmatch(script)
+    return figure is not None and _json_arguments(figure.group("args"), 3)
+
+
+def _hashes(page: str) -> Iterator[str]:
+    for match in _SCRIPT.finditer(page):
+        script = match.group(1)
+        if _trusted(script):
+            digest = hashlib.sha256(script.encode("utf-8")).digest()
+            yield f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
+def content_security_policy(page: str, *, script_file: bool = False) -> str:
+    """The policy of ``page``: only its own plotly.js, configuration and figure calls run.
+
+    ``script_file``: the page loads plotly.js from the file its reports share; Chromium
+    allows a script file of a page opened from disk by ``'self'`` only (not by its hash).
+
+    Examples
+    --------
+    >>> content_security_policy("<p>no script</p>").split(";")[1]
+    " script-src 'none'"
+    """
+    sources = list(dict.fromkeys(_hashes(page)))
+    if script_file:
+        sources.insert(0, "'self'")
+    scripts = " ".join(sources) or "'none'"
+    return _POLICY.format(scripts=scripts)
+
+
+def _with_policy(page: str, *, script_file: bool) -> str:
+    policy = content_security_policy(page, script_file=script_file)
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">'
+    head = re.search(r"<head\b[^>]*>", page, re.IGNORECASE)
+    if head is None:
+        raise ValueError("the exported page has no <head>")
+    return page[: head.end()] + "\n" + meta + page[head.end() :]
 
 
 def _header(title: str, facts: Mapping[str, Any], banner: str, problem: str) -> str:
@@ -255,5 +360,6 @@ def export_html(
     }
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     out = Path(destination)
-    out.write_text(body, encoding="utf-8")
+    page = _with_policy(body, script_file=bool(figures) and plotly_src is not None)
+    out.write_text(page, encoding="utf-8")
     return out

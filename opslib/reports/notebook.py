@@ -16,6 +16,7 @@ import pandas as pd
 
 from opslib import analysis, plots
 from opslib.reports.status import RUNNER_ENV
+from opslib.analysis._markup import markdown_text
 
 __all__ = [
     "connect",
@@ -52,7 +53,11 @@ def setup(*, interactive: bool) -> None:
 
 
 def markdown(text: str) -> None:
-    """Show Markdown text (a written finding) as a cell output."""
+    """Show Markdown text (a written finding) as a cell output.
+
+    ``text`` is read as Markdown, raw HTML included: any platform string in it must be
+    escaped first (``opslib.analysis._markup.markdown_text``).
+    """
     from IPython.display import Markdown, display
 
     display(Markdown(text))
