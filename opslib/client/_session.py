@@ -25,6 +25,7 @@ import httpx
 
 from opslib.client import _constants as C
 from opslib.client._http import HTTP, EarlyAnswer, Safety
+from opslib.client._secrets import SECRET_FIELDS
 from opslib.client._settings import Secret, Settings
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
 from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
@@ -74,6 +75,8 @@ class Session:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.concurrency = check_concurrency(concurrency)
+        # Fields dropped from every frame unless a read asks for them (include_secrets).
+        self.secret_fields: frozenset[str] = SECRET_FIELDS
         self.http = HTTP(
             base_url,
             timeout=timeout,

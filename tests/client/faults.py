@@ -9,7 +9,9 @@ records it, except where a planned fault says otherwise:
   platforms do);
 - ``drop_response()``: forward the request, let the platform do the work, then lose the
   answer (``httpx.RemoteProtocolError``), as when a connection dies mid-response;
-- ``refuse()``: fail to connect (``httpx.ConnectError``), nothing is sent.
+- ``refuse()``: fail to connect (``httpx.ConnectError``), nothing is sent;
+- ``rewrite(fn)``: forward, then answer ``fn(body)`` instead of the platform's JSON body (a
+  platform that sends more, or otherwise, than ours).
 """
 
 from __future__ import annotations
@@ -131,6 +133,22 @@ class Faults(httpx.BaseTransport):
             raise httpx.ConnectError("injected: connection refused", request=request)
 
         return self._add(path, "refuse", refuse, times, when)
+
+    def rewrite(
+        self,
+        path: str,
+        fn: Callable[[Any], Any],
+        *,
+        times: int | None = None,
+        when: Callable[[Sent], bool] | None = None,
+    ) -> Faults:
+        def answer(request: httpx.Request) -> httpx.Response:
+            response = self.inner.handle_request(request)
+            body = orjson.loads(response.read())
+            response.close()
+            return httpx.Response(response.status_code, content=orjson.dumps(fn(body)))
+
+        return self._add(path, "rewrite", answer, times, when)
 
     def clear(self) -> None:
         with self._lock:

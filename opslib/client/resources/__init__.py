@@ -23,6 +23,7 @@ import pandas as pd
 
 from opslib.client._http import Safety
 from opslib.client._schemas import FrameSchema
+from opslib.client._secrets import drop_secrets, with_secrets
 from opslib.client._session import Session
 from opslib.client._writes import check_errors, run_writes
 
@@ -37,6 +38,14 @@ class Resource:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._session!r}>"
+
+    def _schema(self, schema: FrameSchema, include_secrets: bool) -> FrameSchema:
+        """The read's schema: with the secret columns only when the caller asks for them."""
+        return with_secrets(schema) if include_secrets else schema
+
+    def _unsecret(self, frame: pd.DataFrame, include_secrets: bool) -> pd.DataFrame:
+        """``frame`` without the columns the session treats as secret, unless asked for."""
+        return frame if include_secrets else drop_secrets(frame, self._session.secret_fields)
 
     def _write_one(
         self,

@@ -52,6 +52,7 @@ class Devices(Resource):
         limit: int | None,
         progress: bool | None,
         page_size: int,
+        include_secrets: bool = False,
     ) -> Pager:
         params: dict[str, Any] = {}
         if owned is not None:
@@ -67,7 +68,7 @@ class Devices(Resource):
             self._session.page_fetch("/device/query_by_user", params),
             send=self._session.page_send("/device/query_by_user", params),
             list_key="device_list",
-            schema=S.DEVICE,
+            schema=self._schema(S.DEVICE, include_secrets),
             page_size=page_size,
             limit=limit,
             progress=progress,
@@ -85,6 +86,7 @@ class Devices(Resource):
         limit: int | None = None,
         progress: bool | None = None,
         page_size: int = C.DEFAULT_PAGE_SIZE,
+        include_secrets: bool = False,
     ) -> pd.DataFrame:
         """List devices with every page fetched (``/device/query_by_user``).
 
@@ -105,6 +107,9 @@ class Devices(Resource):
             Show a progress bar; None shows one when the read needs more than a few pages.
         page_size
             Rows per request (1..1000).
+        include_secrets
+            Keep the device_secret a platform may send (a device_secret column); by
+            default secrets never reach a frame.
 
         Returns
         -------
@@ -121,8 +126,10 @@ class Devices(Resource):
         >>> str(df["status"].dtype)
         'Int64'
         """
-        read = self._paged(user_id, owned, group_id, is_sub_device, limit, progress, page_size)
-        return read.frame()
+        read = self._paged(
+            user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
+        )
+        return self._unsecret(read.frame(), include_secrets)
 
     def iter_pages(
         self,
@@ -135,6 +142,7 @@ class Devices(Resource):
         progress: bool | None = False,
         page_size: int = C.DEFAULT_PAGE_SIZE,
         page_no: int = 1,
+        include_secrets: bool = False,
     ) -> Iterator[pd.DataFrame]:
         """Yield one typed frame per page, for memory-bounded work over many devices.
 
@@ -153,16 +161,20 @@ class Devices(Resource):
         >>> for page in client.devices.iter_pages(page_size=500):
         ...     print(page.attrs["page_no"], len(page))  # doctest: +SKIP
         """
-        read = self._paged(user_id, owned, group_id, is_sub_device, limit, progress, page_size)
-        return read.pages(page_no)
+        read = self._paged(
+            user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
+        )
+        return (self._unsecret(page, include_secrets) for page in read.pages(page_no))
 
-    def get(self, device_id: str) -> pd.DataFrame:
+    def get(self, device_id: str, *, include_secrets: bool = False) -> pd.DataFrame:
         """Read one device (``/device/query``); one the caller is bound to (ops: any).
 
         Parameters
         ----------
         device_id
             The device.
+        include_secrets
+            Keep the device_secret a platform may send (see :meth:`list`).
 
         Returns
         -------
@@ -177,7 +189,8 @@ class Devices(Resource):
         1
         """
         data = self._session.call("/device/query", {"device_id": str(device_id)})
-        return records_to_frame([data], S.DEVICE)
+        frame = records_to_frame([data], self._schema(S.DEVICE, include_secrets))
+        return self._unsecret(frame, include_secrets)
 
     def _write(
         self,

@@ -63,21 +63,26 @@ class Products(Resource):
         frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
         return dedupe_and_sort(frame, S.CATEGORY)
 
-    def _one_category(self, category_id: int) -> PageColumns:
+    def _one_category(self, category_id: int, schema: S.FrameSchema) -> PageColumns:
         data = self._session.call(
             "/product/query_list_by_category", {"category_id": int(category_id)}
         )
         name = data.get("category_name")
         records = [{**p, "category_name": name} for p in data.get("product_list") or []]
-        return page_columns(records, S.PRODUCT)
+        return page_columns(records, schema)
 
-    def list(self, category_id: int | None = None) -> pd.DataFrame:
+    def list(
+        self, category_id: int | None = None, *, include_secrets: bool = False
+    ) -> pd.DataFrame:
         """List the products of one category or of all (``/product/query_list_by_category``).
 
         Parameters
         ----------
         category_id
             The category; None reads every category and concatenates them.
+        include_secrets
+            Keep the product_secret a platform may send (a product_secret column); by
+            default secrets never reach a frame.
 
         Returns
         -------
@@ -85,7 +90,7 @@ class Products(Resource):
             One row per product: product_id, product_name, product_icon, category_id,
             category_name, vendor_type, net_type (+ _name), encrypt_type (+ _name),
             node_type (+ _name), status (+ _name), popular, gmt_create, gmt_modified.
-            Sorted by category_id, product_id. Never the product secret.
+            Sorted by category_id, product_id. The product secret only when asked for.
 
         Examples
         --------
@@ -99,8 +104,10 @@ class Products(Resource):
             ids = [category_id]
         else:
             ids = [int(c) for c in self.categories()["category_id"].dropna()]
-        pages = [self._one_category(c) for c in ids]
-        return dedupe_and_sort(build_frame(pages, S.PRODUCT), S.PRODUCT)
+        schema = self._schema(S.PRODUCT, include_secrets)
+        pages = [self._one_category(c, schema) for c in ids]
+        frame = dedupe_and_sort(build_frame(pages, schema), schema)
+        return self._unsecret(frame, include_secrets)
 
     def add(
         self,
