@@ -35,6 +35,13 @@ from opslib.analysis.fleet import (
     ownership_summary,
     silent_devices,
 )
+from opslib.analysis.kinds import (
+    KINDS,
+    REFERENCE_KINDS,
+    EventKinds,
+    event_kinds,
+    not_computable,
+)
 from opslib.analysis.products import (
     COMPARED_FIELDS,
     PRODUCT_COLUMNS,
@@ -50,10 +57,13 @@ from opslib.analysis.users import mask_phone, profile_table, settings_table
 
 __all__ = [
     "COMPARED_FIELDS",
+    "KINDS",
     "PRODUCT_COLUMNS",
     "PROPERTY_PREFIX",
+    "REFERENCE_KINDS",
     "SECRET_MASK",
     "WEEKDAYS",
+    "EventKinds",
     "ProductFileCheck",
     "Window",
     "alarm_codes",
@@ -64,6 +74,7 @@ __all__ = [
     "count_by_category",
     "desired_state",
     "downtime",
+    "event_kinds",
     "event_type_values",
     "event_volume",
     "filter_devices",
@@ -74,6 +85,7 @@ __all__ = [
     "mask_phone",
     "never_online",
     "noisiest_devices",
+    "not_computable",
     "outages",
     "ownership_summary",
     "plan_products",

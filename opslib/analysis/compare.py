@@ -7,26 +7,29 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import enums
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.events import alarm_codes, downtime
+from opslib.analysis.kinds import KINDS, EventKinds, event_kinds, not_computable
 
 __all__ = ["change_summary", "compare_periods"]
 
-_TYPE_LABELS = enums.labels(enums.EventType)
 
-
-def _measures(events: pd.DataFrame, window: Window | None) -> dict[str, float]:
-    types = events["event_type"].map(_TYPE_LABELS).value_counts()
+def _measures(events: pd.DataFrame, window: Window | None, known: EventKinds) -> dict[str, float]:
+    """The measures the platform's event kinds allow: per kind it reports, alarms only
+    with a fault kind, downtime only with online and offline events."""
+    per_kind = known.of(events["event_type"]).value_counts()
     values: dict[str, float] = {"events": float(len(events))}
-    for label in _TYPE_LABELS.values():
-        values[f"{label} events"] = float(types.get(label, 0))
+    for kind in KINDS:
+        if known.reports(kind):
+            values[f"{kind} events"] = float(per_kind.get(kind, 0))
     values["devices reporting"] = float(events["device_id"].nunique())
-    values["devices with alarms"] = float(
-        events.loc[events["event_type"] == enums.EventType.ALARM, "device_id"].nunique()
-    )
-    values["downtime hours"] = float(downtime(events, window=window)["downtime_hours"].sum())
+    if known.reports("fault"):
+        faults = events["event_type"].isin(known.codes("fault"))
+        values["devices with alarms"] = float(events.loc[faults, "device_id"].nunique())
+    if known.has_outages:
+        hours = downtime(events, window=window, kinds=known)["downtime_hours"].sum()
+        values["downtime hours"] = float(hours)
     return values
 
 
@@ -36,6 +39,7 @@ def compare_periods(
     *,
     current_window: Window | None = None,
     previous_window: Window | None = None,
+    kinds: EventKinds | None = None,
 ) -> pd.DataFrame:
     """Key measures of two event frames side by side.
 
@@ -56,8 +60,9 @@ def compare_periods(
     --------
     >>> analysis.compare_periods(events, earlier)  # doctest: +SKIP
     """
-    now = _measures(current, current_window)
-    before = _measures(previous, previous_window)
+    known = event_kinds(current, kinds)
+    now = _measures(current, current_window, known)
+    before = _measures(previous, previous_window, known)
     out = pd.DataFrame(
         {
             "measure": pd.array(list(now), dtype="string"),
@@ -93,6 +98,7 @@ def change_summary(
     current_window: Window | None = None,
     previous_window: Window | None = None,
     threshold_pct: float = 10.0,
+    kinds: EventKinds | None = None,
 ) -> str:
     """A short written summary (Markdown bullets) of what changed since the previous period.
 
@@ -104,6 +110,9 @@ def change_summary(
         The windows they cover.
     threshold_pct
         Changes smaller than this (in percent) are reported as steady.
+    kinds
+        The platform's event kinds (default: the frame's own); what it does not report
+        (alarms, downtime) is said in one sentence instead of a figure.
 
     Returns
     -------
@@ -116,8 +125,13 @@ def change_summary(
     >>> print(analysis.change_summary(events, earlier))  # doctest: +SKIP
     - 12,345 events, +8% on the previous period (11,430).
     """
+    known = event_kinds(current, kinds)
     table = compare_periods(
-        current, previous, current_window=current_window, previous_window=previous_window
+        current,
+        previous,
+        current_window=current_window,
+        previous_window=previous_window,
+        kinds=known,
     )
     rows: dict[str, dict[str, Any]] = {
         str(r["measure"]): {str(k): v for k, v in r.items()} for r in table.to_dict("records")
@@ -135,7 +149,7 @@ def change_summary(
         f"period ({_fmt(float(total['previous']))})."
     )
     movers = []
-    for label in _TYPE_LABELS.values():
+    for label in [k for k in KINDS if f"{k} events" in rows]:
         row = rows[f"{label} events"]
         if row["current"] == 0 and row["previous"] == 0:
             continue
@@ -148,17 +162,23 @@ def change_summary(
             f"{_fmt(float(row['current']))})"
             for label, row in movers
         ]
-        lines.append("- Changed by type: " + "; ".join(parts) + ".")
+        lines.append("- Changed by kind: " + "; ".join(parts) + ".")
     else:
-        lines.append(f"- Every event type is within ±{threshold_pct:.0f}% of the previous period.")
+        lines.append(f"- Every event kind is within ±{threshold_pct:.0f}% of the previous period.")
     for measure in ("devices reporting", "devices with alarms", "downtime hours"):
+        if measure not in rows:
+            continue
         row = rows[measure]
         lines.append(
             f"- {measure.capitalize()}: {_fmt(float(row['current']))} "
             f"(previous {_fmt(float(row['previous']))}, {_pct(row['change_pct'])})."
         )
-    now_codes = set(alarm_codes(current)["code"])
-    before_codes = set(alarm_codes(previous)["code"])
+    for sentence in not_computable(known, "fault", "outages").values():
+        lines.append(f"- {sentence}")
+    if not known.reports("fault"):
+        return "\n".join(lines)
+    now_codes = set(alarm_codes(current, kinds=known)["code"])
+    before_codes = set(alarm_codes(previous, kinds=known)["code"])
     new_codes, gone_codes = sorted(now_codes - before_codes), sorted(before_codes - now_codes)
     # codes are whatever devices reported: shown as text, never read as Markdown or HTML
     if new_codes:

@@ -17,6 +17,7 @@ from pandas.tseries.frequencies import to_offset
 
 from opslib import enums
 from opslib.analysis._common import NONE_LABEL, Window, require_columns
+from opslib.analysis.kinds import EventKinds, event_kinds
 
 __all__ = [
     "PROPERTY_PREFIX",
@@ -227,11 +228,13 @@ def noisiest_devices(
     return out
 
 
-def alarm_codes(events: pd.DataFrame) -> pd.DataFrame:
-    """Alarm events by code: how many, on how many devices, first and last seen.
+def alarm_codes(events: pd.DataFrame, *, kinds: EventKinds | None = None) -> pd.DataFrame:
+    """Alarm events (the platform's fault kind) by code: how many, on how many devices,
+    first and last seen.
 
     Codes starting with ``F`` put a device into the fault state (protocol §6.19); they are
-    marked ``fault``, every other code ``alarm``.
+    marked ``fault``, every other code ``alarm``. ``kinds`` says which event types are
+    faults (default: the frame's own, see :mod:`opslib.analysis.kinds`).
 
     Returns
     -------
@@ -244,7 +247,7 @@ def alarm_codes(events: pd.DataFrame) -> pd.DataFrame:
     >>> analysis.alarm_codes(events).head()  # doctest: +SKIP
     """
     require_columns(events, ["event_type", "code", "device_id", "gmt_create"], "alarm_codes")
-    alarms = events[events["event_type"] == enums.EventType.ALARM]
+    alarms = events[events["event_type"].isin(event_kinds(events, kinds).codes("fault"))]
     codes = alarms["code"].astype("string").fillna("").str.strip()
     codes = codes.mask(codes == "", NONE_LABEL)
     frame = pd.DataFrame(
@@ -274,8 +277,13 @@ def alarm_codes(events: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["alarms", "code"], ascending=[False, True]).reset_index(drop=True)
 
 
-def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.DataFrame:
+def outages(
+    events: pd.DataFrame, *, end: pd.Timestamp | None = None, kinds: EventKinds | None = None
+) -> pd.DataFrame:
     """Offline periods: from an offline event to the device's next online event.
+
+    Which event types mean offline and online comes from ``kinds`` (default: the frame's
+    own, see :mod:`opslib.analysis.kinds`); on a platform without them there are none.
 
     Repeated offline events count from the first; an online event with no offline event
     before it in the frame is ignored (the state before the window is unknown). A device
@@ -293,7 +301,10 @@ def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.Data
     >>> analysis.outages(events, end=pd.Timestamp("2024-05-08", tz="UTC"))  # doctest: +SKIP
     """
     require_columns(events, ["device_id", "event_type", "gmt_create"], "outages")
-    state = events[events["event_type"].isin([enums.EventType.ONLINE, enums.EventType.OFFLINE])]
+    known = event_kinds(events, kinds)
+    online = sorted(known.online) if known.has_outages else []
+    offline = sorted(known.offline) if known.has_outages else []
+    state = events[events["event_type"].isin([*online, *offline])]
     state = state[["device_id", "event_type", "gmt_create"]].dropna()
     # Order by device, time, event_id with one lexsort over integer keys, not over the text
     # columns; the sort is stable, as sort_values(stable).
@@ -304,7 +315,9 @@ def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.Data
         event_ids, _ = pd.factorize(events.loc[state.index, "event_id"], sort=True)
         keys.insert(0, event_ids)
     order = np.lexsort(keys)
-    dev, kind, moment = devices[order], state["event_type"].to_numpy("int64")[order], times[order]
+    # 1 went offline, 0 came online: the codes themselves are the platform's.
+    went_off = state["event_type"].isin(offline).to_numpy(dtype=bool).astype("int64")
+    dev, kind, moment = devices[order], went_off[order], times[order]
     # Keep only state changes: the first of each run of equal events per device.
     first = np.ones(len(dev), dtype=bool)
     first[1:] = (dev[1:] != dev[:-1]) | (kind[1:] != kind[:-1])
@@ -313,14 +326,14 @@ def outages(events: pd.DataFrame, *, end: pd.Timestamp | None = None) -> pd.Data
     same_next[:-1] = dev[1:] == dev[:-1]
     next_kind = np.append(kind[1:], -1)
     next_moment = np.append(moment[1:], 0)
-    offline = kind == enums.EventType.OFFLINE
-    back = offline & same_next & (next_kind == enums.EventType.ONLINE)
-    online_ns = np.where(back, next_moment, np.iinfo(np.int64).min)[offline]  # min: NaT
+    is_off = kind == 1
+    back = is_off & same_next & (next_kind == 0)
+    online_ns = np.where(back, next_moment, np.iinfo(np.int64).min)[is_off]  # min: NaT
     closing = end if end is not None else events["gmt_create"].max()
     out = pd.DataFrame(
         {
-            "device_id": pd.array(np.asarray(device_ids)[dev[offline]], dtype="string"),
-            "offline_at": pd.to_datetime(moment[offline], utc=True),
+            "device_id": pd.array(np.asarray(device_ids)[dev[is_off]], dtype="string"),
+            "offline_at": pd.to_datetime(moment[is_off], utc=True),
             "online_at": pd.to_datetime(online_ns.view("datetime64[ns]"), utc=True),
         }
     )
@@ -339,7 +352,9 @@ def _non_negative(durations: pd.Series) -> pd.Series:
     return durations.where(durations > pd.Timedelta(0), pd.Timedelta(0))
 
 
-def downtime(events: pd.DataFrame, *, window: Window | None = None) -> pd.DataFrame:
+def downtime(
+    events: pd.DataFrame, *, window: Window | None = None, kinds: EventKinds | None = None
+) -> pd.DataFrame:
     """Downtime per device from its outages, and its availability over the window.
 
     Parameters
@@ -349,6 +364,10 @@ def downtime(events: pd.DataFrame, *, window: Window | None = None) -> pd.DataFr
     window
         ``(start, end)`` the events cover; ongoing outages run to ``end`` and availability
         is measured over the window (default: first to last event of the frame).
+    kinds
+        The platform's event kinds (default: the frame's own); without online and offline
+        events (``kinds.has_outages`` false) the result is empty: ask
+        ``kinds.missing("outages")`` before showing it.
 
     Returns
     -------
@@ -361,7 +380,7 @@ def downtime(events: pd.DataFrame, *, window: Window | None = None) -> pd.DataFr
     >>> analysis.downtime(events, window=window).head()  # doctest: +SKIP
     """
     end = window[1] if window is not None else None
-    gaps = outages(events, end=end)
+    gaps = outages(events, end=end, kinds=kinds)
     columns = {
         "device_id": "string",
         "outages": "Int64",

@@ -18,13 +18,13 @@ def test_compare_periods_and_written_summary() -> None:
     table = analysis.compare_periods(
         current, previous, current_window=WEEK, previous_window=prev_window
     ).set_index("measure")
-    assert table.loc["alarm events", "current"] == 7
-    assert table.loc["alarm events", "previous"] == 0
-    assert table.loc["alarm events", "change_pct"] is pd.NA
+    assert table.loc["fault events", "current"] == 7
+    assert table.loc["fault events", "previous"] == 0
+    assert table.loc["fault events", "change_pct"] is pd.NA
     text = analysis.change_summary(
         current, previous, current_window=WEEK, previous_window=prev_window
     )
     assert "- Period 2024-05-06 00:00 to 2024-05-13 00:00 UTC" in text
-    assert "alarm new (0 → 7)" in text
+    assert "fault new (0 → 7)" in text
     assert "New alarm codes: E101, F201." in text
     assert text.count("\n- ") >= 4
