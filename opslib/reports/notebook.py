@@ -24,6 +24,7 @@ __all__ = [
     "export_frame",
     "load_events",
     "markdown",
+    "needs_kinds",
     "parquet_ready",
     "require_rows",
     "settings_for",
@@ -118,6 +119,28 @@ def declare_outcome(outcome: str, reason: str) -> None:
         "text/plain": f"{outcome}: {reason}",
     }
     display(bundle, raw=True)
+
+
+def needs_kinds(events: pd.DataFrame | None, *needed: str, kinds: Any = None) -> bool:
+    """Whether the section below can be computed from the platform's event kinds.
+
+    ``needed`` are event kinds (``"fault"``) or ``"outages"`` (online and offline events
+    both). When the platform does not report one, the section says so in one sentence
+    instead of showing an analysis built on events that do not exist, and the report's
+    outcome becomes ``partial`` with that sentence as the reason, under the section's
+    heading (status.json ``reason`` lists every section not computable).
+
+    Examples
+    --------
+    >>> if nb.needs_kinds(events, "outages"):  # doctest: +SKIP
+    ...     panel.table(analysis.downtime)
+    """
+    known = analysis.event_kinds(events, kinds)
+    said = analysis.not_computable(known, *needed)
+    for sentence in said.values():
+        markdown(sentence)
+        declare_outcome("partial", f"not computable on this platform: {sentence}")
+    return not said
 
 
 def require_rows(frame: pd.DataFrame, what: str, *, expected: bool = True) -> pd.DataFrame:

@@ -132,7 +132,8 @@ def write_outcome_notebook(path: Path) -> Path:
         "language": "python",
     }
     params = nbformat.v4.new_code_cell(
-        'declare: str = ""  # partial or failed\nrows: int = 3  # rows of the main read'
+        'declare: str = ""  # partial or failed\nrows: int = 3  # rows of the main read\n'
+        'faults_only: bool = False  # a platform whose only event kinds are property and fault'
     )
     params.metadata["tags"] = ["parameters"]
     nb.cells = [
@@ -149,6 +150,11 @@ def write_outcome_notebook(path: Path) -> Path:
         nbformat.v4.new_markdown_cell("## The writes"),
         nbformat.v4.new_code_cell(
             "if declare:\n    nb.declare_outcome(declare, '2 of 5 writes failed')"
+        ),
+        nbformat.v4.new_markdown_cell("## Downtime"),
+        nbformat.v4.new_code_cell(
+            "kinds = {'kinds': {0: 'property', 1: 'fault'}} if faults_only else None\n"
+            "if nb.needs_kinds(None, 'outages', kinds=kinds):\n    print('downtime shown')"
         ),
     ]
     nbformat.write(nb, path)

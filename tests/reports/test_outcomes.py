@@ -48,3 +48,18 @@ def test_an_empty_main_read_where_data_was_expected_fails(
         "was expected."
     )
     assert result.error is None  # no cell raised: the report itself said so
+
+
+def test_a_section_the_platforms_kinds_do_not_allow_says_so(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    result = run_report("outcome", {"faults_only": True}, out_dir=tmp_path, env=env)
+    assert result.outcome == "partial"
+    assert result.reason == (
+        "In section 'Downtime': not computable on this platform: This platform reports no "
+        "online/offline events, so downtime and availability cannot be computed; device "
+        "status from the last listing is shown instead."
+    )
+    html = Path(result.html).read_text()
+    assert "This platform reports no online/offline events" in html
+    assert "downtime shown" not in html
