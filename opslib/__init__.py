@@ -9,6 +9,7 @@ Every operation returns a typed pandas DataFrame; see ``docs/client.md``.
 """
 
 from opslib.client import Client, Secret, connect, gc_threshold
+from opslib.dialects import Dialect
 from opslib.exceptions import (
     APIError,
     AuthenticationError,
@@ -36,6 +37,7 @@ __all__ = [
     "Client",
     "ConfigError",
     "Conflict",
+    "Dialect",
     "NotFound",
     "OpsError",
     "OutcomeUnknown",
