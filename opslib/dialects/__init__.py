@@ -2,22 +2,25 @@
 
 A :class:`Dialect` holds every point the interface spec leaves open, each defaulting to
 the reference platform's choice. Built in: ``"opslib"`` (ours), ``"vendor"`` (a platform
-that decides the open points differently; also ``"vendor-local"`` and ``"vendor-epoch"``).
+that decides the open points differently; also ``"vendor-local"`` and ``"vendor-epoch"``),
+``"chint"`` (the CHINT smart cloud, whose public API our interface is).
 This package is a bottom layer: it imports nothing of the client, the server or the reports.
 
 >>> from opslib.dialects import Dialect
 >>> Dialect.names()
-('opslib', 'vendor', 'vendor-epoch', 'vendor-local')
+('chint', 'opslib', 'vendor', 'vendor-epoch', 'vendor-local')
 """
 
 from __future__ import annotations
 
 from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall
+from opslib.dialects.chint import chint_dialect
 from opslib.dialects.reference import opslib_dialect
 from opslib.dialects.vendor import vendor_dialect, vendor_epoch_dialect, vendor_local_dialect
 
 __all__ = ["Capabilities", "Dialect", "Errors", "Paging", "Times", "TokenCall", "resolve_dialect"]
 
+Dialect.register("chint", chint_dialect)
 Dialect.register("opslib", opslib_dialect)
 Dialect.register("vendor", vendor_dialect)
 Dialect.register("vendor-local", vendor_local_dialect)

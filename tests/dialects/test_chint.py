@@ -1,0 +1,80 @@
+"""The built-in "chint" dialect: every fact of the published sheet, each with its source."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+
+from opslib.dialects import Dialect
+
+
+def test_chint_is_built_in_and_round_trips() -> None:
+    d = Dialect.named("chint")
+    assert "chint" in Dialect.names()
+    assert Dialect.from_mapping("chint") == d
+    assert Dialect.from_mapping({"base": "chint"}) == d
+    table = tomllib.loads(d.to_toml())["dialect"]
+    assert Dialect.from_mapping(table) == d
+
+
+def test_selectors_are_zero_based() -> None:
+    s = Dialect.named("chint").selectors
+    assert s["login_model"] == {"password": 0, "sms_code": 1}
+    assert s["auth_model"]["verify"] == 6
+    assert s["auth_model"]["register"] == 3
+    assert s["code_model"] == {"sms": 0}
+    assert s["update_model"] == {"change": 0, "reset": 1}
+    assert s["user_query_model"]["by_user_id"] == 0
+    assert s["record_query_model"] == {"device": 0, "user": 1}  # no fleet mode
+    assert s["setting_query_model"]["all"] == 0
+    assert s["setting_query_model"]["message"] == 2
+
+
+def test_enums_and_kinds_read_2021_and_2026() -> None:
+    d = Dialect.named("chint")
+    assert d.enums["event_type"][0] == "property report"  # 2026
+    assert d.enums["event_type"][2] == "fault"  # 2021 records only
+    assert d.enums["device_status"][3] == "disabled"
+    assert d.enums["device_status"][4] == "activated"
+    assert d.enums["net_type"][0] == "Wi-Fi"
+    assert d.enums["node_type"] == {0: "device", 1: "gateway"}
+    assert d.enums["popular"][2] == "recommended"
+    assert d.event_kinds == {0: "property", 1: "fault", 2: "fault"}
+    assert "connectivity" not in d.event_kinds.values()
+
+
+def test_errors_times_paging_capabilities_secrets() -> None:
+    d = Dialect.named("chint")
+    assert d.errors.codes[460] == "BadRequest"
+    assert d.errors.codes[8104] == "NotFound"
+    assert d.errors.codes[8106] == "VerificationFailed"
+    assert d.errors.codes[8202] == "NotFound"
+    assert 100001 in d.errors.token_expired_codes
+    assert 100004 in d.errors.token_expired_codes
+    assert d.errors.message_fields[0] == "error_description"
+    assert d.times.gmt_format == "epoch_ms"
+    assert d.paging.max_page_size == 100
+    assert d.capabilities.fleet_events is False
+    assert {"device_secret", "product_secret"} <= d.secrets
+    assert d.required["/device/query_record"] == ("user_id", "query_model", "page_no", "page_size")
+    assert "device_secret" not in d.required["/device/bind"]
+    assert "vendor_type" in d.required["/product/add"]
+
+
+def test_every_field_says_where_it_comes_from() -> None:
+    d = Dialect.named("chint")
+    wanted = []
+    for f in dataclasses.fields(d):
+        value = getattr(d, f.name)
+        if f.name in ("name", "provenance") or f.name.startswith("_"):
+            continue
+        if dataclasses.is_dataclass(value):
+            wanted += [f"{f.name}.{sf.name}" for sf in dataclasses.fields(value)]
+        elif f.name in ("selectors", "enums"):
+            wanted += [f"{f.name}.{key}" for key in value]
+        else:
+            wanted.append(f.name)
+    missing = [key for key in wanted if key not in d.provenance]
+    assert not missing
+    for key, where in d.provenance.items():
+        assert where.startswith(("documented: ", "assumed: ")), key
