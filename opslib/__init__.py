@@ -26,6 +26,7 @@ from opslib.exceptions import (
     RequestTimeout,
     ServerError,
     TransportError,
+    Unsupported,
     VerificationFailed,
 )
 
@@ -48,6 +49,7 @@ __all__ = [
     "Secret",
     "ServerError",
     "TransportError",
+    "Unsupported",
     "VerificationFailed",
     "connect",
     "gc_threshold",

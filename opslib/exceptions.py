@@ -4,6 +4,7 @@
 
     OpsError
     ├── ConfigError                 connect() could not resolve a usable configuration
+    ├── Unsupported                 the platform does not offer this (its dialect says so)
     ├── APIError                    the platform answered with an error_code other than 200
     │   ├── BadRequest              400  a field is missing, unknown, mistyped or out of range
     │   ├── AuthenticationError     401  missing, invalid, expired or revoked token / client
@@ -51,6 +52,7 @@ __all__ = [
     "RequestTimeout",
     "ServerError",
     "TransportError",
+    "Unsupported",
     "VerificationFailed",
     "make_status_error",
 ]
@@ -62,6 +64,11 @@ class OpsError(Exception):
 
 class ConfigError(OpsError):
     """The configuration (arguments, environment, config.toml) is incomplete or invalid."""
+
+
+class Unsupported(OpsError):
+    """The platform does not offer what was asked (its dialect says so, e.g. no whole-fleet
+    event query); the message names what to pass instead. Nothing was sent."""
 
 
 class APIError(OpsError):

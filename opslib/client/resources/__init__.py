@@ -26,6 +26,7 @@ from opslib.client._schemas import FrameSchema
 from opslib.client._secrets import drop_secrets, with_secrets
 from opslib.client._session import Session
 from opslib.client._writes import check_errors, run_writes
+from opslib.dialects import Dialect
 
 __all__ = ["Resource", "coerce_enum"]
 
@@ -38,6 +39,12 @@ class Resource:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._session!r}>"
+
+    @property
+    def _dialect(self) -> Dialect:
+        """The platform's dialect (the reference platform's when the session has none)."""
+        found = getattr(self._session, "dialect", None)
+        return found if isinstance(found, Dialect) else Dialect()
 
     def _schema(self, schema: FrameSchema, include_secrets: bool) -> FrameSchema:
         """The read's schema: with the secret columns only when the caller asks for them."""

@@ -13,11 +13,13 @@ import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
+from opslib.client._fanout import per_user
 from opslib.client._frames import records_to_frame
 from opslib.client._pager import Pager
 from opslib.client._writes import check_errors, items_from, run_writes
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import DeviceStatus, Owned
+from opslib.exceptions import Unsupported
 
 __all__ = ["Devices"]
 
@@ -62,6 +64,11 @@ class Devices(Resource):
         if is_sub_device is not None:
             params["is_sub_device"] = bool(is_sub_device)
         if user_id is None:
+            if "user_id" in self._dialect.required.get("/device/query_by_user", ()):
+                raise Unsupported(
+                    f"this platform (dialect {self._dialect.name!r}) lists devices per user "
+                    "only: pass user_id=, or users=[...] to list several users' devices"
+                )
             user_id = "" if self._session.may_read_fleet() else (self._session.user_id or "")
         params["user_id"] = str(user_id)
         return Pager(
@@ -80,6 +87,7 @@ class Devices(Resource):
         self,
         user_id: str | None = None,
         *,
+        users: Iterable[str] | None = None,
         owned: int | str | Owned | None = None,
         group_id: int | None = None,
         is_sub_device: bool | None = None,
@@ -95,6 +103,10 @@ class Devices(Resource):
         user_id
             Whose bindings; None means everything the caller may see: the whole fleet for
             ops and admin (one row per device, with its owner), else the caller's own.
+        users
+            Several users' devices: one complete read per user, concurrently, joined with
+            duplicates dropped (``attrs["totals"]`` per user). The way to list a fleet on a
+            platform that lists per user only (:class:`opslib.Unsupported` otherwise).
         owned
             1/"owner" or 0/"shared" bindings only.
         group_id
@@ -126,6 +138,21 @@ class Devices(Resource):
         >>> str(df["status"].dtype)
         'Int64'
         """
+        if users is not None:
+            if user_id is not None:
+                raise ValueError("give users or user_id, not both")
+
+            def one(user: str) -> pd.DataFrame:
+                read = self._paged(
+                    user, owned, group_id, is_sub_device, None, False, page_size, include_secrets
+                )
+                return read.frame()
+
+            schema = self._schema(S.DEVICE, include_secrets)
+            df = per_user(one, users, schema, concurrency=self._session.concurrency)
+            if limit is not None and len(df) > limit:
+                df = df.iloc[:limit].reset_index(drop=True)
+            return self._unsecret(df, include_secrets)
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )

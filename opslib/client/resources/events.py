@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,12 +20,13 @@ import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
+from opslib.client._fanout import per_user
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import EventType, RecordQueryModel
-from opslib.exceptions import AuthenticationError, ConfigError
+from opslib.exceptions import AuthenticationError, ConfigError, Unsupported
 from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
@@ -53,6 +54,12 @@ class Events(Resource):
             params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
+        elif not self._dialect.capabilities.fleet_events:
+            raise Unsupported(
+                f"this platform (dialect {self._dialect.name!r}) has no whole-fleet event "
+                "query: pass device_id=, user_id=, or users=[...] to read several users' "
+                "devices' events (e.g. users=client.devices.list(user_id)['user_id'])"
+            )
         elif self._session.may_read_fleet():
             params["query_model"] = int(RecordQueryModel.FLEET)
         else:
@@ -98,6 +105,7 @@ class Events(Resource):
         *,
         device_id: str | None = None,
         user_id: str | None = None,
+        users: Iterable[str] | None = None,
         event_type: int | str | EventType | None = None,
         limit: int | None = None,
         progress: bool | None = None,
@@ -117,6 +125,11 @@ class Events(Resource):
             One device's events (query_model 1).
         user_id
             One user's devices' events (query_model 2).
+        users
+            Several users' devices' events: one complete read per user, concurrently,
+            joined with duplicates dropped (``attrs["totals"]`` per user). The way to read
+            a fleet on a platform without a fleet query (:class:`opslib.Unsupported`
+            otherwise).
         event_type
             One type: 1/"online", 2/"offline", 3/"property report", 4/"alarm",
             5/"command", 6/"firmware upgrade".
@@ -150,6 +163,20 @@ class Events(Resource):
         'datetime64[ns, UTC]'
         >>> month = client.events.list("-30d", cache=True)  # tomorrow: only new windows
         """
+        if users is not None:
+            if device_id is not None or user_id is not None:
+                raise ValueError("give users, or device_id / user_id, not both")
+
+            def one(user: str) -> pd.DataFrame:
+                return self.list(
+                    start, end, user_id=user, event_type=event_type, progress=False,
+                    page_size=page_size, cache=cache,
+                )  # fmt: skip
+
+            df = per_user(one, users, S.EVENT, concurrency=self._session.concurrency)
+            if limit is not None and len(df) > limit:
+                df = df.iloc[:limit].reset_index(drop=True)
+            return df
         if cache:
             return self._cached(
                 start, end, device_id, user_id, event_type, limit, progress, page_size
