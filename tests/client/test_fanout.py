@@ -29,7 +29,9 @@ def test_events_per_user_equal_the_users_reads_joined(platform: Platform) -> Non
     expected = set().union(*(set(s["event_id"]) for s in singles))
     assert joined["event_id"].is_unique
     assert set(joined["event_id"]) == expected
-    assert joined.attrs["totals"] == {u: s.attrs["total"] for u, s in zip(users, singles, strict=True)}
+    assert joined.attrs["totals"] == {
+        u: s.attrs["total"] for u, s in zip(users, singles, strict=True)
+    }
     assert joined["gmt_create"].is_monotonic_increasing
     assert str(joined["event_type"].dtype) == "Int64"
     assert list(joined.columns[:7]) == list(singles[0].columns[:7])
