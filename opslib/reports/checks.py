@@ -7,7 +7,7 @@ under ``opslib``::
     "opslib": {
       "kinds": {"start": "time", "end": "time", "event_types": "event_types",
                 "freq": "freq", "status": "device_status", "products_path": "input_file",
-                "audit_log": "output_file", "days": "positive"},
+                "audit_log": "output_file", "days": "positive", "users": "users"},
       "window": ["start", "end"],
       "together": [["area_code", "phone"]],
       "needs_role": {"apply": "admin"}
@@ -179,6 +179,29 @@ def _output_file(name: str, value: Any, base: Path) -> Any:
     return str(path)
 
 
+def _users(name: str, value: Any, base: Path) -> Any:
+    """User ids, or CSV files of them (resolved against the caller's directory), read here
+    so that a bad file is refused before a kernel starts."""
+    from opslib.reports.notebook import read_users
+
+    out: list[str] = []
+    for item in value or []:
+        text = str(item).strip()
+        if text.lower().endswith(".csv"):
+            path = (base / Path(text).expanduser()).resolve()
+            try:
+                read_users(str(path))
+            except (OSError, ValueError) as exc:
+                raise _refuse(
+                    name, item, str(exc),
+                    "user ids, or a CSV file with a user_id column (or one column of ids)",
+                ) from None  # fmt: skip
+            out.append(str(path))
+        elif text:
+            out.append(text)
+    return out
+
+
 def _positive(name: str, value: Any, base: Path) -> Any:
     if value <= 0:
         raise _refuse(name, value, "must be above zero", "a number above zero")
@@ -197,6 +220,7 @@ KINDS: dict[str, Callable[[str, Any, Path], Any]] = {
     "freq": _freq,
     "device_status": _device_status,
     "input_file": _input_file,
+    "users": _users,
     "output_file": _output_file,
     "positive": _positive,
     "non_negative": _non_negative,

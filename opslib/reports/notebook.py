@@ -22,10 +22,12 @@ __all__ = [
     "connect",
     "declare_outcome",
     "export_frame",
+    "load_devices",
     "load_events",
     "markdown",
     "needs_kinds",
     "parquet_ready",
+    "read_users",
     "require_rows",
     "settings_for",
     "setup",
@@ -168,29 +170,80 @@ def _show_html(text: str) -> None:
     display(HTML(text))
 
 
+def read_users(users: str | Sequence[str] | None) -> list[str]:
+    """User ids from a report's ``users`` parameter: ids, CSV files of ids (a ``user_id``
+    column, or the first column), or both; duplicates dropped, order kept.
+
+    Raises
+    ------
+    ValueError
+        A CSV file without ids, naming the file.
+
+    Examples
+    --------
+    >>> read_users(["u1", "u2", "u1"])
+    ['u1', 'u2']
+    """
+    items = [users] if isinstance(users, str) else list(users or [])
+    out: list[str] = []
+    for item in items:
+        text = str(item).strip()
+        if not text:
+            continue
+        if text.lower().endswith(".csv"):
+            frame = pd.read_csv(text, dtype="string")
+            column = "user_id" if "user_id" in frame.columns else frame.columns[0]
+            ids = [str(v).strip() for v in frame[column].dropna() if str(v).strip()]
+            if not ids:
+                raise ValueError(f"{text}: no user ids in column {column!r}")
+        else:
+            ids = [text]
+        out.extend(i for i in ids if i not in out)
+    return out
+
+
+def load_devices(client: Any, *, user_id: str = "", users: Sequence[str] = ()) -> pd.DataFrame:
+    """The devices of a user, of the ``users`` (ids or CSV files, see :func:`read_users`),
+    or of the fleet; on a platform without a fleet listing, ``users`` is the way to a fleet.
+
+    Examples
+    --------
+    >>> devices = nb.load_devices(client, users=["users.csv"])  # doctest: +SKIP
+    """
+    ids = read_users(users)
+    if ids and not user_id:
+        return client.devices.list(users=ids, progress=False)
+    return client.devices.list(user_id or None, progress=False)
+
+
 def load_events(
     client: Any,
     window: analysis.Window,
     *,
     device_id: str = "",
     user_id: str = "",
+    users: Sequence[str] = (),
     event_types: Sequence[int | str] = (),
 ) -> pd.DataFrame:
-    """Events of ``window`` for a device, a user or the fleet, of the given types.
+    """Events of ``window`` for a device, a user, several ``users`` (ids or CSV files, see
+    :func:`read_users`) or the fleet, of the given types.
 
     The platform filters by one event type at a time: one type is asked of it, several
-    are filtered here after one read.
+    are filtered here after one read. On a platform without a fleet query, ``users`` is
+    the way to read a fleet (without it, :class:`opslib.Unsupported` says so).
 
     Examples
     --------
     >>> events = nb.load_events(client, analysis.resolve_window("-7d"))  # doctest: +SKIP
     """
     types = analysis.event_type_values(list(event_types))
+    ids = read_users(users) if not (device_id or user_id) else []
     events = client.events.list(
         window[0],
         window[1],
         device_id=device_id or None,
         user_id=user_id or None,
+        users=ids or None,
         event_type=types[0] if len(types) == 1 else None,
         progress=False,
     )

@@ -163,6 +163,34 @@ class Events(Resource):
         'datetime64[ns, UTC]'
         >>> month = client.events.list("-30d", cache=True)  # tomorrow: only new windows
         """
+        df = self._read(
+            start, end, device_id, user_id, users, event_type, limit, progress, page_size, cache
+        )
+        df.attrs["event_kinds"] = self._kinds()
+        return df
+
+    def _kinds(self) -> dict[str, dict[int, str]]:
+        """The platform's event kinds as a frame carries them (``attrs["event_kinds"]``,
+        read by :func:`opslib.analysis.event_kinds`)."""
+        dialect = self._dialect
+        return {
+            "kinds": dict(dialect.event_kinds),
+            "labels": dict(dialect.enums.get("event_type", {})),
+        }
+
+    def _read(
+        self,
+        start: Moment,
+        end: Moment,
+        device_id: str | None,
+        user_id: str | None,
+        users: Iterable[str] | None,
+        event_type: int | str | EventType | None,
+        limit: int | None,
+        progress: bool | None,
+        page_size: int,
+        cache: bool,
+    ) -> pd.DataFrame:
         if users is not None:
             if device_id is not None or user_id is not None:
                 raise ValueError("give users, or device_id / user_id, not both")
