@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from opslib.client._http import Safety
+from opslib.client._labels import code_of, relabel
 from opslib.client._schemas import FrameSchema
 from opslib.client._secrets import drop_secrets, with_secrets
 from opslib.client._session import Session
@@ -51,8 +52,20 @@ class Resource:
         return with_secrets(schema) if include_secrets else schema
 
     def _unsecret(self, frame: pd.DataFrame, include_secrets: bool) -> pd.DataFrame:
-        """``frame`` without the columns the session treats as secret, unless asked for."""
-        return frame if include_secrets else drop_secrets(frame, self._session.secret_fields)
+        """``frame`` without the columns the platform treats as secret, unless asked for."""
+        if include_secrets:
+            return frame
+        return drop_secrets(frame, self._session.secret_fields | self._dialect.secrets)
+
+    def _finish(
+        self, frame: pd.DataFrame, schema: FrameSchema, include_secrets: bool = False
+    ) -> pd.DataFrame:
+        """A read's frame as the caller gets it: labels by the dialect, secrets dropped."""
+        return self._unsecret(relabel(frame, schema, self._dialect), include_secrets)
+
+    def _code(self, value: Any, enum: type[IntEnum], field: str, key: str | None = None) -> int:
+        """A coded input (its code or its label) as the platform's code."""
+        return code_of(value, self._dialect, key or field, enum, field)
 
     def _write_one(
         self,

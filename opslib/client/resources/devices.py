@@ -17,7 +17,7 @@ from opslib.client._fanout import per_user
 from opslib.client._frames import records_to_frame
 from opslib.client._pager import Pager
 from opslib.client._writes import check_errors, items_from, run_writes
-from opslib.client.resources import Resource, coerce_enum
+from opslib.client.resources import Resource
 from opslib.enums import DeviceStatus, Owned
 from opslib.exceptions import Unsupported
 
@@ -58,7 +58,7 @@ class Devices(Resource):
     ) -> Pager:
         params: dict[str, Any] = {}
         if owned is not None:
-            params["owned"] = coerce_enum(owned, Owned, "owned")
+            params["owned"] = self._code(owned, Owned, "owned")
         if group_id is not None:
             params["group_id"] = int(group_id)
         if is_sub_device is not None:
@@ -152,11 +152,11 @@ class Devices(Resource):
             df = per_user(one, users, schema, concurrency=self._session.concurrency)
             if limit is not None and len(df) > limit:
                 df = df.iloc[:limit].reset_index(drop=True)
-            return self._unsecret(df, include_secrets)
+            return self._finish(df, schema, include_secrets)
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )
-        return self._unsecret(read.frame(), include_secrets)
+        return self._finish(read.frame(), read.schema, include_secrets)
 
     def iter_pages(
         self,
@@ -191,7 +191,7 @@ class Devices(Resource):
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )
-        return (self._unsecret(page, include_secrets) for page in read.pages(page_no))
+        return (self._finish(page, read.schema, include_secrets) for page in read.pages(page_no))
 
     def get(self, device_id: str, *, include_secrets: bool = False) -> pd.DataFrame:
         """Read one device (``/device/query``); one the caller is bound to (ops: any).
@@ -216,8 +216,8 @@ class Devices(Resource):
         1
         """
         data = self._session.call("/device/query", {"device_id": str(device_id)})
-        frame = records_to_frame([data], self._schema(S.DEVICE, include_secrets))
-        return self._unsecret(frame, include_secrets)
+        schema = self._schema(S.DEVICE, include_secrets)
+        return self._finish(records_to_frame([data], schema), schema, include_secrets)
 
     def _write(
         self,
@@ -239,9 +239,9 @@ class Devices(Resource):
             raise ValueError(f"{what}: rows {missing[:10]} have no device_id")
         for item in items:
             if "owned" in item:
-                item["owned"] = coerce_enum(item["owned"], Owned, "owned")
+                item["owned"] = self._code(item["owned"], Owned, "owned")
             if "status" in item:
-                item["status"] = coerce_enum(item["status"], DeviceStatus, "status")
+                item["status"] = self._code(item["status"], DeviceStatus, "status", "device_status")
             if "category_id" in item:
                 item["category_id"] = str(item["category_id"])  # a string on devices (spec §2)
             if "is_sub_device" in item:

@@ -24,7 +24,7 @@ from opslib.client._fanout import per_user
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
-from opslib.client.resources import Resource, coerce_enum
+from opslib.client.resources import Resource
 from opslib.enums import EventType, RecordQueryModel
 from opslib.exceptions import AuthenticationError, ConfigError, Unsupported
 from opslib.timeutil import Moment, time_range
@@ -68,7 +68,7 @@ class Events(Resource):
                 user_id_param=str(self._session.user_id or ""),
             )
         if event_type is not None:
-            params["event_type"] = coerce_enum(event_type, EventType, "event_type")
+            params["event_type"] = self._code(event_type, EventType, "event_type")
         return params
 
     def _pager(
@@ -166,6 +166,7 @@ class Events(Resource):
         df = self._read(
             start, end, device_id, user_id, users, event_type, limit, progress, page_size, cache
         )
+        df = self._finish(df, S.EVENT)
         df.attrs["event_kinds"] = self._kinds()
         return df
 
@@ -384,7 +385,7 @@ class Events(Resource):
         read = self._pager(
             query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
         )
-        return read.pages(page_no)
+        return (self._finish(page, S.EVENT) for page in read.pages(page_no))
 
 
 def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:

@@ -13,9 +13,10 @@ import pandas as pd
 
 from opslib.client import _schemas as S
 from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
+from opslib.client._labels import enum_key
 from opslib.client._row_order import dedupe_and_sort
 from opslib.client._writes import check_errors, items_from, run_writes
-from opslib.client.resources import Resource, coerce_enum
+from opslib.client.resources import Resource
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
 
 __all__ = ["Products"]
@@ -107,7 +108,7 @@ class Products(Resource):
         schema = self._schema(S.PRODUCT, include_secrets)
         pages = [self._one_category(c, schema) for c in ids]
         frame = dedupe_and_sort(build_frame(pages, schema), schema)
-        return self._unsecret(frame, include_secrets)
+        return self._finish(frame, schema, include_secrets)
 
     def add(
         self,
@@ -145,7 +146,7 @@ class Products(Resource):
         for item in items:
             for name, enum in _CODED.items():
                 if name in item:
-                    item[name] = coerce_enum(item[name], enum, name)
+                    item[name] = self._code(item[name], enum, name, enum_key("product", name))
 
         def send(params: dict[str, Any], mid: str) -> Any:
             return self._session.call("/product/add", params, message_id=mid)

@@ -104,7 +104,7 @@ class Users(Resource):
             target = user_id if user_id is not None else self._session.user_id
             params = {"query_model": int(UserQueryModel.BY_USER_ID), "user_id": str(target or "")}
         data = self._session.call("/user/query", params)
-        return records_to_frame([data], S.USER)
+        return self._finish(records_to_frame([data], S.USER), S.USER)
 
     def update(
         self,

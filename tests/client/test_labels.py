@@ -1,0 +1,53 @@
+"""*_name labels and coded inputs follow the platform's dialect (issue #20 item 1)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pytest
+
+from opslib.client import _schemas as S
+from opslib.client._labels import code_of, relabel
+from opslib.dialects import Dialect
+from opslib.enums import DeviceStatus, EventType, NetType
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+CHINT = Dialect.named("chint")
+
+
+def _devices(codes: list[int | None]) -> pd.DataFrame:
+    frame = S.DEVICE.empty().reindex(range(len(codes)))
+    frame["status"] = pd.array(codes, dtype="Int64")
+    return frame
+
+
+def test_labels_come_from_the_dialect() -> None:
+    frame = relabel(_devices([0, 3, 4, None]), S.DEVICE, CHINT)
+    assert frame["status_name"].tolist()[:3] == ["inactive", "disabled", "activated"]
+    assert pd.isna(frame["status_name"].iloc[3])
+    assert str(frame["status_name"].dtype) == "category"
+
+
+def test_coded_inputs_are_the_dialects_codes() -> None:
+    assert code_of("Wi-Fi", CHINT, "net_type", NetType, "net_type") == 0
+    assert code_of("Wi-Fi", Dialect(), "net_type", NetType, "net_type") == 1
+    assert code_of("disabled", CHINT, "device_status", DeviceStatus, "status") == 3
+    assert code_of("fault", CHINT, "event_type", EventType, "event_type") == 2
+    with pytest.raises(ValueError, match="event_type must be one of 0 \\(property report\\)"):
+        code_of("alarm", CHINT, "event_type", EventType, "event_type")
+
+
+def test_a_read_labels_by_the_sessions_dialect(platform: Platform) -> None:
+    client = platform.connect()
+    ours = client.devices.list(limit=50)
+    client._session.dialect = CHINT.replace(
+        capabilities={"fleet_events": True}, required=Dialect().required
+    )
+    theirs = client.devices.list(limit=50)
+    assert theirs["status"].tolist() == ours["status"].tolist()
+    labels = CHINT.enums["device_status"]
+    expected = [labels.get(int(c)) for c in theirs["status"]]
+    assert theirs["status_name"].astype(object).tolist() == expected
