@@ -205,7 +205,7 @@ class Auth(Resource):
             frame["user_id"] = pd.array([answer.get("user_id")], dtype=S.STRING)
         if login and answer and answer.get("code"):
             tokens = self._session.tokens
-            tokens.exchange(str(answer["code"]))
+            tokens.exchange(str(answer["code"]), tokens.user_id_of(answer))
             tokens.remember(Credentials(str(area_code), str(phone), Secret(_plain(password))))
         return frame
 
