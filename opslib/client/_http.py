@@ -32,6 +32,7 @@ import orjson
 
 from opslib.client import _constants as C
 from opslib.client._dialect import Edge
+from opslib.client._selectors import translate
 from opslib.client._stdlib_transport import Pending, SendsAhead, make_transport
 from opslib.dialects import Dialect
 from opslib.exceptions import (
@@ -240,7 +241,7 @@ class HTTP:
         sent: dict[str, Any] = {}
 
         def make() -> httpx.Request:
-            body = build_body()
+            body = translate(self.edge.dialect, path, build_body())
             sent["params"] = body.get("params") or {}
             content = orjson.dumps(body)
             headers = {"Content-Type": "application/json"}
@@ -272,6 +273,7 @@ class HTTP:
         """
         if self._early is None:
             return None
+        body = translate(self.edge.dialect, path, body)
         request = self._client.build_request(
             "POST",
             self._url(path),
