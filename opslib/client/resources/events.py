@@ -53,7 +53,7 @@ class Events(Resource):
             params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
-        elif self._session.may_read_fleet():
+        elif self._session.dialect.capabilities.fleet_events and self._session.may_read_fleet():
             params["query_model"] = int(RecordQueryModel.FLEET)
         else:
             params.update(
@@ -89,6 +89,8 @@ class Events(Resource):
             progress=progress,
             desc="events",
             concurrency=self._session.concurrency,
+            paging=self._session.dialect.paging,
+            operation="/device/query_record",
         )
 
     def list(
