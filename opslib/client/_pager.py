@@ -20,10 +20,16 @@ envelope) makes that page go through the regular call. Over any other transport 
 own behind a proxy) a pool of ``concurrency`` threads fetches the pages by the regular
 call and types each in the thread that fetched it.
 
-Every page carries the same filters; only ``page_no`` changes. Reading stops at the total,
-the limit, or the first short page (the data shrank while it was read); pages still in
-flight then are dropped. Offset paging over data that grows while it is read can show a
-record twice; :meth:`Pager.frame` keeps the first and sorts by the schema's order.
+Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
+says how many pages there are (``total`` counts records, or pages where the dialect says
+so: ``paging.total``); reading goes on to the last of them (or the limit) whatever the
+size of the pages in between. A platform serving fewer rows than asked (a page cap below
+the size asked, without an error) is followed: the rest is asked at the size it served.
+
+Invariant: a read returns every row the platform says exists or raises
+:class:`~opslib.IncompleteRead` naming expected and got. A short page is never taken as
+the end; offset paging over data that changes while it is read can show a record twice
+and skip another, and :meth:`Pager.frame` counts the rows after dropping duplicates.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from opslib.client._http import EarlyAnswer
 from opslib.client._row_order import dedupe_and_sort
 from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
+from opslib.dialects import Paging
+from opslib.exceptions import IncompleteRead
 
 __all__ = ["Pager", "check_page_size"]
 
@@ -70,6 +78,18 @@ class _Page:
     total: int
     rows: int
     columns: PageColumns
+
+
+@dataclass
+class _Tally:
+    """What one read was told and what it got, to check the invariant at its end."""
+
+    first_no: int = 1
+    last_no: int = 1
+    size: int = 0
+    total: int = 0  # the platform's total (records, or pages: Paging.total)
+    rows: int = 0  # rows received, duplicates included
+    short: list[int] | None = None  # pages before the last with fewer rows than served
 
 
 class _Started(Protocol):
@@ -121,6 +141,11 @@ class Pager:
     on_data
         Sees each page's ``data`` before it is typed (the event cache keeps each record's
         raw properties).
+    paging
+        The platform's paging (the dialect's): the largest page it serves, what ``total``
+        counts. Default the reference platform's.
+    operation
+        The path read, named by :class:`~opslib.IncompleteRead`.
     """
 
     def __init__(
@@ -136,6 +161,8 @@ class Pager:
         concurrency: int = C.DEFAULT_CONCURRENCY,
         desc: str = "",
         on_data: Callable[[dict[str, Any]], None] | None = None,
+        paging: Paging | None = None,
+        operation: str = "",
     ) -> None:
         self._fetch = fetch
         self._send = send
@@ -143,8 +170,11 @@ class Pager:
         self.list_key = list_key
         self.schema = schema
         self.limit = _check_limit(limit)
-        size = check_page_size(page_size)
+        self.paging = paging if paging is not None else Paging()
+        self.operation = operation or list_key
+        size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
+        self._tally = _Tally()
         self.progress = progress
         self.concurrency = max(1, concurrency)
         self.desc = desc
@@ -154,16 +184,14 @@ class Pager:
         if self.limit == 0:
             return self.schema.empty()
         columns: list[PageColumns] = []
-        total = 0
         for page in self._pages(1):
-            if page.page_no == 1:
-                total = page.total
             if page.rows or page.page_no == 1:
                 columns.append(page.columns)
         order = join_order(columns)
         df = build_frame(columns, self.schema)
         del columns
         df = dedupe_and_sort(df, self.schema, order=order)
+        total = self._check(len(df))
         if self.limit is not None and len(df) > self.limit:
             df = df.iloc[: self.limit].reset_index(drop=True)
         df.attrs = {"total": total}
@@ -185,20 +213,26 @@ class Pager:
         for page in self._pages(page_no):
             df = build_frame([page.columns], self.schema)
             df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": page.total}
+            if self.paging.total == "pages":
+                df.attrs["total_pages"] = page.total
             if self.limit is not None and seen + len(df) > self.limit:
                 df = df.iloc[: self.limit - seen]
             seen += len(df)
             if page.rows:
                 yield df
+        self._check(self._tally.rows)
 
     # -- the one loop ------------------------------------------------------------------
 
     def _pages(self, first_no: int) -> Iterator[_Page]:
-        """Pages from ``first_no`` on, in order, until the last one wanted or a short one."""
+        """Pages from ``first_no`` on, in order, to the last one the total or the limit
+        says; a short page in between does not end the read (:meth:`_check` raises)."""
         first = self._page(first_no)
-        yield first
+        self._follow_cap(first_no, first)
         last_no = self._last_page(first_no, first.total)
-        if first.rows < self.page_size or first_no >= last_no:
+        tally = self._tally = _Tally(first_no, last_no, self.page_size, first.total, first.rows, [])
+        yield first
+        if first_no >= last_no:
             return
         bar = self._bar(last_no - first_no + 1)
         pool = None
@@ -221,11 +255,13 @@ class Pager:
                 started = in_flight.popleft()
                 start_more()  # N stay in flight while this page is read and typed
                 page = started.result()
+                tally.rows += page.rows
+                if page.rows < self.page_size and page.page_no < last_no:
+                    assert tally.short is not None
+                    tally.short.append(page.page_no)
                 if bar is not None:
                     bar.update(1)
                 yield page
-                if page.rows < self.page_size:
-                    return  # the data shrank while it was read: later pages are empty
         finally:
             for started in in_flight:
                 started.cancel()
@@ -252,7 +288,64 @@ class Pager:
         columns = page_columns(records, self.schema, defer=True)
         return _Page(page_no, int(data.get("total") or 0), len(records), columns)
 
+    def _follow_cap(self, first_no: int, first: _Page) -> None:
+        """A first page with fewer rows than asked while more exist: the platform caps its
+        pages below the size asked (without an error). Ask the rest at the size served."""
+        if first.rows >= self.page_size:
+            return
+        if self.paging.total == "pages":
+            more = first.total > first_no
+        else:
+            more = first.total > (first_no - 1) * self.page_size + first.rows
+        if not more:
+            return
+        if first.rows == 0 or first_no != 1:
+            raise IncompleteRead(
+                operation=self.operation,
+                expected=first.total,
+                got=first.rows,
+                detail=(
+                    f"page {first_no} held {first.rows} rows where {self.page_size} were asked "
+                    f"and the total says more exist (paging.total counts "
+                    f"{self.paging.total}); if the platform caps its pages, set "
+                    "paging.max_page_size in its dialect"
+                ),
+            )
+        self.page_size = first.rows
+
+    def _check(self, got: int) -> int:
+        """The invariant at a read's end: ``got`` rows (duplicates dropped) against what the
+        total promised; raises :class:`~opslib.IncompleteRead`, else returns the total in
+        records."""
+        t = self._tally
+        if self.paging.total == "pages":
+            # Every page but the last is full and the last holds a row; a duplicate stands
+            # for a row pushed out of reach, so every row received must be distinct.
+            pages = t.last_no - t.first_no + 1
+            expected = max(t.rows, (pages - 1) * t.size + 1 if pages > 0 else 0)
+        else:
+            expected = max(0, t.total - (t.first_no - 1) * t.size)
+        if self.limit is not None:
+            expected = min(expected, self.limit)
+        if got < expected or (t.short and self.paging.total == "pages"):
+            short = f"; short pages: {t.short[:10]}" if t.short else ""
+            raise IncompleteRead(
+                operation=self.operation,
+                expected=expected,
+                got=got,
+                detail=(
+                    f"{t.rows} rows came in {t.last_no - t.first_no + 1} pages of "
+                    f"{t.size}{short}, duplicates dropped"
+                ),
+            )
+        return t.total if self.paging.total == "records" else got
+
     def _last_page(self, first_no: int, total: int) -> int:
+        if self.paging.total == "pages":
+            last = total
+            if self.limit is not None:
+                last = min(last, first_no - 1 + math.ceil(self.limit / self.page_size))
+            return last
         last = math.ceil(total / self.page_size)
         if self.limit is not None:
             last = min(last, first_no - 1 + math.ceil(self.limit / self.page_size))

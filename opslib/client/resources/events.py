@@ -96,6 +96,8 @@ class Events(Resource):
             progress=progress,
             desc="events",
             concurrency=self._session.concurrency,
+            paging=self._session.dialect.paging,
+            operation="/device/query_record",
         )
 
     def list(
