@@ -24,6 +24,12 @@ def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="seed an empty database with generated data first",
     )
     p.add_argument(
+        "--dialect",
+        choices=["opslib", "chint"],
+        default="opslib",
+        help="the dialect spoken at the HTTP edge (chint: the CHINT smart cloud's)",
+    )
+    p.add_argument(
         "--rate-limit",
         type=float,
         default=None,
@@ -204,7 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.server.runner import serve
 
         return serve(
-            args.db, host=args.host, port=args.port, seed=args.seed, rate_limit=args.rate_limit
+            args.db,
+            host=args.host,
+            port=args.port,
+            seed=args.seed,
+            rate_limit=args.rate_limit,
+            dialect=args.dialect,
         )
     if args.command == "seed":
         from opslib.server.seed import seed_command

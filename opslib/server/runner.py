@@ -16,11 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from opslib.server import demo as demo_credentials
 from opslib.server.app import create_app
+from opslib.server.chint_edge import ChintEdge, seed_as_chint
 from opslib.server.config import Settings
 from opslib.server.deadlines import bounded_protocol
 
@@ -100,6 +102,7 @@ def serve(
     port: int = 8000,
     seed: str = "none",
     rate_limit: float | None = None,
+    dialect: str = "opslib",
 ) -> int:
     """Serve the platform over ``db_path`` until interrupted.
 
@@ -113,6 +116,9 @@ def serve(
         ``"demo"`` or ``"small"`` seeds a database without users first; ``"none"`` never.
     rate_limit
         Per-token requests per second (0 turns the limit off); default protocol §8.
+    dialect
+        ``"opslib"`` (ours) or ``"chint"`` (the CHINT smart cloud's, at the HTTP edge; a
+        database seeded now holds only what that platform reports).
 
     Returns
     -------
@@ -121,8 +127,10 @@ def serve(
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     seeded = _seed_if_empty(db_path, seed)
+    if seeded and dialect == "chint":
+        seed_as_chint(db_path)
     settings = _settings(rate_limit)
-    app = create_app(db_path, settings=settings)
+    app = with_dialect(create_app(db_path, settings=settings), dialect)
     print(f"opslib platform on http://{host}:{port} (database {db_path})", flush=True)
     if seeded:
         print("seeded demo credentials:")
@@ -131,12 +139,22 @@ def serve(
     return 0
 
 
+def with_dialect(app: Any, dialect: str) -> Any:
+    """``app`` speaking ``dialect`` at its HTTP edge (``"opslib"``: as it is)."""
+    if dialect == "chint":
+        return ChintEdge(app)
+    if dialect != "opslib":
+        raise ValueError(f"dialect must be 'opslib' or 'chint', got {dialect!r}")
+    return app
+
+
 def start_in_thread(
     db_path: str | Path,
     *,
     host: str = "127.0.0.1",
     port: int = 0,
     settings: Settings | None = None,
+    dialect: str = "opslib",
 ) -> tuple[str, Callable[[], None]]:
     """Serve the platform from a background thread; return once it accepts connections.
 
@@ -148,6 +166,8 @@ def start_in_thread(
         Where to listen; port 0 picks a free one.
     settings
         Server settings (default :class:`Settings`).
+    dialect
+        The dialect spoken at the HTTP edge (see :func:`serve`).
 
     Returns
     -------
@@ -155,7 +175,7 @@ def start_in_thread(
         ``(base_url, stop)``; ``stop()`` shuts the server down and waits for the thread.
     """
     settings = settings or Settings()
-    app = create_app(db_path, settings=settings)
+    app = with_dialect(create_app(db_path, settings=settings), dialect)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))

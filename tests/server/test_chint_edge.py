@@ -1,0 +1,133 @@
+"""``opslib server --dialect chint`` and the client's ``dialect="chint"`` together (issue #20).
+
+Two platforms serve copies of one database seeded as that platform's demo data: one
+speaks opslib's dialect, one the CHINT smart cloud's. A client connected to each with its
+dialect reads the same records (labels from the dialect); the wire of the chint one has
+that platform's facts (0-based selectors, codes in the body, epoch-ms gmt_*, pages of 100).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pandas as pd
+import pytest
+from client.faults import Faults
+from conftest import _copy_db, _demo_fields
+
+import opslib
+from opslib import analysis
+from opslib.server.chint_edge import seed_as_chint
+from opslib.server.runner import start_in_thread
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform as PlatformType
+
+
+@pytest.fixture(scope="module")
+def chint_pair(
+    seeded_db: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[PlatformType, PlatformType]]:
+    from conftest import Platform
+
+    base = tmp_path_factory.mktemp("chint")
+    template = base / "chint-template.db"
+    _copy_db(seeded_db, template)
+    seed_as_chint(template)
+    started = []
+    for dialect in ("opslib", "chint"):
+        db = base / f"{dialect}.db"
+        _copy_db(template, db)
+        url, stop = start_in_thread(db, dialect=dialect)
+        started.append(Platform(base_url=url, db=db, stop=stop, **_demo_fields()))
+    yield started[0], started[1]
+    for running in started:
+        running.stop()
+
+
+def _connect(
+    platform: PlatformType, dialect: str, role: str = "ops", **kw: object
+) -> opslib.Client:
+    return platform.connect(role, dialect=dialect, **kw)
+
+
+def test_login_and_the_wire_speak_chint(chint_pair: tuple[PlatformType, PlatformType]) -> None:
+    _, chint = chint_pair
+    faults = Faults()
+    client = _connect(chint, "chint", transport=faults)
+    assert client.user_id
+    login = faults.to("/user/login")[-1].body
+    assert login["params"]["login_model"] == 0  # type: ignore[index]
+    envelope = {"message_id": "m1", "user_id": client.user_id, "params": {}}
+    answer = httpx.post(f"{chint.base_url}/device/query_by_user", json=envelope)
+    assert answer.status_code == 200
+    assert answer.json()["error_code"] == 460
+    assert answer.json()["error_description"]
+    assert answer.json()["data"] is None
+
+
+def test_same_records_as_under_our_dialect(chint_pair: tuple[PlatformType, PlatformType]) -> None:
+    ours_platform, chint = chint_pair
+    ours = _connect(ours_platform, "opslib")
+    theirs = _connect(chint, "chint")
+    owners = ours.devices.list()["user_id"].dropna().drop_duplicates().head(3).tolist()
+    mine = ours.devices.list(users=owners)
+    got = theirs.devices.list(users=owners)
+    assert got["device_id"].tolist() == mine["device_id"].tolist()
+    assert got["gmt_bind"].equals(mine["gmt_bind"])  # epoch ms on the wire, UTC in frames
+    assert "device_secret" not in got.columns  # the chint platform sends it: dropped
+    events_mine = ours.events.list("-30d", users=owners)
+    events_got = theirs.events.list("-30d", users=owners)
+    assert len(events_got) == len(events_mine) > 0
+    assert set(events_got["event_id"]) == set(events_mine["event_id"])
+    assert set(events_got["event_type_name"].dropna()) <= {
+        "property report",
+        "fault and system report",
+    }
+    kinds = analysis.event_kinds(events_got)
+    assert not kinds.has_outages
+    assert analysis.downtime(events_got).empty
+    products = theirs.products.list()
+    assert products["product_id"].tolist() == ours.products.list()["product_id"].tolist()
+    assert "Wi-Fi" in set(products["net_type_name"].dropna())
+    assert (products.loc[products["net_type_name"] == "Wi-Fi", "net_type"] == 0).all()
+
+
+def test_no_fleet_query_and_errors_in_the_body(
+    chint_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    _, chint = chint_pair
+    client = _connect(chint, "chint")
+    with pytest.raises(opslib.Unsupported):
+        client.events.list("-7d")
+    with pytest.raises(opslib.Unsupported):
+        client.devices.list()
+    with pytest.raises(opslib.NotFound) as info:
+        client.devices.get("no-such-device")
+    assert info.value.code == 8202
+    envelope = {
+        "message_id": "m2", "user_id": client.user_id,
+        "params": {"user_id": client.user_id, "page_no": 1, "page_size": 101,
+                   "access_token": client._session.tokens.access_token()},
+    }  # fmt: skip
+    answer = httpx.post(f"{chint.base_url}/device/query_by_user", json=envelope).json()
+    assert answer["error_code"] == 460
+
+
+def test_wrong_password_is_8106(chint_pair: tuple[PlatformType, PlatformType]) -> None:
+    _, chint = chint_pair
+    with pytest.raises(opslib.VerificationFailed) as info:
+        _connect(chint, "chint", password="not-the-password")
+    assert info.value.code == 8106
+
+
+def test_a_frame_from_either_has_utc_times(chint_pair: tuple[PlatformType, PlatformType]) -> None:
+    _, chint = chint_pair
+    me = _connect(chint, "chint", "user")
+    frame = me.users.get()
+    assert str(frame["gmt_register"].dtype) == "datetime64[ns, UTC]"
+    assert frame["gmt_register"].notna().all()
+    assert isinstance(frame["gmt_register"].iloc[0], pd.Timestamp)
