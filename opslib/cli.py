@@ -29,6 +29,14 @@ def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=None,
         help="per-token requests per second (0 turns the limit off)",
     )
+    from opslib.dialects import Dialect
+
+    p.add_argument(
+        "--dialect",
+        choices=Dialect.names(),
+        default="opslib",
+        help="how the platform decides what the spec leaves open (default: opslib's own)",
+    )
 
 
 def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -204,7 +212,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.server.runner import serve
 
         return serve(
-            args.db, host=args.host, port=args.port, seed=args.seed, rate_limit=args.rate_limit
+            args.db,
+            host=args.host,
+            port=args.port,
+            seed=args.seed,
+            rate_limit=args.rate_limit,
+            dialect=args.dialect,
         )
     if args.command == "seed":
         from opslib.server.seed import seed_command
