@@ -24,16 +24,18 @@ def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="seed an empty database with generated data first",
     )
     p.add_argument(
-        "--dialect",
-        choices=["opslib", "chint"],
-        default="opslib",
-        help="the dialect spoken at the HTTP edge (chint: the CHINT smart cloud's)",
-    )
-    p.add_argument(
         "--rate-limit",
         type=float,
         default=None,
         help="per-token requests per second (0 turns the limit off)",
+    )
+    from opslib.dialects import Dialect
+
+    p.add_argument(
+        "--dialect",
+        choices=Dialect.names(),
+        default="opslib",
+        help="how the platform decides what the spec leaves open (default: opslib's own)",
     )
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["GMT_FORMAT", "Moment", "parse_gmt", "time_range", "to_epoch_ms", "zone_of"]
+__all__ = ["GMT_FORMAT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
 
 GMT_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -29,41 +29,6 @@ _SECONDS_LIMIT = 100_000_000_000
 
 _RELATIVE = re.compile(r"^\s*([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
-
-
-_OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
-
-
-def zone_of(name: str) -> dt.tzinfo:
-    """The zone a platform's zone-less times are in: ``"UTC"``, an offset such as
-    ``"+08:00"``, or an IANA name such as ``"Asia/Shanghai"``.
-
-    Examples
-    --------
-    >>> zone_of("+08:00").utcoffset(None)
-    datetime.timedelta(seconds=28800)
-    """
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a zone is 'UTC', an offset like '+08:00' or an IANA name, got {name!r}")
-    text = name.strip()
-    if text.upper() in ("UTC", "Z", "GMT"):
-        return dt.UTC
-    match = _OFFSET.match(text)
-    if match:
-        sign, hours, minutes = match.groups()
-        delta = dt.timedelta(hours=int(hours), minutes=int(minutes))
-        if delta >= dt.timedelta(hours=24):
-            raise ValueError(f"zone offset {name!r} is 24 hours or more")
-        return dt.timezone(-delta if sign == "-" else delta)
-    import zoneinfo
-
-    try:
-        return zoneinfo.ZoneInfo(text)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValueError(
-            f"unknown zone {name!r}: give 'UTC', an offset like '+08:00' or an IANA name "
-            "like 'Asia/Shanghai'"
-        ) from None
 
 
 def _now_ms() -> int:

@@ -20,9 +20,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from opslib.dialects import Dialect, Times
+from opslib.dialects import Dialect, Times, zone_of
 from opslib.exceptions import APIError, ServerError, error_class, make_status_error
-from opslib.timeutil import GMT_FORMAT, zone_of
+from opslib.timeutil import GMT_FORMAT
 
 __all__ = ["Edge"]
 

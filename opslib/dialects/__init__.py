@@ -13,12 +13,21 @@ This package is a bottom layer: it imports nothing of the client, the server or 
 
 from __future__ import annotations
 
-from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall
+from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall, zone_of
 from opslib.dialects.chint import chint_dialect
 from opslib.dialects.reference import opslib_dialect
 from opslib.dialects.vendor import vendor_dialect, vendor_epoch_dialect, vendor_local_dialect
 
-__all__ = ["Capabilities", "Dialect", "Errors", "Paging", "Times", "TokenCall", "resolve_dialect"]
+__all__ = [
+    "Capabilities",
+    "Dialect",
+    "Errors",
+    "Paging",
+    "Times",
+    "TokenCall",
+    "resolve_dialect",
+    "zone_of",
+]
 
 Dialect.register("chint", chint_dialect)
 Dialect.register("opslib", opslib_dialect)

@@ -28,6 +28,8 @@ Sections, in the order a request meets them:
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import re
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -61,6 +63,7 @@ __all__ = [
     "Paging",
     "Times",
     "TokenCall",
+    "zone_of",
 ]
 
 # The opslib exception classes a platform code may map to (opslib/exceptions.py).
@@ -78,6 +81,41 @@ ERROR_CLASSES = (
 )
 # The kinds an event type belongs to: analyses ask kinds, never a platform's codes.
 EVENT_KINDS = ("connectivity", "property", "fault", "system", "command", "firmware", "other")
+
+
+_OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
+
+
+def zone_of(name: str) -> dt.tzinfo:
+    """The zone a platform's zone-less times are in: ``"UTC"``, an offset such as
+    ``"+08:00"``, or an IANA name such as ``"Asia/Shanghai"``.
+
+    Examples
+    --------
+    >>> zone_of("+08:00").utcoffset(None)
+    datetime.timedelta(seconds=28800)
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a zone is 'UTC', an offset like '+08:00' or an IANA name, got {name!r}")
+    text = name.strip()
+    if text.upper() in ("UTC", "Z", "GMT"):
+        return dt.UTC
+    match = _OFFSET.match(text)
+    if match:
+        sign, hours, minutes = match.groups()
+        delta = dt.timedelta(hours=int(hours), minutes=int(minutes))
+        if delta >= dt.timedelta(hours=24):
+            raise ValueError(f"zone offset {name!r} is 24 hours or more")
+        return dt.timezone(-delta if sign == "-" else delta)
+    import zoneinfo
+
+    try:
+        return zoneinfo.ZoneInfo(text)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown zone {name!r}: give 'UTC', an offset like '+08:00' or an IANA name "
+            "like 'Asia/Shanghai'"
+        ) from None
 
 
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
@@ -183,8 +221,6 @@ class Times:
     def __post_init__(self) -> None:
         _choice("times", "gmt_format", self.gmt_format, ("datetime", "iso", "epoch_s", "epoch_ms"))
         _choice("times", "range_unit", self.range_unit, ("ms", "s"))
-        from opslib.timeutil import zone_of
-
         try:
             zone_of(self.zone)
         except ValueError as exc:

@@ -16,13 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import uvicorn
 
+from opslib.dialects import Dialect
 from opslib.server import demo as demo_credentials
 from opslib.server.app import create_app
-from opslib.server.chint_edge import ChintEdge, seed_as_chint
+from opslib.server.chint_edge import seed_as_chint
 from opslib.server.config import Settings
 from opslib.server.deadlines import bounded_protocol
 
@@ -102,7 +102,7 @@ def serve(
     port: int = 8000,
     seed: str = "none",
     rate_limit: float | None = None,
-    dialect: str = "opslib",
+    dialect: str | None = None,
 ) -> int:
     """Serve the platform over ``db_path`` until interrupted.
 
@@ -117,8 +117,9 @@ def serve(
     rate_limit
         Per-token requests per second (0 turns the limit off); default protocol §8.
     dialect
-        ``"opslib"`` (ours) or ``"chint"`` (the CHINT smart cloud's, at the HTTP edge; a
-        database seeded now holds only what that platform reports).
+        The built-in dialect to speak (``opslib.dialects``); default the reference one.
+        Under ``"chint"`` a database seeded now holds only what that platform reports
+        (:func:`opslib.server.chint_edge.seed_as_chint`).
 
     Returns
     -------
@@ -130,22 +131,14 @@ def serve(
     if seeded and dialect == "chint":
         seed_as_chint(db_path)
     settings = _settings(rate_limit)
-    app = with_dialect(create_app(db_path, settings=settings), dialect)
-    print(f"opslib platform on http://{host}:{port} (database {db_path})", flush=True)
+    app = create_app(db_path, settings=settings, dialect=dialect)
+    spoken = f", dialect {dialect}" if dialect else ""
+    print(f"opslib platform on http://{host}:{port} (database {db_path}{spoken})", flush=True)
     if seeded:
         print("seeded demo credentials:")
         _print_credentials()
     uvicorn.Server(_uvicorn_config(app, host, port, "info", settings)).run()
     return 0
-
-
-def with_dialect(app: Any, dialect: str) -> Any:
-    """``app`` speaking ``dialect`` at its HTTP edge (``"opslib"``: as it is)."""
-    if dialect == "chint":
-        return ChintEdge(app)
-    if dialect != "opslib":
-        raise ValueError(f"dialect must be 'opslib' or 'chint', got {dialect!r}")
-    return app
 
 
 def start_in_thread(
@@ -154,7 +147,7 @@ def start_in_thread(
     host: str = "127.0.0.1",
     port: int = 0,
     settings: Settings | None = None,
-    dialect: str = "opslib",
+    dialect: Dialect | str | None = None,
 ) -> tuple[str, Callable[[], None]]:
     """Serve the platform from a background thread; return once it accepts connections.
 
@@ -167,7 +160,7 @@ def start_in_thread(
     settings
         Server settings (default :class:`Settings`).
     dialect
-        The dialect spoken at the HTTP edge (see :func:`serve`).
+        The dialect to speak (default the reference platform's).
 
     Returns
     -------
@@ -175,7 +168,7 @@ def start_in_thread(
         ``(base_url, stop)``; ``stop()`` shuts the server down and waits for the thread.
     """
     settings = settings or Settings()
-    app = with_dialect(create_app(db_path, settings=settings), dialect)
+    app = create_app(db_path, settings=settings, dialect=dialect)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
