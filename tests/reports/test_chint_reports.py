@@ -1,0 +1,81 @@
+"""The fleet reports against ``opslib server --dialect chint`` (issue #20 items 2-5).
+
+That platform has no fleet query and no online/offline events: the reports read the
+fleet per user (``users``), say in words what they cannot compute (the outcome lists the
+sections), and never show a secret the platform sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from conftest import Platform, _copy_db, _demo_fields
+
+from opslib.reports import run_report
+from opslib.server.chint_edge import seed_as_chint
+from opslib.server.runner import start_in_thread
+
+from .runs import platform_env
+
+if TYPE_CHECKING:
+    from opslib.reports.status import RunResult
+
+
+@pytest.fixture(scope="module")
+def chint(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    db = tmp_path_factory.mktemp("chint-reports") / "chint.db"
+    _copy_db(seeded_db, db)
+    seed_as_chint(db)
+    url, stop = start_in_thread(db, dialect="chint")
+    running = Platform(base_url=url, db=db, stop=stop, **_demo_fields())
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def users_csv(chint: Platform) -> Path:
+    client = chint.connect(dialect="chint")
+    owners = [client.user_id, chint.connect("user", dialect="chint").user_id]
+    path = Path(chint.db).parent / "users.csv"
+    path.write_text("user_id\n" + "\n".join(str(o) for o in owners) + "\n")
+    return path
+
+
+def _run(chint: Platform, report: str, params: dict[str, Any], out: Path) -> RunResult:
+    env = {**platform_env(chint), "OPSLIB_DIALECT": "chint"}
+    return run_report(report, params, out_dir=out, env=env)
+
+
+def test_event_analysis_says_what_it_cannot_compute(
+    chint: Platform, users_csv: Path, tmp_path: Path
+) -> None:
+    result = _run(chint, "event_analysis", {"start": "-30d", "users": [str(users_csv)]}, tmp_path)
+    assert result.outcome == "partial", result.summary()
+    assert "In section 'Downtime': not computable on this platform" in result.reason
+    assert "no online/offline events" in result.reason
+    html = Path(result.html).read_text()
+    assert "This platform reports no online/offline events" in html
+    assert "withheld-by-the-reference-platform" not in html  # the secret it sends
+    assert "device_secret" not in html
+
+
+def test_a_fleet_report_without_users_fails_naming_users(chint: Platform, tmp_path: Path) -> None:
+    result = _run(chint, "fleet_inventory", {}, tmp_path)
+    assert result.outcome == "failed"
+    assert "Unsupported" in result.reason
+    assert "users=" in result.reason
+
+
+def test_fleet_inventory_per_user(chint: Platform, users_csv: Path, tmp_path: Path) -> None:
+    result = _run(chint, "fleet_inventory", {"users": [str(users_csv)]}, tmp_path)
+    assert result.outcome == "ok", result.summary()
+    html = Path(result.html).read_text()
+    assert "withheld-by-the-reference-platform" not in html
+    csv = next(Path(e) for e in result.exports if e.endswith(".csv"))
+    text = csv.read_text()
+    assert len(text.splitlines()) > 1  # the users' devices
+    assert "secret" not in text.splitlines()[0]
+    assert "withheld-by-the-reference-platform" not in text
