@@ -145,11 +145,14 @@ class Edge:
                 return text
         lowered = text.lower()
         cls: type[APIError] = APIError
+        code = status
         for needle, name in errors.write_failures.items():
             if needle.lower() in lowered:
                 cls = error_class(name)
+                # the platform's own code for that failure, where its dialect has one
+                code = next((c for c, n in errors.codes.items() if n == name), status)
                 break
-        raise make_status_error(status, text, operation=path, cls=cls)
+        raise make_status_error(code, text, operation=path, cls=cls)
 
     def token_body(self, status: int, body: Any) -> dict[str, Any] | None:
         """The token answer's fields (flat, or inside ``data``), ``expires_in`` in seconds;

@@ -22,9 +22,11 @@ call and types each in the thread that fetched it.
 
 Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
 says how many pages there are (``total`` counts records, or pages where the dialect says
-so: ``paging.total``); reading goes on to the last of them (or the limit) whatever the
-size of the pages in between. A platform serving fewer rows than asked (a page cap below
-the size asked, without an error) is followed: the rest is asked at the size it served.
+so, ``paging.total``: the last page is then read second, to count its rows, and ``total``
+is the records' count from there on); reading goes on to the last of them (or the limit)
+whatever the size of the pages in between. A platform serving fewer rows than asked (a
+page cap below the size asked, without an error) is followed: the rest is asked at the
+size it served.
 
 Invariant: a read returns every row the platform says exists or raises
 :class:`~opslib.IncompleteRead` naming expected and got. A short page is never taken as
@@ -175,6 +177,7 @@ class Pager:
         size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
         self._tally = _Tally()
+        self._stash: tuple[int, dict[str, Any]] | None = None  # a page read ahead of its turn
         self.progress = progress
         self.concurrency = max(1, concurrency)
         self.desc = desc
@@ -212,9 +215,8 @@ class Pager:
         seen = 0
         for page in self._pages(page_no):
             df = build_frame([page.columns], self.schema)
-            df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": page.total}
-            if self.paging.total == "pages":
-                df.attrs["total_pages"] = page.total
+            total = self._tally.total
+            df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": total}
             if self.limit is not None and seen + len(df) > self.limit:
                 df = df.iloc[: self.limit - seen]
             seen += len(df)
@@ -229,6 +231,8 @@ class Pager:
         says; a short page in between does not end the read (:meth:`_check` raises)."""
         first = self._page(first_no)
         self._follow_cap(first_no, first)
+        if self.paging.total == "pages":
+            first.total = self._records_of_pages(first_no, first)
         last_no = self._last_page(first_no, first.total)
         tally = self._tally = _Tally(first_no, last_no, self.page_size, first.total, first.rows, [])
         yield first
@@ -271,6 +275,10 @@ class Pager:
                 bar.close()
 
     def _start(self, page_no: int, pool: ThreadPoolExecutor | None) -> _Started:
+        stash = self._stash
+        if stash is not None and stash[0] == page_no:
+            self._stash = None
+            return _SentEarly(None, lambda _: self._page(page_no, stash[1]))
         if pool is not None:
             return pool.submit(self._page, page_no)
         assert self._send is not None
@@ -313,21 +321,25 @@ class Pager:
             )
         self.page_size = first.rows
 
+    def _records_of_pages(self, first_no: int, first: _Page) -> int:
+        """The records a total counting pages stands for: full pages but the last, whose
+        rows are counted (one request more when it is not the first)."""
+        pages = first.total
+        if pages <= first_no:
+            return (first_no - 1) * self.page_size + first.rows if pages == first_no else 0
+        data = self._fetch(pages, self.page_size)
+        self._stash = (pages, data)  # typed in its turn, not fetched again
+        last = len(data.get(self.list_key) or [])
+        return (pages - 1) * self.page_size + last
+
     def _check(self, got: int) -> int:
         """The invariant at a read's end: ``got`` rows (duplicates dropped) against what the
-        total promised; raises :class:`~opslib.IncompleteRead`, else returns the total in
-        records."""
+        total promised; raises :class:`~opslib.IncompleteRead`, else returns the total."""
         t = self._tally
-        if self.paging.total == "pages":
-            # Every page but the last is full and the last holds a row; a duplicate stands
-            # for a row pushed out of reach, so every row received must be distinct.
-            pages = t.last_no - t.first_no + 1
-            expected = max(t.rows, (pages - 1) * t.size + 1 if pages > 0 else 0)
-        else:
-            expected = max(0, t.total - (t.first_no - 1) * t.size)
+        expected = max(0, t.total - (t.first_no - 1) * t.size)
         if self.limit is not None:
             expected = min(expected, self.limit)
-        if got < expected or (t.short and self.paging.total == "pages"):
+        if got < expected:
             short = f"; short pages: {t.short[:10]}" if t.short else ""
             raise IncompleteRead(
                 operation=self.operation,
@@ -338,14 +350,9 @@ class Pager:
                     f"{t.size}{short}, duplicates dropped"
                 ),
             )
-        return t.total if self.paging.total == "records" else got
+        return t.total
 
     def _last_page(self, first_no: int, total: int) -> int:
-        if self.paging.total == "pages":
-            last = total
-            if self.limit is not None:
-                last = min(last, first_no - 1 + math.ceil(self.limit / self.page_size))
-            return last
         last = math.ceil(total / self.page_size)
         if self.limit is not None:
             last = min(last, first_no - 1 + math.ceil(self.limit / self.page_size))

@@ -111,7 +111,9 @@ class DialectEdge:
         self.message_field = errors.message_fields[0]
         self.success = min(errors.success_codes)
         self.refused = min(errors.token_refused_codes) if errors.token_refused_codes else None
-        self.failure_text = {name: needle for needle, name in errors.write_failures.items()}
+        self.failure_text: dict[str, str] = {}
+        for needle, name in errors.write_failures.items():
+            self.failure_text.setdefault(name, needle)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -224,7 +226,9 @@ class DialectEdge:
         name = _CLASS_OF_STATUS.get(status, "ServerError" if status >= 500 else "APIError")
         message = str(doc.get("error_msg") or "")
         if path in _BARE and name in self.failure_text:
-            return 200, orjson.dumps(f"{self.failure_text[name]}: {message}")
+            needle = self.failure_text[name]
+            text = message if needle in message else f"{needle}: {message}"
+            return 200, orjson.dumps(text)
         return self._failure(status, name, message, doc.get("message_id", ""))
 
     def _failure(self, status: int, name: str, message: str, message_id: str) -> tuple[int, bytes]:
