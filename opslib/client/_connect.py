@@ -91,6 +91,11 @@ def connect(
     >>> client.devices.list().shape  # doctest: +SKIP
     (5000, 23)
     """
+    # Masked at once: a traceback's frame of connect() then shows Secret('**********').
+    if isinstance(password, str):
+        password = Secret(password)
+    if isinstance(client_secret, str):
+        client_secret = Secret(client_secret)
     settings = resolve_settings(
         base_url=base_url,
         client_id=client_id,

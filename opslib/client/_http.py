@@ -33,6 +33,7 @@ import orjson
 from opslib.client import _constants as C
 from opslib.client._dialect import Edge
 from opslib.client._selectors import translate
+from opslib.client._settings import Secret
 from opslib.client._stdlib_transport import Pending, SendsAhead, make_transport
 from opslib.dialects import Dialect
 from opslib.exceptions import (
@@ -42,7 +43,15 @@ from opslib.exceptions import (
     TransportError,
 )
 
-__all__ = ["HTTP", "EarlyAnswer", "Safety", "default_timeout", "status_error"]
+__all__ = [
+    "HTTP",
+    "EarlyAnswer",
+    "Safety",
+    "default_timeout",
+    "encode",
+    "reveal",
+    "status_error",
+]
 
 log = logging.getLogger("opslib")
 
@@ -103,6 +112,24 @@ def _retry_after(response: httpx.Response, body: Any) -> float | None:
         if isinstance(data, dict) and isinstance(data.get("retry_after"), int | float):
             return float(data["retry_after"])
     return None
+
+
+def _secret_value(value: Any) -> str:
+    if isinstance(value, Secret):
+        return value.get_secret_value()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def encode(body: Any) -> bytes:
+    """A request body as JSON, :class:`~opslib.client._settings.Secret` values revealed only
+    in the bytes: the dicts a traceback's frames show hold masked Secrets, never the value
+    (issue #24 item 7)."""
+    return orjson.dumps(body, default=_secret_value)
+
+
+def reveal(form: Mapping[str, str | Secret]) -> dict[str, str]:
+    """The token call's fields with their Secrets revealed, built inside the request."""
+    return {k: v.get_secret_value() if isinstance(v, Secret) else v for k, v in form.items()}
 
 
 def _loads(response: httpx.Response) -> Any:
@@ -243,10 +270,10 @@ class HTTP:
         def make() -> httpx.Request:
             body = translate(self.edge.dialect, path, build_body())
             sent["params"] = body.get("params") or {}
-            content = orjson.dumps(body)
             headers = {"Content-Type": "application/json"}
+            # Secrets stay Secret objects up to here; only the encoded bytes hold them.
             return self._client.build_request(
-                "POST", self._url(path), content=content, headers=headers
+                "POST", self._url(path), content=encode(body), headers=headers
             )
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
@@ -277,7 +304,7 @@ class HTTP:
         request = self._client.build_request(
             "POST",
             self._url(path),
-            content=orjson.dumps(body),
+            content=encode(body),
             headers={"Content-Type": "application/json"},
         )
         try:
@@ -286,7 +313,9 @@ class HTTP:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
 
-    def post_form(self, path: str, form: Mapping[str, str], *, safety: Safety) -> dict[str, Any]:
+    def post_form(
+        self, path: str, form: Mapping[str, str | Secret], *, safety: Safety
+    ) -> dict[str, Any]:
         """POST the token operation: its fields in the query string (the spec) or a form
         body, as the dialect says; flat JSON out, ``expires_in`` in seconds.
 
@@ -296,8 +325,8 @@ class HTTP:
 
         def make() -> httpx.Request:
             if in_query:
-                return self._client.build_request("POST", self._url(path), params=dict(form))
-            return self._client.build_request("POST", self._url(path), data=dict(form))
+                return self._client.build_request("POST", self._url(path), params=reveal(form))
+            return self._client.build_request("POST", self._url(path), data=reveal(form))
 
         response = self._send(make, operation=path, message_id="", safety=safety)
         body = _loads(response)

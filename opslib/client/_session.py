@@ -188,7 +188,7 @@ class Session:
         mid = message_id or str(uuid.uuid4())
         if safety is None:
             safety = Safety.WRITE if path in C.WRITE_OPERATIONS else Safety.READ
-        used: dict[str, str] = {}
+        used: dict[str, Any] = {}
 
         def build() -> dict[str, Any]:
             body = self._envelope(path, params, mid, auth=auth)
@@ -218,7 +218,7 @@ class Session:
         if path in C.CLIENT_ID_OPERATIONS:
             body = {"client_id": self.client_id, **body}
         if auth:
-            body["access_token"] = self.tokens.access_token()
+            body["access_token"] = self.tokens.access_secret()
         user_id = (self.user_id or "") if auth else ""
         return {"message_id": message_id, "user_id": user_id, "params": body}
 

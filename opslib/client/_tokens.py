@@ -230,11 +230,18 @@ class TokenManager:
         assert current is not None
         return current
 
-    def after_unauthorized(self, used_token: str) -> None:
+    def access_secret(self) -> Secret:
+        """:meth:`access_token` as a :class:`Secret`, for the envelope of a call."""
+        self.access_token()
+        tokens = self._tokens
+        assert tokens is not None
+        return tokens.access_token
+
+    def after_unauthorized(self, used_token: str | Secret) -> None:
         """A call was refused with 401 using ``used_token``: renew unless already renewed."""
         with self._lock:
             current = self._tokens
-            if current is not None and current.access_token.get_secret_value() != used_token:
+            if current is not None and current.access_token != Secret(used_token):
                 return
             self._renew("the access token was refused")
 
@@ -262,7 +269,7 @@ class TokenManager:
 
     # -- grants ------------------------------------------------------------------------
 
-    def _form(self, **fields: str) -> dict[str, str]:
+    def _form(self, **fields: str | Secret) -> dict[str, str | Secret]:
         if self._client_secret is None:
             raise ConfigError(
                 "this client was made from an access token: it has no client_secret for "
@@ -270,14 +277,14 @@ class TokenManager:
             )
         return {
             "client_id": self.client_id,
-            "client_secret": self._client_secret.get_secret_value(),
+            "client_secret": self._client_secret,
             **fields,
         }
 
     def refresh_grant(self, refresh_token: Secret, user_id: str | None = None) -> Tokens:
         body = self._http.post_form(
             "/token/access",
-            self._form(grant_type="refresh_token", refresh_token=refresh_token.get_secret_value()),
+            self._form(grant_type="refresh_token", refresh_token=refresh_token),
             safety=Safety.READ,  # the platform replays a refresh repeated within 60 s
         )
         return Tokens.from_response(body, self._clock(), user_id)
@@ -288,11 +295,12 @@ class TokenManager:
         ``user_id`` is the login or register answer's (the dialect's ``user_id_field``);
         without it the token answer's openid stands for it.
         """
-        value = code.get_secret_value() if isinstance(code, Secret) else code
         body = self._http.post_form(
             "/token/access",
             self._form(
-                grant_type="authorization_code", code=value, redirect_uri=C.REDIRECT_URI_NONE
+                grant_type="authorization_code",
+                code=code if isinstance(code, Secret) else Secret(str(code)),
+                redirect_uri=C.REDIRECT_URI_NONE,
             ),
             safety=Safety.ONCE,  # a second exchange revokes the first one's tokens
         )
@@ -331,7 +339,7 @@ class TokenManager:
                 "login_model": int(LoginModel.PASSWORD),
                 "area_code": area_code,
                 "phone": phone,
-                "password": password.get_secret_value(),
+                "password": password,
             },
             Safety.READ,  # a repeated password login only issues another code
         )
@@ -343,13 +351,12 @@ class TokenManager:
 
     def login_code(self, area_code: str, phone: str, code: str | Secret) -> dict[str, Any]:
         """Log in by an SMS code (code_model 2); no password is known afterwards."""
-        value = code.get_secret_value() if isinstance(code, Secret) else code
         data = self._login(
             {
                 "login_model": int(LoginModel.SMS_CODE),
                 "area_code": area_code,
                 "phone": phone,
-                "auth_code": value,
+                "auth_code": code if isinstance(code, Secret) else Secret(str(code)),
             },
             Safety.ONCE,  # the SMS code is consumed by the first login
         )

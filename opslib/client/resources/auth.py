@@ -25,8 +25,9 @@ from opslib.exceptions import AuthenticationError
 __all__ = ["Auth"]
 
 
-def _plain(value: str | Secret) -> str:
-    return value.get_secret_value() if isinstance(value, Secret) else str(value)
+def _secret(value: str | int | Secret) -> Secret:
+    """A password or code as a :class:`Secret` (its repr masked) until it is encoded."""
+    return value if isinstance(value, Secret) else Secret(str(value))
 
 
 def _token_frame(tokens: Tokens) -> pd.DataFrame:
@@ -59,7 +60,7 @@ class Auth(Resource):
             "phone": str(phone),
         }
         if code is not None:
-            params["auth_code"] = _plain(code)
+            params["auth_code"] = _secret(code)
         key = {k: params[k] for k in ("area_code", "phone", "code_model")}
         safety = Safety.WRITE if auth_model is AuthModel.SEND else Safety.READ
         frame, _ = self._write_one(
@@ -190,8 +191,8 @@ class Auth(Resource):
         params = {
             "area_code": str(area_code),
             "phone": str(phone),
-            "password": _plain(password),
-            "auth_code": _plain(code),
+            "password": _secret(password),
+            "auth_code": _secret(code),
         }
         frame, answer = self._write_one(
             "/user/register",
@@ -206,7 +207,7 @@ class Auth(Resource):
         if login and answer and answer.get("code"):
             tokens = self._session.tokens
             tokens.exchange(str(answer["code"]), tokens.user_id_of(answer))
-            tokens.remember(Credentials(str(area_code), str(phone), Secret(_plain(password))))
+            tokens.remember(Credentials(str(area_code), str(phone), _secret(password)))
         return frame
 
     def login(
@@ -250,10 +251,10 @@ class Auth(Resource):
         if (password is None) == (code is None):
             raise ValueError("login needs exactly one of password= or code=")
         if password is not None:
-            data = tokens.login_password(str(area_code), str(phone), Secret(_plain(password)))
+            data = tokens.login_password(str(area_code), str(phone), _secret(password))
         else:
             assert code is not None
-            data = tokens.login_code(str(area_code), str(phone), _plain(code))
+            data = tokens.login_code(str(area_code), str(phone), _secret(code))
         current = tokens.tokens
         assert current is not None
         record = {**data, **_token_record(current)}
@@ -290,16 +291,14 @@ class Auth(Resource):
         """
         params = {
             "update_model": int(UpdateModel.CHANGE),
-            "old_password": _plain(old_password),
-            "new_password": _plain(new_password),
+            "old_password": _secret(old_password),
+            "new_password": _secret(new_password),
         }
         user_id = self._session.user_id
         frame = self._password_write(params, user_id, auth=True, errors=errors)
         creds = self._session.tokens.credentials
         if bool(frame["ok"].iloc[0]) and creds is not None:
-            self._session.tokens.login_password(
-                creds.area_code, creds.phone, Secret(_plain(new_password))
-            )
+            self._session.tokens.login_password(creds.area_code, creds.phone, _secret(new_password))
         return frame
 
     def reset_password(
@@ -342,8 +341,8 @@ class Auth(Resource):
             "update_model": int(UpdateModel.RESET),
             "area_code": str(area_code),
             "phone": str(phone),
-            "auth_code": _plain(code),
-            "new_password": _plain(new_password),
+            "auth_code": _secret(code),
+            "new_password": _secret(new_password),
         }
         creds = self._session.tokens.credentials
         own = creds is not None and (creds.area_code, creds.phone) == (str(area_code), str(phone))
@@ -351,9 +350,7 @@ class Auth(Resource):
             params, self._session.user_id if own else None, auth=False, errors=errors
         )
         if own and bool(frame["ok"].iloc[0]):
-            self._session.tokens.login_password(
-                str(area_code), str(phone), Secret(_plain(new_password))
-            )
+            self._session.tokens.login_password(str(area_code), str(phone), _secret(new_password))
         return frame
 
     def _password_write(
@@ -401,7 +398,7 @@ class Auth(Resource):
         >>> df["openid"].item()  # doctest: +SKIP
         'u-000003'
         """
-        return _token_frame(self._session.tokens.exchange(_plain(code), user_id))
+        return _token_frame(self._session.tokens.exchange(_secret(code), user_id))
 
     def refresh(self) -> pd.DataFrame:
         """Refresh the access token now (``/token/access``, refresh_token).

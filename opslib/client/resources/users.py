@@ -150,8 +150,7 @@ class Users(Resource):
             if unknown:
                 raise ValueError(f"network: unknown member(s) {unknown}; allowed: ['pw', 'ssid']")
             params["network"] = {
-                k: v.get_secret_value() if isinstance(v, Secret) else str(v)
-                for k, v in network.items()
+                k: v if isinstance(v, Secret) else str(v) for k, v in network.items()
             }
         if not params:
             raise ValueError("update needs at least one of nick_name, avatar, identity_id, network")
