@@ -24,6 +24,7 @@ from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource, coerce_enum
+from opslib.dialects import Dialect
 from opslib.enums import EventType, RecordQueryModel
 from opslib.exceptions import AuthenticationError, ConfigError
 from opslib.timeutil import Moment, time_range
@@ -273,6 +274,7 @@ class Events(Resource):
             expires_at=expires_at,
             page_size=page_size,
             concurrency=concurrency,
+            dialect=self._session.dialect,
         )
         return events_frame(reader, windows, meta, sampled=properties is None)
 
@@ -369,6 +371,7 @@ class WindowReader:
     expires_at: float = 0.0
     page_size: int = C.DEFAULT_PAGE_SIZE
     concurrency: int = C.DASK_PARTITION_CONCURRENCY
+    dialect: Dialect | None = None
 
     @property
     def identity(self) -> tuple[Any, ...]:
@@ -412,6 +415,7 @@ class WindowReader:
                 client_id=self.client_id,
                 user_id=self.user_id,
                 concurrency=self.concurrency,
+                dialect=self.dialect,
             )
         from opslib.client._settings import resolve_settings
 
