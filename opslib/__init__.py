@@ -29,6 +29,7 @@ from opslib.exceptions import (
     TransportError,
     VerificationFailed,
 )
+from opslib.probing import ProbeResult, probe
 
 __all__ = [
     "APIError",
@@ -45,6 +46,7 @@ __all__ = [
     "OutcomeUnknown",
     "PayloadTooLarge",
     "PermissionDenied",
+    "ProbeResult",
     "RateLimited",
     "RequestTimeout",
     "Secret",
@@ -53,4 +55,5 @@ __all__ = [
     "VerificationFailed",
     "connect",
     "gc_threshold",
+    "probe",
 ]
