@@ -30,6 +30,7 @@ from opslib.exceptions import (
     Unsupported,
     VerificationFailed,
 )
+from opslib.probing import ProbeResult, probe
 
 __all__ = [
     "APIError",
@@ -46,6 +47,7 @@ __all__ = [
     "OutcomeUnknown",
     "PayloadTooLarge",
     "PermissionDenied",
+    "ProbeResult",
     "RateLimited",
     "RequestTimeout",
     "Secret",
@@ -55,4 +57,5 @@ __all__ = [
     "VerificationFailed",
     "connect",
     "gc_threshold",
+    "probe",
 ]

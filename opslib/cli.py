@@ -39,6 +39,22 @@ def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
 
 
+def _add_probe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "probe",
+        help="learn a platform's dialect with reads only; print a profile section to paste",
+    )
+    p.add_argument("base_url", help="the platform, e.g. https://ops.example.com")
+    p.add_argument("--client-id", help="default: OPSLIB_CLIENT_ID")
+    p.add_argument("--client-secret", help="default: OPSLIB_CLIENT_SECRET")
+    p.add_argument("--area-code", help="default: OPSLIB_AREA_CODE")
+    p.add_argument("--phone", help="default: OPSLIB_PHONE (an ops account learns the most)")
+    p.add_argument("--password", help="default: OPSLIB_PASSWORD (else asked for)")
+    p.add_argument("--profile", default="platform", help="the profile the section is for")
+    p.add_argument("--base", default="opslib", help="the dialect to start from")
+    p.add_argument("--out", help="also write the section to this file")
+
+
 def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("seed", help="fill a database with deterministic generated data")
     p.add_argument("--db", required=True)
@@ -167,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _add_server(sub)
     _add_seed(sub)
+    _add_probe(sub)
     _add_simulate(sub)
     _add_demo(sub)
     _add_report(sub)
@@ -219,6 +236,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             rate_limit=args.rate_limit,
             dialect=args.dialect,
         )
+    if args.command == "probe":
+        from opslib.probing import probe_command
+
+        return probe_command(args)
     if args.command == "seed":
         from opslib.server.seed import seed_command
 

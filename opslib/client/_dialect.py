@@ -110,7 +110,7 @@ class Edge:
         elif code == 200 or (status == 200 and code not in _STATUS_CODES):
             # HTTP 200 with an answer that is not a success and a code the dialect does
             # not know: the platform failed to say what went wrong.
-            cls = ServerError if code >= 500 or code == 200 else APIError
+            cls = ServerError if code == 200 or 500 <= code <= 599 else APIError
         return make_status_error(
             code,
             msg,

@@ -392,6 +392,11 @@ class Dialect:
                 f"not one of {list(EVENT_KINDS)}"
             )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Read-only tables do not pickle (a Dask task graph carries the dialect): rebuild
+        # from plain tables.
+        return (_rebuild, (self.name, self.to_mapping()))
+
     # -- the built-in dialects -----------------------------------------------------------
 
     @classmethod
@@ -516,6 +521,10 @@ class Dialect:
         for key, value in nested:
             _toml_table(lines, f"{prefix}.{_key(key)}", value)
         return "\n".join(lines) + "\n"
+
+
+def _rebuild(name: str, table: dict[str, Any]) -> Dialect:
+    return Dialect.from_mapping({**table, "name": name})
 
 
 # -- reading tables ----------------------------------------------------------------------

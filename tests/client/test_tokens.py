@@ -40,6 +40,7 @@ def on_clock(platform: Platform, clocks: Clocks, faults: Faults, role: str = "op
         client_secret=creds["client_secret"],
         transport=faults,
         clock=clocks.client_seconds,
+        dialect=platform.dialect,
     )
     client.auth.login(creds["area_code"], creds["phone"], password=creds["password"])
     return client

@@ -120,3 +120,15 @@ def test_resolve_dialect_takes_every_form() -> None:
     assert resolve_dialect({"base": "vendor"}).name == "vendor"
     d = Dialect(name="mine")
     assert resolve_dialect(d) is d
+
+
+@pytest.mark.parametrize("name", Dialect.names())
+def test_a_dialect_pickles(name: str) -> None:
+    # a Dask task graph carries the client's dialect to its workers
+    import pickle
+
+    d = Dialect.named(name).replace(paging={"max_page_size": 7})
+    back = pickle.loads(pickle.dumps(d))
+    assert back == d
+    assert back.name == d.name
+    assert back.provenance == d.provenance

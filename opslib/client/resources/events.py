@@ -25,6 +25,7 @@ from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource
+from opslib.dialects import Dialect
 from opslib.enums import EventType, RecordQueryModel
 from opslib.exceptions import AuthenticationError, ConfigError, Unsupported
 from opslib.timeutil import Moment, time_range
@@ -329,6 +330,7 @@ class Events(Resource):
             expires_at=expires_at,
             page_size=page_size,
             concurrency=concurrency,
+            dialect=self._session.dialect,
         )
         return events_frame(reader, windows, meta, sampled=properties is None)
 
@@ -425,6 +427,7 @@ class WindowReader:
     expires_at: float = 0.0
     page_size: int = C.DEFAULT_PAGE_SIZE
     concurrency: int = C.DASK_PARTITION_CONCURRENCY
+    dialect: Dialect | None = None
 
     @property
     def identity(self) -> tuple[Any, ...]:
@@ -468,6 +471,7 @@ class WindowReader:
                 client_id=self.client_id,
                 user_id=self.user_id,
                 concurrency=self.concurrency,
+                dialect=self.dialect,
             )
         from opslib.client._settings import resolve_settings
 
