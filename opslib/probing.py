@@ -380,8 +380,12 @@ class _Probe:
         if events is not None:
             reads.append(("/device/query_record", "events_list", events))
         best: tuple[tuple[int, int], tuple[int, int]] | None = None
+        refused_big = False
         for path, key, params in reads:
             big = self._page(path, key, params, 1000)
+            if big is None:  # a page of 1000 refused: a cap that errors; ask the base's
+                big = self._page(path, key, params, self.base.paging.max_page_size)
+                refused_big = refused_big or big is not None
             one = self._page(path, key, params, 1)
             if big is not None and one is not None and (best is None or one[1] > best[1][1]):
                 best = (big, one)
@@ -419,7 +423,15 @@ class _Probe:
                 "low",
                 f"totals {total_one} and {total_big} fit neither",
             )
-        if 0 < served < min(1000, total_one):
+        if refused_big:
+            self.note(
+                "paging",
+                "max_page_size",
+                self.base.paging.max_page_size,
+                "high",
+                f"asked 1000: refused; {self.base.paging.max_page_size} served",
+            )
+        elif 0 < served < min(1000, total_one):
             self.note(
                 "paging",
                 "max_page_size",
@@ -560,7 +572,10 @@ class _Probe:
         models = self.base.selectors.get("record_query_model", {})
         if getattr(self, "fleet", False) and "fleet" in models:
             return {"query_model": models["fleet"]}
-        return {"query_model": models.get("user", 2), "user_id_param": self.user_id}
+        query = {"query_model": models.get("user", 2), "user_id_param": self.user_id}
+        if "user_id" in self.base.required.get("/device/query_record", ()):
+            query["user_id"] = self.user_id  # required there (CHINT: the 2021 name)
+        return query
 
     def _event_params(self) -> dict[str, Any] | None:
         """The last 30 days of events in the unit learned (None when it was not)."""

@@ -131,3 +131,25 @@ def test_a_frame_from_either_has_utc_times(chint_pair: tuple[PlatformType, Platf
     assert str(frame["gmt_register"].dtype) == "datetime64[ns, UTC]"
     assert frame["gmt_register"].notna().all()
     assert isinstance(frame["gmt_register"].iloc[0], pd.Timestamp)
+
+
+def test_the_probe_finds_chint_and_checks_its_assumed_points(
+    chint_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    _, chint = chint_pair
+    creds = chint.credentials("user")  # an account with devices and events
+    result = opslib.probe(chint.base_url, base="chint", **creds)
+    assert result.base == "chint"
+    found = {f.field: f for f in result.findings}
+    for name, value in (
+        ("errors.signalling", "body"),  # assumed there: HTTP 200 with the code in the body
+        ("paging.total", "records"),  # assumed there
+        ("paging.max_page_size", 100),
+        ("times.gmt_format", "epoch_ms"),
+        ("times.range_unit", "ms"),
+        ("capabilities.fleet_refusal", "error"),  # assumed there
+        ("token.user_id_field", "user_id"),  # assumed there
+    ):
+        assert found[name].value == value, found[name]
+        assert found[name].confidence == "high", found[name]
+    assert 8202 in found["errors.codes"].value
