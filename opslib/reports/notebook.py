@@ -22,6 +22,7 @@ __all__ = [
     "connect",
     "declare_outcome",
     "export_frame",
+    "fleet_devices",
     "load_devices",
     "load_events",
     "markdown",
@@ -214,6 +215,26 @@ def load_devices(client: Any, *, user_id: str = "", users: Sequence[str] = ()) -
     if ids and not user_id:
         return client.devices.list(users=ids, progress=False)
     return client.devices.list(user_id or None, progress=False)
+
+
+def fleet_devices(client: Any, *, users: Sequence[str] = ()) -> pd.DataFrame | None:
+    """The fleet's devices (or the ``users``'), or None where the platform lists devices per
+    user only and no users were given: then one sentence says what is not counted.
+
+    Examples
+    --------
+    >>> devices = nb.fleet_devices(client, users=users)  # doctest: +SKIP
+    """
+    from opslib.exceptions import Unsupported
+
+    try:
+        return load_devices(client, users=users)
+    except Unsupported:
+        markdown(
+            "This platform lists devices per user only, so devices per product are not "
+            "counted (give `users` to count them); a delete it refuses is reported below."
+        )
+        return None
 
 
 def load_events(

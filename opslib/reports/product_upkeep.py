@@ -244,7 +244,7 @@ def check_summary(check: ProductFileCheck | None, products_path: str) -> str:
 
 
 def plan_for(
-    check: ProductFileCheck | None, products: pd.DataFrame, devices: pd.DataFrame
+    check: ProductFileCheck | None, products: pd.DataFrame, devices: pd.DataFrame | None
 ) -> pd.DataFrame:
     """The plan of a valid file; an empty plan when there is no file or it has problems."""
     if check is None or not check.ok:

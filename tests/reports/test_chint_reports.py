@@ -79,3 +79,13 @@ def test_fleet_inventory_per_user(chint: Platform, users_csv: Path, tmp_path: Pa
     assert len(text.splitlines()) > 1  # the users' devices
     assert "secret" not in text.splitlines()[0]
     assert "withheld-by-the-reference-platform" not in text
+
+
+@pytest.mark.parametrize("report", ["user_lookup", "product_upkeep"])
+def test_the_other_reports_run_clean(chint: Platform, report: str, tmp_path: Path) -> None:
+    from .runs import parameters
+
+    result = _run(chint, report, parameters(report, "unattended"), tmp_path)
+    assert result.outcome == "ok", result.summary()
+    html = Path(result.html).read_text()
+    assert "withheld-by-the-reference-platform" not in html
