@@ -68,3 +68,10 @@ def test_event_frames_carry_their_platforms_kinds(platform: Platform) -> None:
     theirs = client.events.list("-7d", limit=5)
     assert analysis.event_kinds(theirs).codes("fault") == [1, 2]
     assert not analysis.event_kinds(theirs).has_outages
+
+
+def test_event_pages_carry_their_platforms_kinds(platform: Platform) -> None:
+    client = platform.connect()
+    page = next(iter(client.events.iter_pages("-7d", page_size=5, limit=5)))
+    assert analysis.event_kinds(page) == analysis.REFERENCE_KINDS
+    assert page.attrs["event_kinds"]["kinds"][4] == "fault"

@@ -389,7 +389,14 @@ class Events(Resource):
         read = self._pager(
             query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
         )
-        return (self._finish(page, S.EVENT) for page in read.pages(page_no))
+        kinds = self._kinds()
+
+        def labelled(page: pd.DataFrame) -> pd.DataFrame:
+            page = self._finish(page, S.EVENT)
+            page.attrs["event_kinds"] = kinds
+            return page
+
+        return (labelled(page) for page in read.pages(page_no))
 
 
 def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:
