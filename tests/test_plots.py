@@ -93,7 +93,7 @@ def test_comparison_chart() -> None:
     previous = current[current["event_type"] != 4]
     fig = plots.comparison_chart(analysis.compare_periods(current, previous))
     assert [t.name for t in fig.data] == ["previous", "current"]
-    assert "alarm" in fig.data[1].x
+    assert "fault" in fig.data[1].x  # measures by kind (issue #20)
 
 
 def test_products_chart_stacks_statuses_per_category() -> None:
