@@ -117,11 +117,13 @@ def record_unrun(
     parameters: Mapping[str, Any],
     outcome: str,
     reason: str,
+    cause: int,
     error: dict[str, Any] | None = None,
     platform: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """A run directory with only ``status.json``, for an entry that never ran its notebook
-    (``skipped`` after the platform failed, or a Dask task that never returned)."""
+    (``skipped`` after the platform failed or while another run held its lock, or a Dask
+    task that never returned); ``cause`` says why (:class:`~opslib.reports.causes.Cause`)."""
     now = dt.datetime.now(dt.UTC)
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(report).stem) or "unknown"
     run_dir = new_run_dir(out_dir, name, now, label)
@@ -141,6 +143,7 @@ def record_unrun(
         label=label,
         reason=reason,
         platform=dict(platform or {}),
+        cause=int(cause),
     )
     write_status(result)
     return result

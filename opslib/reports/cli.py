@@ -3,10 +3,12 @@
 
 ``opslib/cli.py`` declares the arguments; this module does the work.
 
-Exit statuses: 0 success; 1 a report ran and failed, was partial or timed out, or the
-platform could not be reached or refused the login; 2 nothing was run because the report,
-a parameter name or value, the role it needs, the platform configuration or the run-all
-file was refused. Every refusal is one line on stderr.
+Exit statuses are causes (:mod:`opslib.reports.causes`): 0 ok; 1 a report failed in its
+own logic or data (or was partial); 2 nothing was run because the report, a parameter name
+or value, the role it needs, the platform configuration or the run-all file was refused;
+3 the platform could not be reached or refused the login; 4 a timeout or a dead kernel;
+5 another run holds the lock. run-all exits with the most severe cause of its reports.
+Every refusal is one line on stderr.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports._discovery import ReportNotFound, report_names
+from opslib.reports.causes import Cause
+from opslib.reports.locks import RunLocked
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
 from opslib.reports.params import ParameterError, inspect_report
 from opslib.reports.platform import PlatformNotConfigured, PlatformUnavailable
@@ -25,7 +29,7 @@ from opslib.reports.status import RunResult
 
 __all__ = ["default_config", "demo_command", "products_command", "report_command"]
 
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
+EXIT_OK, EXIT_REFUSED = int(Cause.OK), int(Cause.USAGE)
 CONFIG_NAME = "reports.toml"
 
 
@@ -95,13 +99,16 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     except PlatformUnavailable as exc:
         _say("report run", f"{exc}; nothing was run")
-        return EXIT_FAILED
+        return int(Cause.PLATFORM)
+    except RunLocked as exc:
+        _say("report run", f"{exc}; nothing was run")
+        return int(Cause.LOCKED)
     from opslib.reports.index import write_index
 
     _print_result(result)
     print(f"status: {Path(result.run_dir) / 'status.json'}")
     print(f"index: {write_index(args.out)}")
-    return EXIT_OK if result.ok else EXIT_FAILED
+    return int(result.cause)
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -131,12 +138,27 @@ def _run_all(args: argparse.Namespace) -> int:
     except (ConfigFileError, PlatformNotConfigured, ValueError) as exc:
         _say("report run-all", f"{exc}; nothing was run")
         return EXIT_REFUSED
+    except RunLocked as exc:
+        _say("report run-all", f"{exc}; nothing was run")
+        return int(Cause.LOCKED)
     if batch.stopped:
         _say("report run-all", f"stopped: {batch.stopped}")
-    done = len(batch.results)
+    _print_batch(batch)
+    return int(batch.cause)
+
+
+def _print_batch(batch: Any) -> None:
+    """Each run's outcome and cause, then the count, the exit status and the index."""
+    for result in batch.results:
+        cause = Cause(result.cause)
+        print(f"  {result.name}: {result.outcome}, cause {int(cause)} {cause.label}")
     good = sum(r.ok for r in batch.results)
-    print(f"{good} of {done} reports ok; index: {batch.index}")
-    return EXIT_OK if batch.ok else EXIT_FAILED
+    cause = batch.cause
+    print(
+        f"{good} of {len(batch.results)} reports ok; exit {int(cause)} ({cause.label}); "
+        f"index: {batch.index}",
+        flush=True,
+    )
 
 
 def _prune(args: argparse.Namespace) -> int:
@@ -192,7 +214,7 @@ def products_command(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     except PlatformUnavailable as exc:
         _say("products export", f"{exc}; nothing was written")
-        return EXIT_FAILED
+        return int(Cause.PLATFORM)
     with client:
         count = export_products(client, path)
     print(f"{count} products of {platform.name} written to {path}")
@@ -218,9 +240,11 @@ def demo_command(out: str = "reports", config: str | None = None) -> int:
     except (ConfigFileError, PlatformNotConfigured) as exc:
         _say("demo", str(exc))
         return EXIT_REFUSED
+    except RunLocked as exc:
+        _say("demo", f"{exc}; nothing was run")
+        return int(Cause.LOCKED)
     if batch.stopped:
         _say("demo", f"stopped: {batch.stopped}")
-    failed = sum(not r.ok for r in batch.results)
-    print(f"{len(batch.results) - failed} of {len(batch.results)} reports ok")
+    _print_batch(batch)
     print(os.fspath(batch.index))
-    return EXIT_OK if not failed else EXIT_FAILED
+    return int(batch.cause)

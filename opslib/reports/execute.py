@@ -19,7 +19,9 @@ The steps, one function each: :func:`check_before_run` (parameters, platform, ro
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import logging
 import os
 import time
 from collections.abc import Mapping
@@ -29,6 +31,7 @@ from typing import Any
 from opslib.reports._discovery import find_notebook
 from opslib.reports._outcome import Verdict, judge
 from opslib.reports._process import start_worker, wait_or_stop
+from opslib.reports.causes import cause_of
 from opslib.reports._rundir import (
     RunFiles,
     exported_files,
@@ -38,6 +41,7 @@ from opslib.reports._rundir import (
 )
 from opslib.reports.checks import CheckedParameters, check_parameters, check_role
 from opslib.reports.export import export_html, plotly_js_file, problem_html
+from opslib.reports.locks import RunLock
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
@@ -55,6 +59,8 @@ __all__ = [
 
 DEFAULT_CELL_TIMEOUT = 600  # seconds one cell may take
 DEFAULT_RUN_TIMEOUT = 1800  # seconds a whole report may take
+
+logger = logging.getLogger("opslib.reports")
 
 
 def _now() -> dt.datetime:
@@ -238,7 +244,10 @@ def run_report(
     PlatformNotConfigured
         No platform configured, or an unknown profile (exit status 2).
     PlatformUnavailable
-        The platform does not answer or refuses the login (exit status 1).
+        The platform does not answer or refuses the login (exit status 3).
+    RunLocked
+        Another run of this report (and label) holds its lock in ``out_dir`` (exit
+        status 5); nothing was run. A lock left by a dead run is taken over with a warning.
 
     Examples
     --------
@@ -248,13 +257,47 @@ def run_report(
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
     notebook = find_notebook(name)
-    checked, connection = check_before_run(
-        notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
-        env=env, base_dir=base_dir,
-    )  # fmt: skip
+    out = Path(out_dir).resolve()
+    created = not out.exists()
+    # Before the checks, so that a second run stops at once rather than after a login.
+    lock = RunLock(out, f"{notebook.stem}/{label}" if label else notebook.stem).acquire()
+    if lock.warning():
+        logger.warning(lock.warning())
+    try:
+        checked, connection = check_before_run(
+            notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
+            env=env, base_dir=base_dir,
+        )  # fmt: skip
+    except BaseException:
+        lock.release(remove=True)
+        if created:  # a refused run leaves no directory
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+    try:
+        return _run_locked(
+            notebook, checked, connection, out=out, label=label, cell_timeout=cell_timeout,
+            run_timeout=run_timeout, kernel_name=kernel_name, self_contained=self_contained,
+        )  # fmt: skip
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    notebook: Path,
+    checked: CheckedParameters,
+    connection: Connection,
+    *,
+    out: Path,
+    label: str,
+    cell_timeout: float,
+    run_timeout: float,
+    kernel_name: str | None,
+    self_contained: bool,
+) -> RunResult:
+    """The run itself, once checked and holding the report's lock."""
     values = checked.values
     started = _now()
-    out = Path(out_dir).resolve()
     files = prepare_run(
         notebook, values, checked.declared, out_dir=out, started=started,
         label=label, cell_timeout=cell_timeout, kernel_name=kernel_name,
@@ -283,5 +326,6 @@ def run_report(
         label=label,
         reason=verdict.reason,
         platform=connection.platform.to_dict(),
+        cause=int(cause_of(verdict.outcome, verdict.error)),
     )
     return finish_run(result, files, out_dir=out, self_contained=self_contained)
