@@ -77,6 +77,7 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
     _add_platform(run)
     run.add_argument("--label", default="", help="a suffix for the run directory's name")
+    _add_verbose(run)
     run.add_argument(
         "--cell-timeout", type=float, default=None, help="seconds one cell may take (default 600)"
     )
@@ -94,6 +95,7 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     run_all.add_argument("--out", default=None, help="overrides the file's `out`")
     _add_platform(run_all)
+    _add_verbose(run_all)
     parallel = run_all.add_mutually_exclusive_group()
     parallel.add_argument(
         "--dask",
@@ -118,6 +120,15 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--older-than", type=float, metavar="DAYS", help="remove runs started over DAYS days ago"
     )
     prune.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
+
+
+def _add_verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also a line as each section (notebook heading) of a report ends, with its time",
+    )
 
 
 def _add_platform(p: argparse.ArgumentParser) -> None:

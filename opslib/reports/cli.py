@@ -61,6 +61,11 @@ def _list() -> int:
     return EXIT_OK
 
 
+def _echo(line: str) -> None:
+    """A progress line, flushed at once (journalctl and cron logs show it as it happens)."""
+    print(line, flush=True)
+
+
 def _print_result(result: RunResult) -> None:
     if result.ok:
         print(result.summary(), flush=True)
@@ -93,6 +98,8 @@ def _run(args: argparse.Namespace) -> int:
             cell_timeout=args.cell_timeout or DEFAULT_CELL_TIMEOUT,
             run_timeout=args.run_timeout or DEFAULT_RUN_TIMEOUT,
             self_contained=args.self_contained,
+            echo=_echo,
+            sections=args.verbose,
         )
     except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
         _say("report run", f"{exc}; nothing was run")
@@ -134,6 +141,8 @@ def _run_all(args: argparse.Namespace) -> int:
             demo=args.demo,
             progress=_print_result,
             executor=_executor(args),
+            echo=_echo,
+            sections=args.verbose,
         )
     except (ConfigFileError, PlatformNotConfigured, ValueError) as exc:
         _say("report run-all", f"{exc}; nothing was run")
@@ -236,7 +245,7 @@ def demo_command(out: str = "reports", config: str | None = None) -> int:
         return EXIT_REFUSED
     print("checking the embedded demo platform (the first start seeds the demo data)...")
     try:
-        batch = run_all(path, out_dir=out, demo=True, progress=_print_result)
+        batch = run_all(path, out_dir=out, demo=True, progress=_print_result, echo=_echo)
     except (ConfigFileError, PlatformNotConfigured) as exc:
         _say("demo", str(exc))
         return EXIT_REFUSED

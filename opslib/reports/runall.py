@@ -177,8 +177,11 @@ def run_spec(
     base_dir: Path | None = None,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     run_timeout: float = DEFAULT_RUN_TIMEOUT,
+    echo: Callable[[str], Any] | None = None,
+    sections: bool = False,
 ) -> RunResult:
-    """Run one entry of a run-all file on a checked platform.
+    """Run one entry of a run-all file on a checked platform (``echo`` and ``sections``:
+    progress lines, as :func:`~opslib.reports.execute.run_report`).
 
     Examples
     --------
@@ -196,6 +199,8 @@ def run_spec(
             cell_timeout=cell_timeout,
             run_timeout=run_timeout,
             base_dir=base_dir,
+            echo=echo,
+            sections=sections,
         )
     except RunLocked as exc:  # another run of this entry is under way: not run
         return record_unrun(
@@ -235,6 +240,8 @@ def run_all(
     env: Mapping[str, str] | None = None,
     progress: Callable[[RunResult], Any] | None = None,
     executor: Callable[..., list[RunResult]] | None = None,
+    echo: Callable[[str], Any] | None = None,
+    sections: bool = False,
 ) -> BatchResult:
     """Run every report of a run-all file, carrying on past failed reports; refresh index.html.
 
@@ -253,6 +260,9 @@ def run_all(
         The platform (see :func:`~opslib.reports.platform.open_connection`).
     progress
         Called with each :class:`RunResult` as it finishes (e.g. to print a line).
+    echo, sections
+        Called with a line as each report starts and, with ``sections``, as each of its
+        sections ends (:func:`~opslib.reports.execute.run_report`).
     executor
         Runs the entries elsewhere: ``executor(run, specs, progress)`` calls
         ``run(spec)`` for each and returns the results in the file's order (e.g.
@@ -284,7 +294,7 @@ def run_all(
     try:
         batch = _run_batch(
             file, settings, specs, out=out, profile=profile, demo=demo, env=env,
-            progress=progress, executor=executor,
+            progress=progress, executor=executor, echo=echo, sections=sections,
         )  # fmt: skip
     except BaseException:
         lock.release(remove=True)
@@ -307,6 +317,8 @@ def _run_batch(
     env: Mapping[str, str] | None,
     progress: Callable[[RunResult], Any] | None,
     executor: Callable[..., list[RunResult]] | None,
+    echo: Callable[[str], Any] | None,
+    sections: bool,
 ) -> BatchResult:
     """run_all's work, holding the run-all lock of ``out``."""
     pending = start_connection(profile=profile, demo=demo, env=env)
@@ -335,6 +347,8 @@ def _run_batch(
         base_dir=file.parent,
         cell_timeout=float(settings.get("cell_timeout", DEFAULT_CELL_TIMEOUT)),
         run_timeout=float(settings.get("run_timeout", DEFAULT_RUN_TIMEOUT)),
+        echo=echo,
+        sections=sections,
     )
     if executor is not None:
         return BatchResult(executor(run, specs, progress), write_index(out))
