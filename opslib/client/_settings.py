@@ -104,7 +104,8 @@ _ENV = {
     "token_cache": "OPSLIB_TOKEN_CACHE",
 }
 _SECRETS = ("client_secret", "password")
-_PROFILE_KEYS = frozenset(_ENV)
+# A profile may also hold its reports' notification table (opslib.reports.notify).
+_PROFILE_KEYS = frozenset({*_ENV, "notify"})
 
 
 def config_path() -> Path:

@@ -21,8 +21,9 @@ from typing import Any
 
 from opslib.reports._discovery import ReportNotFound, report_names
 from opslib.reports.causes import Cause
-from opslib.reports.locks import RunLocked
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
+from opslib.reports.locks import RunLocked
+from opslib.reports.notify import NotifyConfigError
 from opslib.reports.params import ParameterError, inspect_report
 from opslib.reports.platform import PlatformNotConfigured, PlatformUnavailable
 from opslib.reports.status import RunResult
@@ -87,7 +88,9 @@ def _split_parameters(pairs: list[str]) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    command = "report run"
     try:
+        settings = _notify_settings(args)
         result = run_report(
             args.name,
             _split_parameters(args.parameter),
@@ -101,21 +104,64 @@ def _run(args: argparse.Namespace) -> int:
             echo=_echo,
             sections=args.verbose,
         )
-    except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
-        _say("report run", f"{exc}; nothing was run")
+    except NotifyConfigError as exc:
+        _say(command, f"{exc}; nothing was run")
         return EXIT_REFUSED
+    except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
+        return _refused(command, exc, Cause.USAGE, settings, args)
     except PlatformUnavailable as exc:
-        _say("report run", f"{exc}; nothing was run")
-        return int(Cause.PLATFORM)
+        return _refused(command, exc, Cause.PLATFORM, settings, args)
     except RunLocked as exc:
-        _say("report run", f"{exc}; nothing was run")
-        return int(Cause.LOCKED)
+        return _refused(command, exc, Cause.LOCKED, settings, args)
     from opslib.reports.index import write_index
 
     _print_result(result)
     print(f"status: {Path(result.run_dir) / 'status.json'}")
-    print(f"index: {write_index(args.out)}")
+    index = write_index(args.out)
+    print(f"index: {index}", flush=True)
+    _tell(settings, command, [result], result.cause, index=str(index), profile=args.profile)
     return int(result.cause)
+
+
+def _notify_settings(args: argparse.Namespace) -> Any:
+    from opslib.reports.notify import notify_settings
+
+    return notify_settings(args.profile, urls=args.notify, when=args.notify_when)
+
+
+def _refused(
+    command: str, exc: Exception, cause: Cause, settings: Any, args: argparse.Namespace
+) -> int:
+    """A run refused before anything ran: one line, the notification, the cause."""
+    _say(command, f"{exc}; nothing was run")
+    _tell(settings, command, [], cause, stopped=str(exc), profile=args.profile)
+    return int(cause)
+
+
+def _tell(
+    settings: Any,
+    command: str,
+    results: list[RunResult],
+    cause: int,
+    *,
+    index: str = "",
+    stopped: str = "",
+    profile: str | None = None,
+) -> None:
+    """Notify when the settings want it; a target that fails is one line on stderr and is
+    counted in status.json, never a change of the exit status."""
+    if not settings.wants(results, cause):
+        return
+    from opslib.reports.notify import known_secrets, record_deliveries, run_name, send
+
+    deliveries = send(
+        settings, results, run=run_name(command), cause=cause, index=index, stopped=stopped,
+        secrets=known_secrets(profile),
+    )  # fmt: skip
+    record_deliveries(results, deliveries)
+    for delivery in deliveries:
+        if not delivery.delivered:
+            _say(command, f"notification not delivered to {delivery.target}: {delivery.error}")
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -129,9 +175,17 @@ def _executor(args: argparse.Namespace) -> Any:
 def _run_all(args: argparse.Namespace) -> int:
     from opslib.reports.runall import ConfigFileError, run_all
 
+    command = "report run-all"
+    try:
+        settings = _notify_settings(args)
+    except NotifyConfigError as exc:
+        _say(command, f"{exc}; nothing was run")
+        return EXIT_REFUSED
     config = Path(args.config) if args.config else default_config()
     if config is None or not config.is_file():
-        _say("report run-all", f"no run-all file ({args.config or CONFIG_NAME})")
+        missing = f"no run-all file ({args.config or CONFIG_NAME})"
+        _say(command, missing)
+        _tell(settings, command, [], Cause.USAGE, stopped=missing, profile=args.profile)
         return EXIT_REFUSED
     try:
         batch = run_all(
@@ -145,14 +199,16 @@ def _run_all(args: argparse.Namespace) -> int:
             sections=args.verbose,
         )
     except (ConfigFileError, PlatformNotConfigured, ValueError) as exc:
-        _say("report run-all", f"{exc}; nothing was run")
-        return EXIT_REFUSED
+        return _refused(command, exc, Cause.USAGE, settings, args)
     except RunLocked as exc:
-        _say("report run-all", f"{exc}; nothing was run")
-        return int(Cause.LOCKED)
+        return _refused(command, exc, Cause.LOCKED, settings, args)
     if batch.stopped:
-        _say("report run-all", f"stopped: {batch.stopped}")
+        _say(command, f"stopped: {batch.stopped}")
     _print_batch(batch)
+    _tell(
+        settings, command, batch.results, batch.cause, index=str(batch.index),
+        stopped=batch.stopped, profile=args.profile,
+    )  # fmt: skip
     return int(batch.cause)
 
 
@@ -178,9 +234,7 @@ def _prune(args: argparse.Namespace) -> int:
         _say("report prune", f"no reports directory {out}")
         return EXIT_REFUSED
     try:
-        removed = prune(
-            out, keep=args.keep, older_than_days=args.older_than, dry_run=args.dry_run
-        )
+        removed = prune(out, keep=args.keep, older_than_days=args.older_than, dry_run=args.dry_run)
     except ValueError as exc:
         _say("report prune", str(exc))
         return EXIT_REFUSED

@@ -32,7 +32,6 @@ from typing import Any
 from opslib.reports._discovery import find_notebook
 from opslib.reports._outcome import Verdict, judge
 from opslib.reports._process import start_worker, wait_or_stop
-from opslib.reports.causes import cause_of
 from opslib.reports._rundir import (
     RunFiles,
     exported_files,
@@ -40,6 +39,7 @@ from opslib.reports._rundir import (
     take_worker_result,
     write_job,
 )
+from opslib.reports.causes import cause_of
 from opslib.reports.checks import CheckedParameters, check_parameters, check_role
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.locks import RunLock

@@ -160,4 +160,3 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-

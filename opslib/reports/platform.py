@@ -93,8 +93,8 @@ class Platform:
 
     @property
     def host(self) -> str:
-        """The base URL's host (and port)."""
-        return urlsplit(self.base_url).netloc or self.base_url
+        """The base URL's host (and port), without any user or password in it."""
+        return urlsplit(self.base_url).netloc.rpartition("@")[2] or self.base_url
 
     @property
     def name(self) -> str:

@@ -47,7 +47,8 @@ class RunResult:
     names the platform and the account (:class:`~opslib.reports.platform.Platform`).
     ``cause`` is why it ended so, the exit status of ``opslib report run``
     (:class:`~opslib.reports.causes.Cause`: 0 ok, 1 report, 3 platform, 4 runtime,
-    5 locked).
+    5 locked). ``notify`` counts the notification's deliveries (:mod:`opslib.reports.notify`):
+    ``targets``, ``delivered`` and each ``undelivered`` target (secrets masked) with its error.
     """
 
     report: str
@@ -68,6 +69,7 @@ class RunResult:
     reason: str = ""
     platform: dict[str, Any] = field(default_factory=dict)
     cause: int = 0
+    notify: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -65,10 +66,8 @@ def test_two_runs_of_one_report_the_second_exits_5_naming_the_holder(
         tree = descendants(first.pid)
         first.send_signal(signal.SIGKILL)  # dies holding the lock, as a crashed run would
         for pid in tree:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         first.communicate()
     third = opslib_cli("report", "run", "quick", "--out", str(out), env_extra=env)
     assert third.returncode == 0, third.stderr
