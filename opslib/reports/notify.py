@@ -331,7 +331,8 @@ def send(
         if result:
             deliveries.append(Delivery(target, True))
             continue
-        said = [e.message for e in result.logs() if e.level in ("WARNING", "ERROR", "CRITICAL")]
+        logs = result.logs() if hasattr(result, "logs") else []
+        said = [e.message for e in logs if e.level in ("WARNING", "ERROR", "CRITICAL")]
         error = said[-1] if said else "the target did not accept the message"
         deliveries.append(Delivery(target, False, _scrub(error, secrets)))
     return deliveries

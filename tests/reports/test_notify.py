@@ -18,6 +18,7 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from opslib.reports.notify import NotifySettings
+from opslib.reports.platform import Platform
 
 from .conftest import KERNEL
 from .test_platform import _free_port, write_config
@@ -245,3 +246,7 @@ def test_a_profile_notify_table_overrides_the_global_one(
     # The client reads a profile that holds a notify table.
     assert resolve_settings(profile="prod").base_url == "https://ops.example.com"
     assert {"client-secret-1", "password-123"} <= known_secrets("prod")
+    # A base URL's own credentials never reach a message through the platform's name.
+    assert Platform(base_url="https://u:pw-1234@ops.example.com:8443").host == (
+        "ops.example.com:8443"
+    )
