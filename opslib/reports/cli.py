@@ -147,15 +147,18 @@ def _tell(
     index: str = "",
     stopped: str = "",
     profile: str | None = None,
+    config: Path | None = None,
 ) -> None:
     """Notify when the settings want it; a target that fails is one line on stderr and is
-    counted in status.json, never a change of the exit status."""
+    counted in status.json, never a change of the exit status. ``config``: the run-all
+    file, named in the message."""
     if not settings.wants(results, cause):
         return
     from opslib.reports.notify import known_secrets, record_deliveries, run_name, send
 
     deliveries = send(
-        settings, results, run=run_name(command), cause=cause, index=index, stopped=stopped,
+        settings, results, run=run_name(f"{command} {config}" if config else command),
+        cause=cause, index=index, stopped=stopped,
         secrets=known_secrets(profile),
     )  # fmt: skip
     record_deliveries(results, deliveries)
@@ -207,7 +210,7 @@ def _run_all(args: argparse.Namespace) -> int:
     _print_batch(batch)
     _tell(
         settings, command, batch.results, batch.cause, index=str(batch.index),
-        stopped=batch.stopped, profile=args.profile,
+        stopped=batch.stopped, profile=args.profile, config=config.resolve(),
     )  # fmt: skip
     return int(batch.cause)
 
