@@ -457,6 +457,9 @@ def comparison_chart(
 ) -> go.Figure:
     """Grouped bars of the event counts of two periods (``analysis.compare_periods``).
 
+    The count axis is logarithmic: event types differ by orders of magnitude (property
+    reports against alarms), and on a linear axis the small ones would not show.
+
     Examples
     --------
     >>> fig = plots.comparison_chart(analysis.compare_periods(events, earlier))  # doctest: +SKIP
@@ -472,4 +475,6 @@ def comparison_chart(
             go.Bar(x=labels, y=_values(rows["current"]), name="current", marker_color="#1f77b4"),
         ]
     )
-    return _layout(fig, title, barmode="group", yaxis_title="events")
+    return _layout(
+        fig, title, barmode="group", yaxis={"title": "events (log scale)", "type": "log"}
+    )

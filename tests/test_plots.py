@@ -94,6 +94,7 @@ def test_comparison_chart() -> None:
     fig = plots.comparison_chart(analysis.compare_periods(current, previous))
     assert [t.name for t in fig.data] == ["previous", "current"]
     assert "alarm" in fig.data[1].x
+    assert fig.layout.yaxis.type == "log"  # alarms stay visible beside property reports
 
 
 def test_products_chart_stacks_statuses_per_category() -> None:
