@@ -165,7 +165,9 @@ def _bar_height(rows: int) -> int:
 
 
 def _empty(title: str, message: str = "No data for this selection") -> go.Figure:
-    fig = go.Figure()
+    """A figure that says why it is empty (``layout.meta`` marks it for the panels, which
+    add the selection)."""
+    fig = go.Figure(layout={"meta": {"opslib": "empty"}})
     fig.add_annotation(text=message, showarrow=False, font={"size": 16}, x=0.5, y=0.5)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
@@ -374,7 +376,7 @@ def downtime_chart(
     >>> fig = plots.downtime_chart(analysis.downtime(events, window=window))  # doctest: +SKIP
     """
     if down.empty:
-        return _empty(title, "No outages in this selection")
+        return _empty(title, "No outages: no device went offline in this selection")
     shown = down.head(top).iloc[::-1]
     fig = go.Figure(
         go.Bar(

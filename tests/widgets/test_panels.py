@@ -67,13 +67,35 @@ def test_event_panel_types_device_and_date_range() -> None:
     panel.event_types.value = ()
     panel.device.value = "d2"
     assert set(panel.filtered["device_id"]) == {"d2"}
-    assert panel.figures["alarms"].layout.annotations[0].text == "No alarms in this selection"
+    note = panel.figures["alarms"].layout.annotations[0].text
+    assert note == (
+        "No alarms in this selection<br>Selection: 2024-05-06 to 2024-05-12; all types; device d2"
+    )
 
     days = [value for _, value in panel.date_range.options]
     assert days[0] == T0
-    assert days[-1] == T0 + pd.Timedelta(days=7)
-    panel.date_range.value = (T0 + pd.Timedelta(days=1), T0 + pd.Timedelta(days=2))
+    assert days[-1] == T0 + pd.Timedelta(days=6)  # the last day with events, included
+    assert panel.date_range.options[-1][0] == "May 12"  # short enough to show whole
+    panel.date_range.value = (T0 + pd.Timedelta(days=1), T0 + pd.Timedelta(days=1))
     assert panel.filtered["gmt_create"].min() >= T0 + pd.Timedelta(days=1)
     assert panel.filtered["gmt_create"].max() < T0 + pd.Timedelta(days=2)
     assert len(panel.filtered) == 5  # 3 reports, offline, online
-    assert "2024-05-07 to 2024-05-08" in panel.describe()
+    assert panel.describe().startswith("2024-05-07; all types")
+
+
+def test_event_panel_device_picker_finds_a_quiet_device_by_name() -> None:
+    events = make_events()
+    devices = make_devices()
+    quiet = sorted(set(devices["device_id"]) - set(events["device_id"]))[0]
+    panel = widgets.EventPanel(events, devices=devices)
+    labels = list(panel.device.options)
+    assert len(labels) == len(set(devices["device_id"]) | set(events["device_id"]))
+    (label,) = [o for o in labels if o.startswith(f"{quiet} ")]
+    assert f"nick {quiet}" in label
+    panel.device.value = label
+    assert panel.device_id() == quiet
+    assert panel.filtered.empty
+    assert f"device {quiet}" in panel.describe()
+    panel.device.value = "no such device"
+    assert panel.device_id() == ""
+    assert len(panel.filtered) == len(events)
