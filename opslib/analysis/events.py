@@ -108,7 +108,9 @@ def _check_freq(freq: str) -> str:
     return freq
 
 
-def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
+def event_volume(
+    events: pd.DataFrame, freq: str = "1h", *, window: Window | None = None
+) -> pd.DataFrame:
     """Events per time bucket and event type (long form, ready for a line or bar chart).
 
     Parameters
@@ -117,11 +119,15 @@ def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
         An event frame.
     freq
         Bucket length as a pandas frequency: ``"15min"``, ``"1h"``, ``"1D"``...
+    window
+        The period asked for: the buckets then cover all of it (zeros where no event),
+        and a bucket that reaches outside it is marked ``partial``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``time`` (bucket start, UTC), ``event_type_name`` and ``events`` (Int64);
+        Columns ``time`` (bucket start, UTC), ``event_type_name``, ``events`` (Int64) and
+        ``partial`` (the bucket is only partly inside ``window``; False without one);
         every type present in the frame has a row for every bucket (zeros included).
 
     Examples
@@ -130,18 +136,31 @@ def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
     """
     require_columns(events, ["gmt_create", "event_type"], "event_volume")
     _check_freq(freq)
-    columns = {"time": "datetime64[ns, UTC]", "event_type_name": "string", "events": "Int64"}
+    columns = {
+        "time": "datetime64[ns, UTC]",
+        "event_type_name": "string",
+        "events": "Int64",
+        "partial": "bool",
+    }
     if events.empty:
         return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
     labels = events["event_type"].map(_TYPE_LABELS).astype("string").fillna(NONE_LABEL)
     buckets = events["gmt_create"].dt.floor(freq)
     table = pd.crosstab(buckets.rename("time"), labels.rename("event_type_name"))
-    full = pd.date_range(table.index.min(), table.index.max(), freq=freq, tz="UTC", name="time")
+    first, last = table.index.min(), table.index.max()
+    if window is not None:
+        first = min(first, window[0].floor(freq))
+        last = max(last, (window[1] - pd.Timedelta(1, "ns")).floor(freq))
+    full = pd.date_range(first, last, freq=freq, tz="UTC", name="time")
     table = table.reindex(full, fill_value=0)
     order = [label for label in _TYPE_LABELS.values() if label in table.columns]
     order += [c for c in table.columns if c not in order]
     stacked: pd.Series = table[order].stack()  # type: ignore[assignment]
     out = stacked.rename("events").reset_index()
+    out["partial"] = False
+    if window is not None:
+        step = to_offset(freq)
+        out["partial"] = (out["time"] < window[0]) | (out["time"] + step > window[1])
     return out.astype(columns)
 
 

@@ -15,13 +15,27 @@ from .frames import T0, WEEK, make_events
 
 def test_event_volume_is_long_and_complete() -> None:
     volume = analysis.event_volume(make_events(), "1D")
-    assert list(volume.columns) == ["time", "event_type_name", "events"]
+    assert list(volume.columns) == ["time", "event_type_name", "events", "partial"]
+    assert not volume["partial"].any()
     assert str(volume["events"].dtype) == "Int64"
     # 7 days x 5 types present (online, offline, property report, alarm, firmware upgrade)
     assert len(volume) == 35
     reports = volume[volume["event_type_name"] == "property report"]
     assert set(reports["events"]) == {6}
     assert int(volume["events"].sum()) == len(make_events())
+
+
+def test_event_volume_covers_the_window_and_marks_partial_buckets() -> None:
+    events = make_events()
+    window = (T0 - pd.Timedelta(hours=36), T0 + pd.Timedelta(days=7, hours=12))
+    volume = analysis.event_volume(events, "1D", window=window)
+    times = volume["time"].drop_duplicates()
+    # little data: the buckets still cover the whole requested window
+    assert times.min() == T0 - pd.Timedelta(days=2)
+    assert times.max() == T0 + pd.Timedelta(days=7)
+    partial = volume.groupby("time")["partial"].first()
+    assert partial.to_dict() == {t: t in (times.min(), times.max()) for t in times}
+    assert int(volume["events"].sum()) == len(events)
 
 
 def test_event_volume_refuses_a_bad_frequency() -> None:
