@@ -37,6 +37,7 @@ from opslib.reports._rundir import (
     write_job,
 )
 from opslib.reports.checks import CheckedParameters, check_parameters, check_role
+from opslib.reports._describe import describe_parameters, report_title, utc_text
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
@@ -127,10 +128,10 @@ def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
         facts["reason"] = result.reason
     facts["platform"] = platform.name
     facts["account"] = platform.account
-    facts["started"] = result.started_at
+    started = utc_text(result.started_at) if result.started_at else ""
+    facts["started"] = started
     facts["duration"] = f"{result.duration_s:.1f} s"
-    shown = {k: v for k, v in result.parameters.items() if k != "output_dir"}
-    facts.update({f"parameter {k}": v for k, v in shown.items()})
+    facts["parameters"] = describe_parameters(result.parameters, started=started)
     return facts
 
 
@@ -161,7 +162,7 @@ def finish_run(
         html = export_html(
             files.notebook,
             files.html,
-            title=result.report,
+            title=report_title(files.notebook, result.report),
             facts=_facts(result, platform),
             banner=DEMO_BANNER if platform.demo else "",
             problem=problem,

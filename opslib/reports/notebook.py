@@ -25,6 +25,8 @@ __all__ = [
     "load_events",
     "markdown",
     "parquet_ready",
+    "period_text",
+    "selection_text",
     "require_rows",
     "settings_for",
     "setup",
@@ -174,6 +176,45 @@ def load_events(
     if len(types) > 1:
         events = analysis.filter_events(events, event_types=types)
     return events
+
+
+def selection_text(
+    *, device_id: str = "", user_id: str = "", event_types: Sequence[str] = ()
+) -> str:
+    """What the parameters select, in words: ``all event types, whole fleet``.
+
+    Examples
+    --------
+    >>> selection_text(event_types=["alarm"], device_id="d1")
+    'event types alarm, device d1'
+    """
+    types = "event types " + ", ".join(event_types) if event_types else "all event types"
+    who = [f"device {device_id}"] if device_id else []
+    who += [f"user {user_id}"] if user_id else []
+    return ", ".join([types, *who] if who else [types, "whole fleet"])
+
+
+def period_text(
+    window: analysis.Window,
+    events: pd.DataFrame,
+    earlier: pd.DataFrame,
+    *,
+    device_id: str = "",
+    user_id: str = "",
+    event_types: Sequence[str] = (),
+) -> str:
+    """The period's first line: how many events, when, of what (escaped Markdown).
+
+    Examples
+    --------
+    >>> nb.markdown(nb.period_text(window, events, earlier))  # doctest: +SKIP
+    """
+    fmt = "%Y-%m-%d %H:%M"
+    selection = selection_text(device_id=device_id, user_id=user_id, event_types=event_types)
+    return (
+        f"**{len(events):,} events** from {window[0]:{fmt}} to {window[1]:{fmt}} UTC, "
+        f"{markdown_text(selection)} ({len(earlier):,} in the previous period of equal length)."
+    )
 
 
 def parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:

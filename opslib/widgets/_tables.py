@@ -71,10 +71,22 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
                 lambda v: "" if pd.isna(v) else f"{v / pd.Timedelta(hours=1):.1f} h"
             )
         elif pd.api.types.is_float_dtype(values.dtype):
-            out[name] = values.map(lambda v: "" if pd.isna(v) else f"{float(v):,.3g}")
+            out[name] = values.map(lambda v: "" if pd.isna(v) else _number(float(v)))
+        elif pd.api.types.is_integer_dtype(values.dtype) and not key.endswith("_id"):
+            out[name] = values.map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
         else:
             out[name] = values.astype("object").map(lambda v: "" if _missing(v) else str(v))
     return out
+
+
+def _number(value: float) -> str:
+    """A measurement to read, not to parse: ``1,330``, ``12.5``, ``0.0421``."""
+    size = abs(value)
+    if size >= 100:
+        return f"{value:,.0f}"
+    if size >= 1 or value == 0:
+        return f"{value:,.1f}"
+    return f"{value:.3g}"
 
 
 def _missing(value: object) -> bool:

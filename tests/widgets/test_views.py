@@ -98,7 +98,10 @@ def test_readable_times_months_and_percentages() -> None:
             "cohort": pd.to_datetime(["2025-11-01"], utc=True),
             "gmt_create": pd.to_datetime(["2026-11-24 06:00"], utc=True),
             "share": [0.041],
+            "events": pd.array([39898], dtype="Int64"),
+            "events_per_day": [1329.93],
+            "mean": [0.04213],
         }
     )
     shown = widgets.readable(frame).iloc[0].tolist()
-    assert shown == ["Nov 2025", "2026-11-24 06:00 UTC", "4.1%"]
+    assert shown == ["Nov 2025", "2026-11-24 06:00 UTC", "4.1%", "39,898", "1,330", "0.0421"]
