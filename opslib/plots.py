@@ -273,7 +273,11 @@ def products_chart(products: pd.DataFrame, *, title: str = "Products by category
         fig.add_trace(
             go.Bar(x=_labels(list(table.index)), y=table[label].tolist(), name=label_text(label))
         )
-    return _layout(fig, title, barmode="stack", yaxis_title="products")
+    # whole products: a tick a product on a small axis, never 0.5
+    dtick = 1 if int(table.sum(axis=1).max()) <= 10 else None
+    return _layout(
+        fig, title, barmode="stack", yaxis={"title": "products", "dtick": dtick, "tickformat": "d"}
+    )
 
 
 # --- events ------------------------------------------------------------------------------
@@ -288,8 +292,8 @@ def event_volume_chart(
     """One line per event type over time (``analysis.event_volume``).
 
     The x axis covers ``window`` (the requested period) however little data there is.
-    Buckets marked ``partial`` (partly outside the window) are drawn as open markers
-    joined by a dotted line, so a short first or last bucket does not read as a dip.
+    Buckets marked ``partial`` (partly outside the window) carry an open circle, named
+    in the axis title, so a short first or last bucket does not read as a real dip.
 
     Examples
     --------
@@ -305,37 +309,29 @@ def event_volume_chart(
     if volume.empty:
         fig = _empty(title)
         return fig.update_xaxes(visible=True, showticklabels=True, **xaxis)
-    partial = volume["partial"] if "partial" in volume.columns else None
+    partial = (
+        volume["partial"].astype(bool)
+        if "partial" in volume.columns
+        else pd.Series(False, index=volume.index)
+    )
     fig = go.Figure()
     for label, part in volume.groupby("event_type_name", sort=False):
-        colour = EVENT_COLOURS.get(str(label))
-        whole = part if partial is None else part[~partial.loc[part.index].astype(bool)]
+        cut = partial.loc[part.index].tolist()
         fig.add_trace(
             go.Scatter(
-                x=_values(whole["time"]),
-                y=_values(whole["events"]),
+                x=_values(part["time"]),
+                y=_values(part["events"]),
                 name=label_text(label),
-                legendgroup=str(label),
-                mode="lines",
-                line={"color": colour},
+                mode="lines+markers" if any(cut) else "lines",
+                line={"color": EVENT_COLOURS.get(str(label))},
+                # an open circle on a bucket partly outside the period, nothing elsewhere
+                marker={"symbol": "circle-open", "size": [9 if c else 0 for c in cut]},
+                customdata=["partial bucket" if c else "" for c in cut],
+                hovertemplate="%{y} events %{customdata}",
             )
         )
-        if partial is not None and bool(partial.loc[part.index].any()):
-            cut = part[partial.loc[part.index].astype(bool)]
-            fig.add_trace(
-                go.Scatter(
-                    x=_values(cut["time"]),
-                    y=_values(cut["events"]),
-                    name=f"{label_text(label)} (partial bucket)",
-                    legendgroup=str(label),
-                    showlegend=False,
-                    mode="markers",
-                    marker={"color": colour, "symbol": "circle-open", "size": 8},
-                    hovertemplate="%{y} events in a partial bucket<extra></extra>",
-                )
-            )
-    if partial is not None and bool(partial.any()):
-        title += " (open circles: buckets partly outside the period)"
+    if bool(partial.any()):
+        xaxis["title"] = "time (UTC); open circles: buckets partly outside the period"
     return _layout(fig, title, xaxis=xaxis, yaxis_title="events", hovermode="x")
 
 

@@ -153,12 +153,14 @@ def test_volume_chart_spans_the_window_and_marks_partial_buckets() -> None:
         analysis.event_volume(make_events(), "1D", window=window), window=window
     )
     assert list(fig.layout.xaxis.range) == ["2024-05-04 12:00:00", "2024-05-13 12:00:00"]
-    lines = [t for t in fig.data if t.mode == "lines"]
-    marks = [t for t in fig.data if t.mode == "markers"]
-    assert lines
-    assert marks
-    assert all("2024-05-04 00:00:00" not in t.x for t in lines)  # the partial bucket is apart
-    assert "partly outside the period" in fig.layout.title.text
+    assert len(fig.data) == 5  # one trace a type: filters see only the types
+    first = fig.data[0]
+    assert first.x[0] == "2024-05-04 00:00:00"
+    assert first.marker.size[0] == 9  # the partial first bucket is marked
+    assert first.marker.size[1] == 0
+    assert first.marker.size[-1] == 9
+    assert "partly outside the period" in fig.layout.xaxis.title.text
+    assert fig.layout.title.text == "Events over time"
 
 
 def test_legends_sit_right_of_the_plot_never_on_an_axis_title() -> None:
