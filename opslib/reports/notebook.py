@@ -25,6 +25,9 @@ __all__ = [
     "load_events",
     "markdown",
     "parquet_ready",
+    "person",
+    "platform",
+    "section",
     "period_text",
     "selection_text",
     "require_rows",
@@ -73,11 +76,35 @@ def connect() -> Any:
     import opslib
     from opslib.reports.platform import describe, uses_demo
 
+    global _PLATFORM
     demo = uses_demo()
     client = opslib.connect()
     platform = describe(client, demo=demo)
+    _PLATFORM = platform
     _show_html(platform_html(platform))
     return client
+
+
+_PLATFORM: Any = None
+
+
+def platform() -> Any:
+    """The platform and account of the last :func:`connect` (``Platform``), or None."""
+    return _PLATFORM
+
+
+def person() -> str:
+    """Who is connected, as an audit log names them: nick name and masked phone."""
+    if _PLATFORM is None:
+        return ""
+    who = _PLATFORM.nick_name or _PLATFORM.user_id
+    return f"{who} ({_PLATFORM.phone})" if _PLATFORM.phone else str(who)
+
+
+def section(heading: str, text: str = "") -> None:
+    """A section heading (and a paragraph) shown only where this is called: a section
+    that exists in one mode only leaves no empty heading in the other."""
+    markdown(f"## {heading}" + (f"\n\n{text}" if text else ""))
 
 
 def platform_html(platform: Any) -> str:
@@ -265,16 +292,30 @@ def export_frame(
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)
 
 
-def settings_for(client: Any, user_id: str) -> pd.DataFrame | None:
-    """The user's notification settings as a field/value table, when the platform shows them.
+def settings_for(client: Any, user: pd.DataFrame) -> Any:
+    """The user's notification settings as a section, or one sentence saying precisely
+    why the interface does not show them.
 
-    ``/user/query_sys_setting`` answers only for the caller: another user's settings are
-    not available to anyone, ops included; a note says so and None is returned.
+    ``/user/query_sys_setting`` answers for the caller only (it has no user parameter):
+    another user's settings are not available to anyone, ops and admin included. The
+    profile, devices and events are.
+
+    Examples
+    --------
+    >>> nb.settings_for(client, client.users.get("u-1"))  # doctest: +SKIP
     """
-    if user_id != client.user_id:
-        markdown(
-            "The platform shows notification settings only to the user themselves "
-            "(`/user/query_sys_setting` has no user parameter): not available here."
-        )
-        return None
-    return analysis.settings_table(client.users.settings())
+    row = user.iloc[0]
+    uid = str(row["user_id"])
+    if uid == str(client.user_id):
+        section("Notification settings")
+        return analysis.settings_table(client.users.settings())
+    nick = str(row.get("nick_name") or "") if not pd.isna(row.get("nick_name")) else ""
+    who = f"{nick} ({uid})" if nick else uid
+    markdown(
+        f"Notification settings of {markdown_text(who)} are not shown: the interface gives "
+        "them only to the user themselves (`/user/query_sys_setting` reads the settings of "
+        "the connected account and takes no user), so no account, ops or admin, can read "
+        "another user's. The profile above and the devices and events below are what it "
+        "allows."
+    )
+    return None
