@@ -99,10 +99,12 @@ def table_html(
     *,
     empty: str = "No rows.",
     full: Iterable[str] = (),
+    whole: str = "",
 ) -> str:
     """The first ``max_rows`` rows as an HTML table (no index, ids on one line), then a
     sentence: "N of M rows shown" with links to the ``full`` files when it is cut, or
-    ``empty`` in place of a table with no rows.
+    ``empty`` in place of a table with no rows. Without files, ``whole`` says where the
+    whole table is (e.g. a variable of the notebook).
 
     Examples
     --------
@@ -126,6 +128,8 @@ def table_html(
     if len(frame) > max_rows:
         links = ", ".join(f'<a href="{html.escape(name)}">{html.escape(name)}</a>' for name in full)
         where = f" The whole table: {links}." if links else ""
+        if not links and whole:
+            where = f" The whole table: <code>{html.escape(whole)}</code>."
         body += f"<p><em>{max_rows} of {len(frame):,} rows shown.{where}</em></p>"
     return body
 

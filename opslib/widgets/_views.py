@@ -137,7 +137,13 @@ class View:
         selection = self._selection()
         if selection:
             empty = f"{empty.rstrip('.')} for this selection ({selection})."
-        return table_html(self.frame, self.max_rows, empty=empty, full=self.full_files)
+        return table_html(
+            self.frame,
+            self.max_rows,
+            empty=empty,
+            full=self.full_files,
+            whole=f"panel.tables[{self.name!r}]",
+        )
 
     def _refresh_output(self) -> None:
         if not self.interactive:
@@ -315,7 +321,9 @@ class Panel:
         self.refresh()
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        text = f"{self.title}: {self.describe()} ({len(self.filtered)} of {len(self.source)} rows)"
+        text = (
+            f"{self.title}: {self.describe()} ({len(self.filtered):,} of {len(self.source):,} rows)"
+        )
         note = f"<p><strong>{html.escape(text)}</strong></p>"
         if self.controls is None:
             return {"text/html": note, "text/plain": text}

@@ -29,6 +29,7 @@ def test_static_panel_has_no_widgets_and_renders_html() -> None:
     html = table._repr_mimebundle_()["text/html"]
     assert "<table" in html
     assert "2 of 5 rows shown" in html
+    assert "The whole table: <code>panel.tables[" in html  # no output_dir: where it is
 
 
 def test_interactive_view_bundle_has_widget_and_static_html() -> None:
