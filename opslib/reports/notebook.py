@@ -308,7 +308,9 @@ def settings_for(client: Any, user: pd.DataFrame) -> Any:
     uid = str(row["user_id"])
     if uid == str(client.user_id):
         section("Notification settings")
-        return analysis.settings_table(client.users.settings())
+        from opslib.widgets import Table
+
+        return Table(analysis.settings_table(client.users.settings()))
     nick = str(row.get("nick_name") or "") if not pd.isna(row.get("nick_name")) else ""
     who = f"{nick} ({uid})" if nick else uid
     markdown(

@@ -184,7 +184,7 @@ def test_run_all_cells_then_a_filter_redraws_the_figure(
     )
     assert len(options) == fleet_size
     assert quiet_label in options
-    picker = page.locator(".widget-combobox input").first
+    picker = page.locator(".jp-OutputArea-output input[list]").first
     picker.fill(quiet_label)
     picker.press("Enter")
     page.wait_for_function(
