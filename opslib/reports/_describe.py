@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["describe_parameters", "report_title", "utc_text"]
+__all__ = ["describe_parameters", "notebook_defaults", "report_title", "utc_text"]
 
 _HIDDEN = frozenset({"interactive", "output_dir"})
 _UNITS = {"d": "day", "h": "hour", "min": "minute", "m": "minute", "w": "week", "s": "second"}
@@ -129,6 +129,38 @@ def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> 
         return "Default parameters."
     text = ", ".join(parts)
     return text[0].upper() + text[1:] + "."
+
+
+def notebook_defaults(notebook: str | Path) -> dict[str, Any]:
+    """The literal defaults of the notebook's ``parameters`` cell (``{}`` when unreadable).
+
+    Examples
+    --------
+    >>> notebook_defaults("notebooks/event_analysis.ipynb")["start"]  # doctest: +SKIP
+    '-7d'
+    """
+    import ast
+
+    try:
+        cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    for cell in cells:
+        if "parameters" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        out: dict[str, Any] = {}
+        try:
+            tree = ast.parse("".join(cell.get("source", [])))
+        except SyntaxError:
+            return {}
+        for node in tree.body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                try:
+                    out[node.target.id] = ast.literal_eval(node.value) if node.value else None
+                except ValueError:
+                    continue
+        return out
+    return {}
 
 
 def report_title(notebook: str | Path, default: str) -> str:

@@ -37,7 +37,12 @@ from opslib.reports._rundir import (
     write_job,
 )
 from opslib.reports.checks import CheckedParameters, check_parameters, check_role
-from opslib.reports._describe import describe_parameters, report_title, utc_text
+from opslib.reports._describe import (
+    describe_parameters,
+    notebook_defaults,
+    report_title,
+    utc_text,
+)
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
@@ -131,7 +136,8 @@ def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
     started = utc_text(result.started_at) if result.started_at else ""
     facts["started"] = started
     facts["duration"] = f"{result.duration_s:.1f} s"
-    facts["parameters"] = describe_parameters(result.parameters, started=started)
+    given = {**notebook_defaults(result.notebook), **result.parameters}
+    facts["parameters"] = describe_parameters(given, started=started)
     return facts
 
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opslib.reports._describe import describe_parameters, report_title, utc_text
+from opslib.reports._describe import (
+    describe_parameters,
+    notebook_defaults,
+    report_title,
+    utc_text,
+)
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 
@@ -44,3 +49,12 @@ def test_other_reports_parameters() -> None:
 def test_titles_come_from_the_notebooks_heading() -> None:
     assert report_title(NOTEBOOKS / "event_analysis.ipynb", "event_analysis") == "Event analysis"
     assert report_title(NOTEBOOKS / "nope.ipynb", "nope") == "nope"
+
+
+def test_the_notebooks_defaults_fill_what_a_run_did_not_give() -> None:
+    defaults = notebook_defaults(NOTEBOOKS / "event_analysis.ipynb")
+    assert defaults["start"] == "-7d"
+    assert defaults["event_types"] == []
+    text = describe_parameters({**defaults, "freq": "6h"}, started="2026-11-24 06:00 UTC")
+    assert text == "Last 7 days to 2026-11-24 06:00 UTC, all event types, 6h buckets, whole fleet."
+    assert notebook_defaults(NOTEBOOKS / "nope.ipynb") == {}
