@@ -24,6 +24,7 @@ from opslib.analysis.events import (
     outages,
     property_columns,
     property_stats,
+    value_by_command,
 )
 from opslib.analysis.fleet import (
     bind_cohorts,
@@ -87,4 +88,5 @@ __all__ = [
     "settings_table",
     "silent_devices",
     "validate_product_file",
+    "value_by_command",
 ]

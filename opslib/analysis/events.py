@@ -31,6 +31,7 @@ __all__ = [
     "outages",
     "property_columns",
     "property_stats",
+    "value_by_command",
 ]
 
 PROPERTY_PREFIX = "properties."
@@ -515,3 +516,29 @@ def property_stats(events: pd.DataFrame) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
     return pd.DataFrame(rows).astype(columns)
+
+
+def value_by_command(events: pd.DataFrame) -> pd.DataFrame:
+    """``events`` with the generic ``properties.value`` split by the command it belongs to.
+
+    A command event reports ``{"command": "set_brightness", "value": 80}``: one ``value``
+    key for unrelated quantities (a brightness, a temperature...). Each command's values
+    become a column of their own, ``properties.value (set_brightness)``, so statistics
+    never mix them; frames without both keys are returned as they are.
+
+    Examples
+    --------
+    >>> analysis.property_stats(analysis.value_by_command(events))  # doctest: +SKIP
+    """
+    value, command = f"{PROPERTY_PREFIX}value", f"{PROPERTY_PREFIX}command"
+    if value not in events.columns or command not in events.columns:
+        return events
+    names = events[command].astype("string")
+    out = events.drop(columns=[value])
+    extra = {}
+    for name in sorted(names.dropna().unique()):
+        extra[f"{value} ({name})"] = events[value].where(names == name)
+    orphan = events[value].where(names.isna())
+    if orphan.notna().any():
+        extra[value] = orphan
+    return pd.concat([out, pd.DataFrame(extra, index=events.index)], axis=1)

@@ -255,3 +255,19 @@ def test_noisiest_devices_counts_equal_a_crosstab(seed: int) -> None:
         assert list(got[label]) == list(want[label]), label
     assert list(got["events"]) == list(want.sum(axis=1))
     assert list(got["top_type"]) == list(want.idxmax(axis=1))
+
+
+def test_value_by_command_keeps_unrelated_quantities_apart() -> None:
+    events = make_events().iloc[:6].copy()
+    events["properties.command"] = pd.array(
+        ["set_brightness", "set_brightness", "set_temperature", "set_temperature", None, None],
+        dtype="string",
+    )
+    events["properties.value"] = pd.array([80, 20, 21, 23, 5, None], dtype="Int64")
+    split = analysis.value_by_command(events)
+    stats = analysis.property_stats(split).set_index("property")
+    assert stats.loc["value (set_brightness)", "mean"] == 50
+    assert stats.loc["value (set_temperature)", "mean"] == 22
+    assert stats.loc["value", "reports"] == 1  # a value without a command stays as it is
+    plain = make_events()
+    assert list(analysis.value_by_command(plain).columns) == list(plain.columns)
