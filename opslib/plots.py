@@ -455,6 +455,7 @@ def property_boxes(
     *,
     title: str = "Reported properties",
     max_properties: int = 16,
+    message: str = "No numeric properties: no event in this selection reports one",
 ) -> go.Figure:
     """One box per numeric property, each on its own scale: quartiles, mean, and whiskers
     at the 5th and 95th percentiles.
@@ -470,6 +471,8 @@ def property_boxes(
         ``properties.<key>`` columns (``analysis.property_columns(events)``).
     max_properties
         Show at most this many (four a row); the title names those left out.
+    message
+        What an empty figure says.
 
     Examples
     --------
@@ -477,7 +480,7 @@ def property_boxes(
     """
     shown = list(properties)[:max_properties]
     if not shown or events.empty:
-        return _empty(title, "No numeric properties: no event in this selection reports one")
+        return _empty(title, message)
     left_out = [p.removeprefix("properties.") for p in list(properties)[max_properties:]]
     if left_out:
         omitted = label_text(", ".join(left_out))

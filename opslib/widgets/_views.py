@@ -93,6 +93,7 @@ class View:
         self.context = context
         self.export_dir = export_dir
         self.full_files: list[str] = []
+        self.controls: w.Widget | None = None  # shown above the figure (a chooser of its own)
         self.figure: go.Figure | None = None
         self.frame: pd.DataFrame | None = None
         self.output: w.Output | None = None
@@ -180,6 +181,8 @@ class View:
         """What is shown live: the Output widget (None when static)."""
         if not self.interactive:
             return None
+        if self.controls is not None and self.output is not None:
+            return w.VBox([self.controls, self.output])
         return self.output
 
     def snapshot_html(self) -> str:

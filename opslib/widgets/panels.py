@@ -7,9 +7,9 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
-from opslib import analysis, enums
+from opslib import analysis, enums, plots
 from opslib.analysis._common import NONE_LABEL, fill_label
-from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel
+from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
 
 __all__ = ["EventPanel", "FleetPanel"]
 
@@ -212,6 +212,49 @@ class EventPanel(Panel):
             layout=w.Layout(width="520px"),
         )
         return w.HBox([self.event_types, w.VBox([self.device, self.date_range])])
+
+    def plot_properties(self, *, name: str = "property_boxes", max_properties: int = 16) -> View:
+        """Add the property boxes (``plots.property_boxes``), a command's ``value`` split
+        by command; live, a chooser above the figure picks the properties (the first
+        ``max_properties`` at first) and redraws this figure only.
+
+        Examples
+        --------
+        >>> panel.plot_properties()  # doctest: +SKIP
+        >>> panel.properties.value = ("temperature", "rssi")  # doctest: +SKIP
+        """
+        prefix = analysis.PROPERTY_PREFIX
+        every = analysis.property_columns(analysis.value_by_command(self.source))
+        names = [c.removeprefix(prefix) for c in every]
+        self.properties: w.SelectMultiple | None = None
+        if self.interactive and names:
+            self.properties = w.SelectMultiple(
+                options=names,
+                value=tuple(names[:max_properties]),
+                description="properties",
+                rows=min(8, len(names)),
+            )
+        chooser = self.properties
+
+        def build(events: pd.DataFrame) -> Any:
+            frame = analysis.value_by_command(events)
+            columns = analysis.property_columns(frame)
+            if chooser is None:
+                return plots.property_boxes(frame, columns, max_properties=max_properties)
+            picked = {prefix + n for n in chooser.value}
+            title = f"Reported properties ({len(picked)} of {len(names)} chosen above)"
+            if not picked:
+                return plots.property_boxes(
+                    frame, [], title=title, message="No property chosen: pick some above"
+                )
+            shown = [c for c in columns if c in picked]
+            return plots.property_boxes(frame, shown, title=title, max_properties=len(picked))
+
+        view = self.plot(build, name=name)
+        if chooser is not None:
+            view.controls = chooser
+            chooser.observe(lambda _change: view.update(self.filtered), names="value")
+        return view
 
     def device_id(self) -> str:
         """The device the picker names (``""``: every device, or text that names none)."""

@@ -99,3 +99,26 @@ def test_event_panel_device_picker_finds_a_quiet_device_by_name() -> None:
     panel.device.value = "no such device"
     assert panel.device_id() == ""
     assert len(panel.filtered) == len(events)
+
+
+def test_property_chooser_picks_the_boxes_and_redraws_that_figure_only() -> None:
+    events = make_events()
+    extra = {f"properties.p{i:02d}": list(range(len(events))) for i in range(18)}
+    events = events.assign(**extra)
+    panel = widgets.EventPanel(events)
+    other = panel.plot(lambda e: plots.event_volume_chart(analysis.event_volume(e, "1D")))
+    view = panel.plot_properties()
+    assert panel.properties is not None
+    every = list(panel.properties.options)
+    assert len(every) == len(analysis.property_columns(events)) > 16
+    assert len(panel.properties.value) == 16  # the first 16 at first
+    assert len(view.figure.data) == 16
+    redraws = other.redraws
+    panel.properties.value = (every[-1], every[0])
+    assert len(view.figure.data) == 2
+    assert "2 of" in view.figure.layout.title.text
+    assert other.redraws == redraws  # the other figures are not recomputed
+    panel.properties.value = ()
+    assert "No property chosen" in view.figure.layout.annotations[0].text
+    static = widgets.EventPanel(events, interactive=False)
+    assert "left out" in static.plot_properties().figure.layout.title.text
