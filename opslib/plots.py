@@ -292,8 +292,8 @@ def event_volume_chart(
     """One line per event type over time (``analysis.event_volume``).
 
     The x axis covers ``window`` (the requested period) however little data there is.
-    Buckets marked ``partial`` (partly outside the window) carry an open circle, named
-    in the axis title, so a short first or last bucket does not read as a real dip.
+    Buckets marked ``partial`` (partly outside the window) are left out of the lines, as
+    the axis title says, so a short first or last bucket does not read as a real dip.
 
     Examples
     --------
@@ -317,21 +317,19 @@ def event_volume_chart(
     fig = go.Figure()
     for label, part in volume.groupby("event_type_name", sort=False):
         cut = partial.loc[part.index].tolist()
+        counts = _values(part["events"])
         fig.add_trace(
             go.Scatter(
                 x=_values(part["time"]),
-                y=_values(part["events"]),
+                # a bucket partly outside the period is left out: its count is no rate
+                y=[None if c else n for c, n in zip(cut, counts, strict=True)],
                 name=label_text(label),
-                mode="lines+markers" if any(cut) else "lines",
+                mode="lines",
                 line={"color": EVENT_COLOURS.get(str(label))},
-                # an open circle on a bucket partly outside the period, nothing elsewhere
-                marker={"symbol": "circle-open", "size": [9 if c else 0 for c in cut]},
-                customdata=["partial bucket" if c else "" for c in cut],
-                hovertemplate="%{y} events %{customdata}",
             )
         )
     if bool(partial.any()):
-        xaxis["title"] = "time (UTC); open circles: buckets partly outside the period"
+        xaxis["title"] = "time (UTC); buckets partly outside the period left out"
     return _layout(fig, title, xaxis=xaxis, yaxis_title="events", hovermode="x")
 
 

@@ -156,10 +156,10 @@ def test_volume_chart_spans_the_window_and_marks_partial_buckets() -> None:
     assert len(fig.data) == 5  # one trace a type: filters see only the types
     first = fig.data[0]
     assert first.x[0] == "2024-05-04 00:00:00"
-    assert first.marker.size[0] == 9  # the partial first bucket is marked
-    assert first.marker.size[1] == 0
-    assert first.marker.size[-1] == 9
-    assert "partly outside the period" in fig.layout.xaxis.title.text
+    assert first.y[0] is None  # the partial first bucket is left out, not drawn as a dip
+    assert first.y[1] == 0
+    assert first.y[-1] is None
+    assert "partly outside the period left out" in fig.layout.xaxis.title.text
     assert fig.layout.title.text == "Events over time"
 
 
