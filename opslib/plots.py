@@ -218,7 +218,7 @@ def counts_bar(
         )
     )
     if len(counts) > top:
-        title += f" (top {top} of {len(counts)})"
+        title += f" (top {top} of {len(counts):,})"
     return _layout(
         fig,
         title,
@@ -436,7 +436,7 @@ def downtime_chart(
         )
     )
     if len(down) > top:
-        title += f" (top {top} of {len(down)})"
+        title += f" (top {top} of {len(down):,})"
     return _layout(
         fig,
         title,

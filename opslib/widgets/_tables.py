@@ -49,7 +49,8 @@ def _times(values: pd.Series, name: str) -> pd.Series:
 
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` as display text: times as ``2026-11-24 06:00 UTC`` (months ``Nov 2025``),
-    fractions of :data:`PERCENT_COLUMNS` as ``4.1%``, durations in hours, missing as "".
+    fractions of :data:`PERCENT_COLUMNS` as ``4.1%``, counts as ``39,898``, yes/no,
+    durations in hours, missing as "".
 
     Examples
     --------
@@ -64,6 +65,8 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
             values.dtype
         ):
             out[name] = _times(values, key)
+        elif pd.api.types.is_bool_dtype(values.dtype):
+            out[name] = values.map(lambda v: "" if pd.isna(v) else ("yes" if v else "no"))
         elif key in PERCENT_COLUMNS and pd.api.types.is_numeric_dtype(values.dtype):
             out[name] = values.map(lambda v: "" if pd.isna(v) else f"{float(v):.1%}")
         elif pd.api.types.is_timedelta64_dtype(values.dtype):

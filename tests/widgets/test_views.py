@@ -102,7 +102,10 @@ def test_readable_times_months_and_percentages() -> None:
             "events": pd.array([39898], dtype="Int64"),
             "events_per_day": [1329.93],
             "mean": [0.04213],
+            "ongoing": pd.array([True], dtype="boolean"),
         }
     )
     shown = widgets.readable(frame).iloc[0].tolist()
-    assert shown == ["Nov 2025", "2026-11-24 06:00 UTC", "4.1%", "39,898", "1,330", "0.0421"]
+    assert shown == [
+        "Nov 2025", "2026-11-24 06:00 UTC", "4.1%", "39,898", "1,330", "0.0421", "yes",
+    ]  # fmt: skip
