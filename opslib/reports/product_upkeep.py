@@ -272,7 +272,8 @@ def check_summary(check: ProductFileCheck | None, products_path: str) -> str:
         return f"`{products_path}`: {rows} rows, no problem."
     bad_rows = check.problems["row"].dropna().nunique()
     return (
-        f"`{products_path}`: **{len(check.problems)} problems** in {bad_rows} rows (and the "
+        f"`{products_path}`: **{_count(len(check.problems), 'problem')}** in "
+        f"{_count(bad_rows, 'row')} (and the "
         "header when its row is empty), listed below. The file is refused as a whole: "
         "nothing is applied until every problem is fixed."
     )
@@ -315,8 +316,9 @@ def plan_summary(plan: pd.DataFrame, check: ProductFileCheck | None = None) -> s
     if check is not None and not check.ok:
         bad = check.problems["row"].dropna().nunique()
         text = (
-            f"Preview of the {len(check.desired)} valid rows; the {bad} rows with problems "
-            f"are left out (their products are neither changed nor deleted), and nothing "
+            f"Preview of {_count(len(check.desired), 'valid row')}; "
+            f"{_count(bad, 'row')} with problems "
+            f"left out (their products are neither changed nor deleted), and nothing "
             f"can be applied until the file is clean. {text}"
         )
     return text
@@ -456,6 +458,11 @@ PRODUCT_TABLE_COLUMNS = [
     "popular",
 ]
 """The product columns the report shows (never the secret)."""
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _say(text: str) -> None:

@@ -35,7 +35,7 @@ def test_the_valid_rows_are_planned_even_when_other_rows_have_problems() -> None
     actions = dict(zip(plan["product_id"], plan["action"], strict=True))
     assert actions == {"p-a": "replace", "p-n": "add", "p-c": "delete"}
     summary = product_upkeep.plan_summary(plan, check)
-    assert summary.startswith("Preview of the 2 valid rows; the 1 rows with problems")
+    assert summary.startswith("Preview of 2 valid rows; 1 row with problems left out")
     assert "nothing can be applied until the file is clean" in summary
     assert product_upkeep.plan_table(plan) is not None
     with pytest.raises(product_upkeep.ProductFileRefused):
