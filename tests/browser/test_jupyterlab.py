@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -176,6 +177,11 @@ def test_run_all_cells_then_a_filter_redraws_the_figure(
     page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
     page.screenshot(path=str(tmp_path / "after-filter.png"))
     assert (tmp_path / "after-filter.png").stat().st_size > 10_000
+
+    # the day slider's readout shows both days whole ("Nov 17-Nov 24"), never cut
+    readout = page.locator(".widget-hslider .widget-readout").first
+    assert re.fullmatch(r"[A-Z][a-z]{2} \d{2}\s*[-–]\s*[A-Z][a-z]{2} \d{2}", readout.inner_text())
+    assert readout.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
 
     # the device picker lists every device, the quiet ones too, and finds one by its label
     types.select_option([])
