@@ -16,6 +16,7 @@ import pandas as pd
 
 from opslib import analysis, plots
 from opslib.reports.status import RUNNER_ENV
+from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import markdown_text
 
 __all__ = [
@@ -242,26 +243,6 @@ def period_text(
         f"**{len(events):,} events** from {window[0]:{fmt}} to {window[1]:{fmt}} UTC, "
         f"{markdown_text(selection)} ({len(earlier):,} in the previous period of equal length)."
     )
-
-
-def parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every column Parquet can store: mixed object columns become text.
-
-    Open-ended ``properties.<key>`` columns may hold numbers for one device and text for
-    another; Arrow refuses such a column, so it is written as strings.
-    """
-    import pyarrow as pa
-
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object:
-            try:
-                pa.array(out[column], from_pandas=True)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                out[column] = (
-                    out[column].map(lambda v: None if v is None else str(v)).astype("string")
-                )
-    return out
 
 
 def export_frame(

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import label_text
 from opslib.widgets._tables import table_html
 
@@ -46,8 +47,6 @@ def _figure_html(fig: go.Figure) -> str:
 
 def _export_full(frame: pd.DataFrame, directory: str, stem: str) -> list[str]:
     """Write the whole table as ``<stem>.csv`` and ``<stem>.parquet``; their names."""
-    from opslib.reports.notebook import parquet_ready
-
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     frame.to_csv(target / f"{stem}.csv", index=False)
