@@ -169,6 +169,9 @@ def change_summary(
             f"- {_fmt(float(total['current']))} events. The previous period has no data: "
             "there is nothing to compare with."
         )
+        codes = sorted(set(alarm_codes(current)["code"]))
+        if codes:  # device text: escaped, never read as Markdown or HTML
+            lines.append(f"- Alarm codes in this period: {', '.join(map(markdown_text, codes))}.")
         return "\n".join(lines)
     note = _coverage_note(previous, previous_window)
     if note:

@@ -44,7 +44,9 @@ def test_no_previous_data_says_so_instead_of_a_percentage() -> None:
         current, previous, current_window=WEEK, previous_window=prev_window
     )
     assert "The previous period has no data: there is nothing to compare with." in text
+    assert "- Alarm codes in this period: E101, F201." in text
     assert "%" not in text
+    assert "New alarm codes" not in text
 
 
 def test_no_percentage_on_a_tiny_base() -> None:
