@@ -12,9 +12,17 @@ from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.events import alarm_codes, downtime
 
-__all__ = ["change_summary", "compare_periods"]
+__all__ = ["MIN_PERCENT_BASE", "change_summary", "compare_periods"]
 
 _TYPE_LABELS = enums.labels(enums.EventType)
+
+MIN_PERCENT_BASE = 20.0
+"""A change is given in percent only when the previous value is at least this: on a
+smaller base (3 alarms before, 40 now) a percentage reads as a drama; the two numbers are
+shown instead."""
+# A previous period whose first event comes this share of its length after its start is
+# said to be only partly covered (the data start inside it).
+_COVERAGE_GAP = 0.25
 
 
 def _measures(events: pd.DataFrame, window: Window | None) -> dict[str, float]:
@@ -50,7 +58,8 @@ def compare_periods(
     -------
     pandas.DataFrame
         Columns ``measure``, ``current``, ``previous``, ``change`` and ``change_pct``
-        (NA when the previous value is 0).
+        (NA when the previous value is below :data:`MIN_PERCENT_BASE`: no percentage on
+        a zero or tiny base).
 
     Examples
     --------
@@ -66,7 +75,7 @@ def compare_periods(
         }
     )
     out["change"] = out["current"] - out["previous"]
-    pct = out["change"] / out["previous"].where(out["previous"] != 0) * 100
+    pct = out["change"] / out["previous"].where(out["previous"] >= MIN_PERCENT_BASE) * 100
     out["change_pct"] = pct.astype("Float64")
     return out
 
@@ -75,11 +84,36 @@ def _missing(value: object) -> bool:
     return value is pd.NA or value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _pct(value: object) -> str:
-    if _missing(value):
-        return "new"
-    number = float(value)  # type: ignore[arg-type]
-    return f"{number:+.0f}%"
+def _change(row: dict[str, Any]) -> str:
+    """The change of one measure in words: a percentage only on a base large enough."""
+    before, now = float(row["previous"]), float(row["current"])
+    if not _missing(row["change_pct"]):
+        return f"{float(row['change_pct']):+.0f}%"
+    if before == now:
+        return "no change"
+    if before == 0:
+        return "none before"
+    return "too few before for a percentage"
+
+
+def _coverage_note(previous: pd.DataFrame, window: Window | None) -> str:
+    """A bullet when the previous period's data start well inside it, else ""."""
+    if window is None or previous.empty:
+        return ""
+    first = previous["gmt_create"].min()
+    length = window[1] - window[0]
+    if pd.isna(first) or first - window[0] <= length * _COVERAGE_GAP:
+        return ""
+    return (
+        f"- The previous period is only partly covered: its first event is at "
+        f"{first:%Y-%m-%d %H:%M} UTC, {_days(first - window[0])} after its start, so the "
+        "changes below overstate growth."
+    )
+
+
+def _days(delta: pd.Timedelta) -> str:
+    days = delta / pd.Timedelta(days=1)
+    return f"{days:.1f} days" if days >= 1 else f"{delta / pd.Timedelta(hours=1):.0f} hours"
 
 
 def _fmt(value: float) -> str:
@@ -114,7 +148,7 @@ def change_summary(
     Examples
     --------
     >>> print(analysis.change_summary(events, earlier))  # doctest: +SKIP
-    - 12,345 events, +8% on the previous period (11,430).
+    - 12,345 events (previous period 11,430, +8%).
     """
     table = compare_periods(
         current, previous, current_window=current_window, previous_window=previous_window
@@ -130,9 +164,21 @@ def change_summary(
             f"{previous_window[0]:{fmt}} to {previous_window[1]:{fmt}} UTC."
         )
     total = rows["events"]
+    if float(total["previous"]) == 0:
+        lines.append(
+            f"- {_fmt(float(total['current']))} events. The previous period has no data: "
+            "there is nothing to compare with."
+        )
+        codes = sorted(set(alarm_codes(current)["code"]))
+        if codes:  # device text: escaped, never read as Markdown or HTML
+            lines.append(f"- Alarm codes in this period: {', '.join(map(markdown_text, codes))}.")
+        return "\n".join(lines)
+    note = _coverage_note(previous, previous_window)
+    if note:
+        lines.append(note)
     lines.append(
-        f"- {_fmt(float(total['current']))} events, {_pct(total['change_pct'])} on the previous "
-        f"period ({_fmt(float(total['previous']))})."
+        f"- {_fmt(float(total['current']))} events (previous period "
+        f"{_fmt(float(total['previous']))}, {_change(total)})."
     )
     movers = []
     for label in _TYPE_LABELS.values():
@@ -144,18 +190,18 @@ def change_summary(
             movers.append((label, row))
     if movers:
         parts = [
-            f"{label} {_pct(row['change_pct'])} ({_fmt(float(row['previous']))} → "
-            f"{_fmt(float(row['current']))})"
+            f"{label} {_fmt(float(row['previous']))} → {_fmt(float(row['current']))}"
+            + (f" ({_change(row)})" if not _missing(row["change_pct"]) else "")
             for label, row in movers
         ]
-        lines.append("- Changed by type: " + "; ".join(parts) + ".")
+        lines.append("- Changed by type (previous → this period): " + "; ".join(parts) + ".")
     else:
         lines.append(f"- Every event type is within ±{threshold_pct:.0f}% of the previous period.")
     for measure in ("devices reporting", "devices with alarms", "downtime hours"):
         row = rows[measure]
         lines.append(
             f"- {measure.capitalize()}: {_fmt(float(row['current']))} "
-            f"(previous {_fmt(float(row['previous']))}, {_pct(row['change_pct'])})."
+            f"(previous {_fmt(float(row['previous']))}, {_change(row)})."
         )
     now_codes = set(alarm_codes(current)["code"])
     before_codes = set(alarm_codes(previous)["code"])

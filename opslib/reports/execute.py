@@ -29,6 +29,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._describe import (
+    describe_parameters,
+    notebook_defaults,
+    report_title,
+    utc_text,
+)
 from opslib.reports._discovery import find_notebook
 from opslib.reports._outcome import Verdict, judge
 from opslib.reports._process import start_worker, wait_or_stop
@@ -135,10 +141,11 @@ def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
         facts["reason"] = result.reason
     facts["platform"] = platform.name
     facts["account"] = platform.account
-    facts["started"] = result.started_at
+    started = utc_text(result.started_at) if result.started_at else ""
+    facts["started"] = started
     facts["duration"] = f"{result.duration_s:.1f} s"
-    shown = {k: v for k, v in result.parameters.items() if k != "output_dir"}
-    facts.update({f"parameter {k}": v for k, v in shown.items()})
+    given = {**notebook_defaults(result.notebook), **result.parameters}
+    facts["parameters"] = describe_parameters(given, started=started)
     return facts
 
 
@@ -169,7 +176,7 @@ def finish_run(
         html = export_html(
             files.notebook,
             files.html,
-            title=result.report,
+            title=report_title(files.notebook, result.report),
             facts=_facts(result, platform),
             banner=DEMO_BANNER if platform.demo else "",
             problem=problem,
