@@ -101,6 +101,8 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
     _add_platform(run)
     run.add_argument("--label", default="", help="a suffix for the run directory's name")
+    _add_verbose(run)
+    _add_notify(run)
     run.add_argument(
         "--cell-timeout", type=float, default=None, help="seconds one cell may take (default 600)"
     )
@@ -118,6 +120,8 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     run_all.add_argument("--out", default=None, help="overrides the file's `out`")
     _add_platform(run_all)
+    _add_verbose(run_all)
+    _add_notify(run_all)
     parallel = run_all.add_mutually_exclusive_group()
     parallel.add_argument(
         "--dask",
@@ -142,6 +146,32 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--older-than", type=float, metavar="DAYS", help="remove runs started over DAYS days ago"
     )
     prune.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
+
+
+def _add_verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also a line as each section (notebook heading) of a report ends, with its time",
+    )
+
+
+def _add_notify(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--notify",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="also tell this Apprise URL how the run went (repeatable; added to the "
+        "config file's [notify] urls)",
+    )
+    p.add_argument(
+        "--notify-when",
+        choices=["failure", "partial", "always"],
+        default=None,
+        help="when to tell (default: the config file's, else failure)",
+    )
 
 
 def _add_platform(p: argparse.ArgumentParser) -> None:

@@ -134,12 +134,19 @@ def use_offline_renderer(*, interactive: bool = False, embed_plotlyjs: bool = Tr
 
 
 def _values(series: pd.Series) -> list[Any]:
-    """A column as a plain list, NA as None, timestamps as ISO strings."""
+    """A column as a plain list, NA as None, timestamps as UTC date strings plotly reads
+    as dates (``2026-11-24 06:00:00``; plotly.js has no time zones: every axis is UTC)."""
     if isinstance(series.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_any_dtype(
         series.dtype
     ):
-        return [None if pd.isna(v) else pd.Timestamp(v).isoformat() for v in series]
+        return [None if pd.isna(v) else _utc_text(pd.Timestamp(v)) for v in series]
     return [None if v is None or v is pd.NA or v is pd.NaT else v for v in series.astype(object)]
+
+
+def _utc_text(moment: pd.Timestamp) -> str:
+    if moment.tzinfo is not None:
+        moment = moment.tz_convert("UTC").tz_localize(None)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _labels(values: Sequence[Any]) -> list[str]:
@@ -153,7 +160,9 @@ def _layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
         title={"text": title, "x": 0.01},
         margin={"l": 60, "r": 20, "t": 60, "b": 50},
         template="plotly_white",
-        legend={"orientation": "h", "y": -0.15},
+        # right of the plot area, top-aligned: never over an axis title (a horizontal
+        # legend under the plot sat on the x-axis title)
+        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"},
         **extra,
     )
     return fig
@@ -165,7 +174,9 @@ def _bar_height(rows: int) -> int:
 
 
 def _empty(title: str, message: str = "No data for this selection") -> go.Figure:
-    fig = go.Figure()
+    """A figure that says why it is empty (``layout.meta`` marks it for the panels, which
+    add the selection)."""
+    fig = go.Figure(layout={"meta": {"opslib": "empty"}})
     fig.add_annotation(text=message, showarrow=False, font={"size": 16}, x=0.5, y=0.5)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
@@ -207,7 +218,7 @@ def counts_bar(
         )
     )
     if len(counts) > top:
-        title += f" (top {top} of {len(counts)})"
+        title += f" (top {top} of {len(counts):,})"
     return _layout(
         fig,
         title,
@@ -236,7 +247,13 @@ def cohorts_chart(cohorts: pd.DataFrame, *, title: str = "Devices by bind date")
                     x=x, y=_values(cohorts[label]), name=label, marker_color=STATUS_COLOURS[label]
                 )
             )
-    return _layout(fig, title, barmode="stack", xaxis_title="bound in", yaxis_title="devices")
+    return _layout(
+        fig,
+        title,
+        barmode="stack",
+        xaxis={"title": "bound in (month, UTC)", "tickformat": "%b %Y", "type": "date"},
+        yaxis_title="devices",
+    )
 
 
 def products_chart(products: pd.DataFrame, *, title: str = "Products by category") -> go.Figure:
@@ -256,33 +273,64 @@ def products_chart(products: pd.DataFrame, *, title: str = "Products by category
         fig.add_trace(
             go.Bar(x=_labels(list(table.index)), y=table[label].tolist(), name=label_text(label))
         )
-    return _layout(fig, title, barmode="stack", yaxis_title="products")
+    # whole products: a tick a product on a small axis, never 0.5
+    dtick = 1 if int(table.sum(axis=1).max()) <= 10 else None
+    return _layout(
+        fig, title, barmode="stack", yaxis={"title": "products", "dtick": dtick, "tickformat": "d"}
+    )
 
 
 # --- events ------------------------------------------------------------------------------
 
 
-def event_volume_chart(volume: pd.DataFrame, *, title: str = "Events over time") -> go.Figure:
+def event_volume_chart(
+    volume: pd.DataFrame,
+    *,
+    title: str = "Events over time",
+    window: tuple[pd.Timestamp, pd.Timestamp] | None = None,
+) -> go.Figure:
     """One line per event type over time (``analysis.event_volume``).
+
+    The x axis covers ``window`` (the requested period) however little data there is.
+    Buckets marked ``partial`` (partly outside the window) are left out of the lines, as
+    the axis title says, so a short first or last bucket does not read as a real dip.
 
     Examples
     --------
     >>> fig = plots.event_volume_chart(analysis.event_volume(events, "1h"))  # doctest: +SKIP
     """
+    xaxis: dict[str, Any] = {
+        "title": "time (UTC)",
+        "type": "date",
+        "hoverformat": "%Y-%m-%d %H:%M UTC",
+    }
+    if window is not None:
+        xaxis["range"] = [_utc_text(window[0]), _utc_text(window[1])]
     if volume.empty:
-        return _empty(title)
+        fig = _empty(title)
+        return fig.update_xaxes(visible=True, showticklabels=True, **xaxis)
+    partial = (
+        volume["partial"].astype(bool)
+        if "partial" in volume.columns
+        else pd.Series(False, index=volume.index)
+    )
     fig = go.Figure()
     for label, part in volume.groupby("event_type_name", sort=False):
+        cut = partial.loc[part.index].tolist()
+        counts = _values(part["events"])
         fig.add_trace(
             go.Scatter(
                 x=_values(part["time"]),
-                y=_values(part["events"]),
+                # a bucket partly outside the period is left out: its count is no rate
+                y=[None if c else n for c, n in zip(cut, counts, strict=True)],
                 name=label_text(label),
                 mode="lines",
                 line={"color": EVENT_COLOURS.get(str(label))},
             )
         )
-    return _layout(fig, title, xaxis_title="time (UTC)", yaxis_title="events", hovermode="x")
+    if bool(partial.any()):
+        xaxis["title"] = "time (UTC); buckets partly outside the period left out"
+    return _layout(fig, title, xaxis=xaxis, yaxis_title="events", hovermode="x")
 
 
 def hour_weekday_heatmap(
@@ -374,7 +422,7 @@ def downtime_chart(
     >>> fig = plots.downtime_chart(analysis.downtime(events, window=window))  # doctest: +SKIP
     """
     if down.empty:
-        return _empty(title, "No outages in this selection")
+        return _empty(title, "No outages: no device went offline in this selection")
     shown = down.head(top).iloc[::-1]
     fig = go.Figure(
         go.Bar(
@@ -388,7 +436,7 @@ def downtime_chart(
         )
     )
     if len(down) > top:
-        title += f" (top {top} of {len(down)})"
+        title += f" (top {top} of {len(down):,})"
     return _layout(
         fig,
         title,
@@ -404,7 +452,8 @@ def property_boxes(
     properties: Sequence[str],
     *,
     title: str = "Reported properties",
-    max_properties: int = 6,
+    max_properties: int = 16,
+    message: str = "No numeric properties: no event in this selection reports one",
 ) -> go.Figure:
     """One box per numeric property, each on its own scale: quartiles, mean, and whiskers
     at the 5th and 95th percentiles.
@@ -419,7 +468,9 @@ def property_boxes(
     properties
         ``properties.<key>`` columns (``analysis.property_columns(events)``).
     max_properties
-        Show at most this many.
+        Show at most this many (four a row); the title names those left out.
+    message
+        What an empty figure says.
 
     Examples
     --------
@@ -427,9 +478,15 @@ def property_boxes(
     """
     shown = list(properties)[:max_properties]
     if not shown or events.empty:
-        return _empty(title, "No numeric properties in this selection")
+        return _empty(title, message)
+    left_out = [p.removeprefix("properties.") for p in list(properties)[max_properties:]]
+    if left_out:
+        omitted = label_text(", ".join(left_out))
+        title += f" ({len(shown)} of {len(properties)}; left out: {omitted})"
     names = _labels([p.removeprefix("properties.") for p in shown])
-    fig = make_subplots(rows=1, cols=len(shown), subplot_titles=names)
+    cols = min(4, len(shown))
+    rows = -(-len(shown) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, vertical_spacing=0.12)
     for i, column in enumerate(shown, start=1):
         values = pd.to_numeric(events[column], errors="coerce").dropna().astype("float64")
         if values.empty:
@@ -446,16 +503,19 @@ def property_boxes(
                 mean=[float(values.mean())],
                 name=names[i - 1],
             ),
-            row=1,
-            col=i,
+            row=(i - 1) // cols + 1,
+            col=(i - 1) % cols + 1,
         )
-    return _layout(fig, title, showlegend=False)
+    return _layout(fig, title, showlegend=False, height=max(HEIGHT, 260 * rows))
 
 
 def comparison_chart(
     comparison: pd.DataFrame, *, title: str = "This period and the previous one"
 ) -> go.Figure:
     """Grouped bars of the event counts of two periods (``analysis.compare_periods``).
+
+    The count axis is logarithmic: event types differ by orders of magnitude (property
+    reports against alarms), and on a linear axis the small ones would not show.
 
     Examples
     --------
@@ -472,4 +532,6 @@ def comparison_chart(
             go.Bar(x=labels, y=_values(rows["current"]), name="current", marker_color="#1f77b4"),
         ]
     )
-    return _layout(fig, title, barmode="group", yaxis_title="events")
+    return _layout(
+        fig, title, barmode="group", yaxis={"title": "events (log scale)", "type": "log"}
+    )

@@ -6,10 +6,11 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-from analysis.frames import WEEK, make_devices, make_events
+from analysis.frames import T0, WEEK, make_devices, make_events
 
 from opslib import analysis, plots
 from opslib.client import _schemas
@@ -93,7 +94,8 @@ def test_comparison_chart() -> None:
     previous = current[current["event_type"] != 4]
     fig = plots.comparison_chart(analysis.compare_periods(current, previous))
     assert [t.name for t in fig.data] == ["previous", "current"]
-    assert "fault" in fig.data[1].x  # measures by kind (issue #20)
+    assert "alarm" in fig.data[1].x
+    assert fig.layout.yaxis.type == "log"  # alarms stay visible beside property reports
 
 
 def test_products_chart_stacks_statuses_per_category() -> None:
@@ -143,3 +145,37 @@ def test_plotly_js_html_is_inline() -> None:
     assert script.startswith('<script type="text/javascript">window.PlotlyConfig')
     assert '<script type="text/javascript">/**\n* plotly.js v' in script
     assert "<script src" not in script
+
+
+def test_volume_chart_spans_the_window_and_marks_partial_buckets() -> None:
+    window = (T0 - pd.Timedelta(hours=36), T0 + pd.Timedelta(days=7, hours=12))
+    fig = plots.event_volume_chart(
+        analysis.event_volume(make_events(), "1D", window=window), window=window
+    )
+    assert list(fig.layout.xaxis.range) == ["2024-05-04 12:00:00", "2024-05-13 12:00:00"]
+    assert len(fig.data) == 5  # one trace a type: filters see only the types
+    first = fig.data[0]
+    assert first.x[0] == "2024-05-04 00:00:00"
+    assert first.y[0] is None  # the partial first bucket is left out, not drawn as a dip
+    assert first.y[1] == 0
+    assert first.y[-1] is None
+    assert "partly outside the period left out" in fig.layout.xaxis.title.text
+    assert fig.layout.title.text == "Events over time"
+
+
+def test_legends_sit_right_of_the_plot_never_on_an_axis_title() -> None:
+    fig = plots.event_volume_chart(analysis.event_volume(make_events(), "1D"))
+    assert fig.layout.legend.orientation == "v"
+    assert fig.layout.legend.x >= 1  # outside the x domain [0, 1]: clear of both titles
+
+
+def test_property_boxes_show_every_property_or_name_those_left_out() -> None:
+    events = make_events()
+    extra = {f"properties.p{i:02d}": range(len(events)) for i in range(18)}
+    events = events.assign(**{k: list(v) for k, v in extra.items()})
+    columns = analysis.property_columns(events)
+    fig = plots.property_boxes(events, columns)
+    assert len(fig.data) == 16
+    assert f"16 of {len(columns)}; left out:" in fig.layout.title.text
+    small = plots.property_boxes(events, columns[:7])
+    assert len(small.data) == 7

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -110,3 +111,31 @@ def test_a_failed_login_is_a_clear_error(platform: Platform) -> None:
     creds = {**platform.credentials("ops"), "password": "not-the-password"}
     with pytest.raises(opslib.OpsError, match="probe: the login failed"):
         opslib.probe(platform.base_url, **creds)
+
+
+def test_opslib_server_dialect_vendor_in_a_process_is_found(
+    seeded_db: Path, tmp_path: Path
+) -> None:
+    from conftest import _copy_db, _demo_fields
+    from reliability.wire import ServerProcess
+
+    db = tmp_path / "vendor.db"
+    _copy_db(seeded_db, db)
+    server = ServerProcess(db, tmp_path / "server.log", dialect="vendor")
+    server.start()
+    try:
+        demo = _demo_fields()
+        creds = {
+            "client_id": demo["client_id"],
+            "client_secret": demo["client_secret"],
+            "area_code": demo["area_code"],
+            "phone": demo["ops_phone"],
+            "password": demo["ops_password"],
+        }
+        result = opslib.probe(server.base_url, **creds)
+        assert result.base == "vendor"
+        client = opslib.connect(server.base_url, dialect=result.dialect, **creds)
+        assert len(client.devices.list()) == client.devices.list().attrs["total"] > 0
+    finally:
+        server.stop()
+    assert "dialect vendor" in server.tail()

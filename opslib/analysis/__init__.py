@@ -10,7 +10,7 @@ anyone working in a notebook or script of their own.
 """
 
 from opslib.analysis._common import Window, previous_window, resolve_window
-from opslib.analysis.compare import change_summary, compare_periods
+from opslib.analysis.compare import MIN_PERCENT_BASE, change_summary, compare_periods
 from opslib.analysis.events import (
     PROPERTY_PREFIX,
     WEEKDAYS,
@@ -24,6 +24,7 @@ from opslib.analysis.events import (
     outages,
     property_columns,
     property_stats,
+    value_by_command,
 )
 from opslib.analysis.fleet import (
     bind_cohorts,
@@ -58,6 +59,7 @@ from opslib.analysis.users import mask_phone, profile_table, settings_table
 __all__ = [
     "COMPARED_FIELDS",
     "KINDS",
+    "MIN_PERCENT_BASE",
     "PRODUCT_COLUMNS",
     "PROPERTY_PREFIX",
     "REFERENCE_KINDS",
@@ -98,4 +100,5 @@ __all__ = [
     "settings_table",
     "silent_devices",
     "validate_product_file",
+    "value_by_command",
 ]

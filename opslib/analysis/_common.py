@@ -8,7 +8,14 @@ import pandas as pd
 
 from opslib.timeutil import Moment, time_range
 
-__all__ = ["NONE_LABEL", "Window", "previous_window", "require_columns", "resolve_window"]
+__all__ = [
+    "NONE_LABEL",
+    "Window",
+    "parquet_ready",
+    "previous_window",
+    "require_columns",
+    "resolve_window",
+]
 
 NONE_LABEL = "(none)"
 """How an empty or missing value is shown in a count table."""
@@ -69,3 +76,23 @@ def fill_label(values: pd.Series) -> pd.Series:
     """Values as plain strings with missing and empty ones shown as ``(none)``."""
     text = values.astype("string").fillna(NONE_LABEL)
     return text.mask(text.str.strip() == "", NONE_LABEL)
+
+
+def parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every column Parquet can store: mixed object columns become text.
+
+    Open-ended ``properties.<key>`` columns may hold numbers for one device and text for
+    another; Arrow refuses such a column, so it is written as strings.
+    """
+    import pyarrow as pa
+
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            try:
+                pa.array(out[column], from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                out[column] = (
+                    out[column].map(lambda v: None if v is None else str(v)).astype("string")
+                )
+    return out

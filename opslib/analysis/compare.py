@@ -7,28 +7,46 @@ from typing import Any
 
 import pandas as pd
 
+from opslib import enums
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.events import alarm_codes, downtime
-from opslib.analysis.kinds import KINDS, EventKinds, event_kinds, not_computable
+from opslib.analysis.kinds import event_kinds, not_computable
 
-__all__ = ["change_summary", "compare_periods"]
+__all__ = ["MIN_PERCENT_BASE", "change_summary", "compare_periods"]
+
+_TYPE_LABELS = enums.labels(enums.EventType)
+
+MIN_PERCENT_BASE = 20.0
+"""A change is given in percent only when the previous value is at least this: on a
+smaller base (3 alarms before, 40 now) a percentage reads as a drama; the two numbers are
+shown instead."""
+# A previous period whose first event comes this share of its length after its start is
+# said to be only partly covered (the data start inside it).
+_COVERAGE_GAP = 0.25
 
 
-def _measures(events: pd.DataFrame, window: Window | None, known: EventKinds) -> dict[str, float]:
-    """The measures the platform's event kinds allow: per kind it reports, alarms only
-    with a fault kind, downtime only with online and offline events."""
-    per_kind = known.of(events["event_type"]).value_counts()
+def _type_labels(events: pd.DataFrame) -> dict[int, str]:
+    """The platform's event type labels (the frame's own, from its dialect), else ours."""
+    carried = (events.attrs.get("event_kinds") or {}).get("labels")
+    return {int(k): str(v) for k, v in carried.items()} if carried else _TYPE_LABELS
+
+
+def _measures(events: pd.DataFrame, window: Window | None) -> dict[str, float]:
+    """Per event type the platform has; alarms from its fault kind, downtime only where it
+    reports online and offline events (opslib.analysis.kinds)."""
+    labels = _type_labels(events)
+    known = event_kinds(events)
+    types = events["event_type"].map(labels).value_counts()
     values: dict[str, float] = {"events": float(len(events))}
-    for kind in KINDS:
-        if known.reports(kind):
-            values[f"{kind} events"] = float(per_kind.get(kind, 0))
+    for label in labels.values():
+        values[f"{label} events"] = float(types.get(label, 0))
     values["devices reporting"] = float(events["device_id"].nunique())
     if known.reports("fault"):
         faults = events["event_type"].isin(known.codes("fault"))
         values["devices with alarms"] = float(events.loc[faults, "device_id"].nunique())
     if known.has_outages:
-        hours = downtime(events, window=window, kinds=known)["downtime_hours"].sum()
+        hours = downtime(events, window=window)["downtime_hours"].sum()
         values["downtime hours"] = float(hours)
     return values
 
@@ -39,7 +57,6 @@ def compare_periods(
     *,
     current_window: Window | None = None,
     previous_window: Window | None = None,
-    kinds: EventKinds | None = None,
 ) -> pd.DataFrame:
     """Key measures of two event frames side by side.
 
@@ -54,15 +71,15 @@ def compare_periods(
     -------
     pandas.DataFrame
         Columns ``measure``, ``current``, ``previous``, ``change`` and ``change_pct``
-        (NA when the previous value is 0).
+        (NA when the previous value is below :data:`MIN_PERCENT_BASE`: no percentage on
+        a zero or tiny base).
 
     Examples
     --------
     >>> analysis.compare_periods(events, earlier)  # doctest: +SKIP
     """
-    known = event_kinds(current, kinds)
-    now = _measures(current, current_window, known)
-    before = _measures(previous, previous_window, known)
+    now = _measures(current, current_window)
+    before = _measures(previous, previous_window)
     out = pd.DataFrame(
         {
             "measure": pd.array(list(now), dtype="string"),
@@ -71,7 +88,7 @@ def compare_periods(
         }
     )
     out["change"] = out["current"] - out["previous"]
-    pct = out["change"] / out["previous"].where(out["previous"] != 0) * 100
+    pct = out["change"] / out["previous"].where(out["previous"] >= MIN_PERCENT_BASE) * 100
     out["change_pct"] = pct.astype("Float64")
     return out
 
@@ -80,11 +97,36 @@ def _missing(value: object) -> bool:
     return value is pd.NA or value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _pct(value: object) -> str:
-    if _missing(value):
-        return "new"
-    number = float(value)  # type: ignore[arg-type]
-    return f"{number:+.0f}%"
+def _change(row: dict[str, Any]) -> str:
+    """The change of one measure in words: a percentage only on a base large enough."""
+    before, now = float(row["previous"]), float(row["current"])
+    if not _missing(row["change_pct"]):
+        return f"{float(row['change_pct']):+.0f}%"
+    if before == now:
+        return "no change"
+    if before == 0:
+        return "none before"
+    return "too few before for a percentage"
+
+
+def _coverage_note(previous: pd.DataFrame, window: Window | None) -> str:
+    """A bullet when the previous period's data start well inside it, else ""."""
+    if window is None or previous.empty:
+        return ""
+    first = previous["gmt_create"].min()
+    length = window[1] - window[0]
+    if pd.isna(first) or first - window[0] <= length * _COVERAGE_GAP:
+        return ""
+    return (
+        f"- The previous period is only partly covered: its first event is at "
+        f"{first:%Y-%m-%d %H:%M} UTC, {_days(first - window[0])} after its start, so the "
+        "changes below overstate growth."
+    )
+
+
+def _days(delta: pd.Timedelta) -> str:
+    days = delta / pd.Timedelta(days=1)
+    return f"{days:.1f} days" if days >= 1 else f"{delta / pd.Timedelta(hours=1):.0f} hours"
 
 
 def _fmt(value: float) -> str:
@@ -98,7 +140,6 @@ def change_summary(
     current_window: Window | None = None,
     previous_window: Window | None = None,
     threshold_pct: float = 10.0,
-    kinds: EventKinds | None = None,
 ) -> str:
     """A short written summary (Markdown bullets) of what changed since the previous period.
 
@@ -110,9 +151,6 @@ def change_summary(
         The windows they cover.
     threshold_pct
         Changes smaller than this (in percent) are reported as steady.
-    kinds
-        The platform's event kinds (default: the frame's own); what it does not report
-        (alarms, downtime) is said in one sentence instead of a figure.
 
     Returns
     -------
@@ -123,15 +161,10 @@ def change_summary(
     Examples
     --------
     >>> print(analysis.change_summary(events, earlier))  # doctest: +SKIP
-    - 12,345 events, +8% on the previous period (11,430).
+    - 12,345 events (previous period 11,430, +8%).
     """
-    known = event_kinds(current, kinds)
     table = compare_periods(
-        current,
-        previous,
-        current_window=current_window,
-        previous_window=previous_window,
-        kinds=known,
+        current, previous, current_window=current_window, previous_window=previous_window
     )
     rows: dict[str, dict[str, Any]] = {
         str(r["measure"]): {str(k): v for k, v in r.items()} for r in table.to_dict("records")
@@ -144,12 +177,24 @@ def change_summary(
             f"{previous_window[0]:{fmt}} to {previous_window[1]:{fmt}} UTC."
         )
     total = rows["events"]
+    if float(total["previous"]) == 0:
+        lines.append(
+            f"- {_fmt(float(total['current']))} events. The previous period has no data: "
+            "there is nothing to compare with."
+        )
+        codes = sorted(set(alarm_codes(current)["code"]))
+        if codes:  # device text: escaped, never read as Markdown or HTML
+            lines.append(f"- Alarm codes in this period: {', '.join(map(markdown_text, codes))}.")
+        return "\n".join(lines)
+    note = _coverage_note(previous, previous_window)
+    if note:
+        lines.append(note)
     lines.append(
-        f"- {_fmt(float(total['current']))} events, {_pct(total['change_pct'])} on the previous "
-        f"period ({_fmt(float(total['previous']))})."
+        f"- {_fmt(float(total['current']))} events (previous period "
+        f"{_fmt(float(total['previous']))}, {_change(total)})."
     )
     movers = []
-    for label in [k for k in KINDS if f"{k} events" in rows]:
+    for label in _type_labels(current).values():
         row = rows[f"{label} events"]
         if row["current"] == 0 and row["previous"] == 0:
             continue
@@ -158,27 +203,28 @@ def change_summary(
             movers.append((label, row))
     if movers:
         parts = [
-            f"{label} {_pct(row['change_pct'])} ({_fmt(float(row['previous']))} → "
-            f"{_fmt(float(row['current']))})"
+            f"{label} {_fmt(float(row['previous']))} → {_fmt(float(row['current']))}"
+            + (f" ({_change(row)})" if not _missing(row["change_pct"]) else "")
             for label, row in movers
         ]
-        lines.append("- Changed by kind: " + "; ".join(parts) + ".")
+        lines.append("- Changed by type (previous → this period): " + "; ".join(parts) + ".")
     else:
-        lines.append(f"- Every event kind is within ±{threshold_pct:.0f}% of the previous period.")
+        lines.append(f"- Every event type is within ±{threshold_pct:.0f}% of the previous period.")
     for measure in ("devices reporting", "devices with alarms", "downtime hours"):
-        if measure not in rows:
+        if measure not in rows:  # a kind the platform does not report: said below
             continue
         row = rows[measure]
         lines.append(
             f"- {measure.capitalize()}: {_fmt(float(row['current']))} "
-            f"(previous {_fmt(float(row['previous']))}, {_pct(row['change_pct'])})."
+            f"(previous {_fmt(float(row['previous']))}, {_change(row)})."
         )
+    known = event_kinds(current)
     for sentence in not_computable(known, "fault", "outages").values():
         lines.append(f"- {sentence}")
     if not known.reports("fault"):
         return "\n".join(lines)
-    now_codes = set(alarm_codes(current, kinds=known)["code"])
-    before_codes = set(alarm_codes(previous, kinds=known)["code"])
+    now_codes = set(alarm_codes(current)["code"])
+    before_codes = set(alarm_codes(previous)["code"])
     new_codes, gone_codes = sorted(now_codes - before_codes), sorted(before_codes - now_codes)
     # codes are whatever devices reported: shown as text, never read as Markdown or HTML
     if new_codes:

@@ -32,6 +32,7 @@ __all__ = [
     "outages",
     "property_columns",
     "property_stats",
+    "value_by_command",
 ]
 
 PROPERTY_PREFIX = "properties."
@@ -109,7 +110,9 @@ def _check_freq(freq: str) -> str:
     return freq
 
 
-def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
+def event_volume(
+    events: pd.DataFrame, freq: str = "1h", *, window: Window | None = None
+) -> pd.DataFrame:
     """Events per time bucket and event type (long form, ready for a line or bar chart).
 
     Parameters
@@ -118,11 +121,15 @@ def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
         An event frame.
     freq
         Bucket length as a pandas frequency: ``"15min"``, ``"1h"``, ``"1D"``...
+    window
+        The period asked for: the buckets then cover all of it (zeros where no event),
+        and a bucket that reaches outside it is marked ``partial``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``time`` (bucket start, UTC), ``event_type_name`` and ``events`` (Int64);
+        Columns ``time`` (bucket start, UTC), ``event_type_name``, ``events`` (Int64) and
+        ``partial`` (the bucket is only partly inside ``window``; False without one);
         every type present in the frame has a row for every bucket (zeros included).
 
     Examples
@@ -131,18 +138,31 @@ def event_volume(events: pd.DataFrame, freq: str = "1h") -> pd.DataFrame:
     """
     require_columns(events, ["gmt_create", "event_type"], "event_volume")
     _check_freq(freq)
-    columns = {"time": "datetime64[ns, UTC]", "event_type_name": "string", "events": "Int64"}
+    columns = {
+        "time": "datetime64[ns, UTC]",
+        "event_type_name": "string",
+        "events": "Int64",
+        "partial": "bool",
+    }
     if events.empty:
         return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
     labels = events["event_type"].map(_TYPE_LABELS).astype("string").fillna(NONE_LABEL)
     buckets = events["gmt_create"].dt.floor(freq)
     table = pd.crosstab(buckets.rename("time"), labels.rename("event_type_name"))
-    full = pd.date_range(table.index.min(), table.index.max(), freq=freq, tz="UTC", name="time")
+    first, last = table.index.min(), table.index.max()
+    if window is not None:
+        first = min(first, window[0].floor(freq))
+        last = max(last, (window[1] - pd.Timedelta(1, "ns")).floor(freq))
+    full = pd.date_range(first, last, freq=freq, tz="UTC", name="time")
     table = table.reindex(full, fill_value=0)
     order = [label for label in _TYPE_LABELS.values() if label in table.columns]
     order += [c for c in table.columns if c not in order]
     stacked: pd.Series = table[order].stack()  # type: ignore[assignment]
     out = stacked.rename("events").reset_index()
+    out["partial"] = False
+    if window is not None:
+        step = to_offset(freq)
+        out["partial"] = (out["time"] < window[0]) | (out["time"] + step > window[1])
     return out.astype(columns)
 
 
@@ -515,3 +535,29 @@ def property_stats(events: pd.DataFrame) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
     return pd.DataFrame(rows).astype(columns)
+
+
+def value_by_command(events: pd.DataFrame) -> pd.DataFrame:
+    """``events`` with the generic ``properties.value`` split by the command it belongs to.
+
+    A command event reports ``{"command": "set_brightness", "value": 80}``: one ``value``
+    key for unrelated quantities (a brightness, a temperature...). Each command's values
+    become a column of their own, ``properties.value (set_brightness)``, so statistics
+    never mix them; frames without both keys are returned as they are.
+
+    Examples
+    --------
+    >>> analysis.property_stats(analysis.value_by_command(events))  # doctest: +SKIP
+    """
+    value, command = f"{PROPERTY_PREFIX}value", f"{PROPERTY_PREFIX}command"
+    if value not in events.columns or command not in events.columns:
+        return events
+    names = events[command].astype("string")
+    out = events.drop(columns=[value])
+    extra = {}
+    for name in sorted(names.dropna().unique()):
+        extra[f"{value} ({name})"] = events[value].where(names == name)
+    orphan = events[value].where(names.isna())
+    if orphan.notna().any():
+        extra[value] = orphan
+    return pd.concat([out, pd.DataFrame(extra, index=events.index)], axis=1)

@@ -102,6 +102,9 @@ class ProductFileCheck:
 
     desired: pd.DataFrame
     problems: pd.DataFrame = field(default_factory=lambda: _problems([]))
+    refused_ids: tuple[str, ...] = ()
+    """The product ids (as written) of the rows with problems: a plan of the valid rows
+    leaves these products alone."""
 
     @property
     def ok(self) -> bool:
@@ -125,14 +128,24 @@ def read_product_file(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 def _enum_value(text: str, enum: type[IntEnum]) -> int | None:
     labels = enums.labels(enum)
+    both = re.fullmatch(r"(\d+)\s+(\D.*)", text.strip())
+    if both:  # "3 sub-device", as docs/protocol.md lists them: number and label must agree
+        number, named = int(both.group(1)), _enum_value(both.group(2), enum)
+        return number if named == number else None
     if re.fullmatch(r"[+-]?\d+", text):
         number = int(text)
         return number if number in labels else None
-    wanted = text.strip().lower().replace("_", " ")
+    wanted = _label_key(text)
     for value, label in labels.items():
-        if label.lower() == wanted:
+        if _label_key(label) == wanted:
             return value
     return None
+
+
+def _label_key(text: str) -> str:
+    """A label compared without case, spaces, dashes or underscores: ``sub-device``,
+    ``sub device`` and ``SUB_DEVICE`` are one label, as are ``Wi-Fi`` and ``wifi``."""
+    return re.sub(r"[\s_-]+", "", text.strip().lower())
 
 
 def _check_cell(name: str, rule: _Rule, text: str) -> tuple[object, str | None]:
@@ -227,6 +240,7 @@ def validate_product_file(
         }
     seen: dict[str, int] = {}
     records: list[dict[str, object]] = []
+    refused: list[str] = []
     for position, (_, cells) in enumerate(raw.iterrows(), start=1):
         record: dict[str, object] = {}
         bad = False
@@ -265,6 +279,8 @@ def validate_product_file(
             record[name] = value
         if not bad:
             records.append(record)
+        elif "product_id" in columns:
+            refused.append(str(cells.get("product_id", "")).strip())
     desired = pd.DataFrame(records, columns=list(PRODUCT_COLUMNS))
     desired = desired.astype(
         {
@@ -281,7 +297,11 @@ def validate_product_file(
             "product_secret": "string",
         }
     )
-    return ProductFileCheck(desired=desired.reset_index(drop=True), problems=_problems(problems))
+    return ProductFileCheck(
+        desired=desired.reset_index(drop=True),
+        problems=_problems(problems),
+        refused_ids=tuple(dict.fromkeys(r for r in refused if r)),
+    )
 
 
 def _describe(name: str, before: object, after: object) -> str:

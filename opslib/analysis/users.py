@@ -46,6 +46,16 @@ def mask_phone(phone: object, *, keep_start: int = 3, keep_end: int = 2) -> str:
     return text[:start] + _MASK * hidden + (text[n - end :] if end else "")
 
 
+def _text(value: object) -> str:
+    """A value as shown: moments as ``2026-11-19 13:59:14 UTC``, missing as ""."""
+    if value is None or value is pd.NaT or value is pd.NA:
+        return ""
+    if isinstance(value, pd.Timestamp):
+        moment = value.tz_convert("UTC") if value.tzinfo is not None else value
+        return f"{moment:%Y-%m-%d %H:%M:%S} UTC"
+    return str(value)
+
+
 def _vertical(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(
@@ -54,7 +64,7 @@ def _vertical(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     if len(frame) != 1:
         raise ValueError(f"{what} expects a frame of one row, got {len(frame)}")
     row = frame.iloc[0]
-    values = ["" if v is None or v is pd.NaT or v is pd.NA else str(v) for v in row.to_list()]
+    values = [_text(v) for v in row.to_list()]
     return pd.DataFrame(
         {
             "field": pd.array(list(frame.columns), dtype="string"),

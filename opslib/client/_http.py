@@ -377,7 +377,8 @@ class HTTP:
         what = f"POST {operation} (attempt {attempt + 1})"
         backoff = random.uniform(0, min(C.MAX_RETRY_DELAY, C.INITIAL_RETRY_DELAY * 2**attempt))  # noqa: S311 - jitter, not crypto
 
-        if response is not None and response.status_code not in C.RETRY_STATUSES:
+        status = self._status(response) if response is not None else 0
+        if response is not None and status not in C.RETRY_STATUSES:
             # A success or a business error (400/401/403/404/409/413/422/500): final.
             return None
         if attempt >= self.max_retries:
@@ -399,7 +400,6 @@ class HTTP:
                 return None
         else:
             assert response is not None
-            status = response.status_code
             retry_after = _retry_after(response, None)
             if status == 429:
                 # Throttled before any work was done: wait as long as the platform asks.
@@ -428,6 +428,23 @@ class HTTP:
             return None
         log.debug("%s: retrying in %.2fs: %s", what, delay, reason)
         return delay
+
+    def _status(self, response: httpx.Response) -> int:
+        """The HTTP status an answer stands for: a platform signalling failures only in the
+        body (HTTP 200) says "too many requests" with a code its dialect maps to RateLimited,
+        which is waited out like a 429."""
+        status = response.status_code
+        if (
+            status != 200
+            or self.edge.dialect.errors.signalling == "status"
+            or len(response.content) > C.BODY_FAILURE_MAX_BYTES
+        ):
+            return status
+        body = _loads(response)
+        code = body.get("error_code") if isinstance(body, dict) else None
+        if isinstance(code, int) and self.edge.dialect.errors.codes.get(code) == "RateLimited":
+            return 429
+        return status
 
     def _transport_failure(
         self, exc: httpx.HTTPError, operation: str, message_id: str, safety: Safety

@@ -113,7 +113,8 @@ _ENV = {
     "dialect": "OPSLIB_DIALECT",
 }
 _SECRETS = ("client_secret", "password")
-_PROFILE_KEYS = frozenset(_ENV)
+# A profile may also hold its reports' notification table (opslib.reports.notify).
+_PROFILE_KEYS = frozenset({*_ENV, "notify"})
 
 
 def config_path() -> Path:

@@ -15,8 +15,9 @@ from typing import Any
 import pandas as pd
 
 from opslib import analysis, plots
-from opslib.reports.status import RUNNER_ENV
+from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import markdown_text
+from opslib.reports.status import RUNNER_ENV
 
 __all__ = [
     "connect",
@@ -28,8 +29,13 @@ __all__ = [
     "markdown",
     "needs_kinds",
     "parquet_ready",
+    "period_text",
+    "person",
+    "platform",
     "read_users",
     "require_rows",
+    "section",
+    "selection_text",
     "settings_for",
     "setup",
 ]
@@ -75,11 +81,35 @@ def connect() -> Any:
     import opslib
     from opslib.reports.platform import describe, uses_demo
 
+    global _PLATFORM
     demo = uses_demo()
     client = opslib.connect()
     platform = describe(client, demo=demo)
+    _PLATFORM = platform
     _show_html(platform_html(platform))
     return client
+
+
+_PLATFORM: Any = None
+
+
+def platform() -> Any:
+    """The platform and account of the last :func:`connect` (``Platform``), or None."""
+    return _PLATFORM
+
+
+def person() -> str:
+    """Who is connected, as an audit log names them: nick name and masked phone."""
+    if _PLATFORM is None:
+        return ""
+    who = _PLATFORM.nick_name or _PLATFORM.user_id
+    return f"{who} ({_PLATFORM.phone})" if _PLATFORM.phone else str(who)
+
+
+def section(heading: str, text: str = "") -> None:
+    """A section heading (and a paragraph) shown only where this is called: a section
+    that exists in one mode only leaves no empty heading in the other."""
+    markdown(f"## {heading}" + (f"\n\n{text}" if text else ""))
 
 
 def platform_html(platform: Any) -> str:
@@ -273,24 +303,43 @@ def load_events(
     return events
 
 
-def parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every column Parquet can store: mixed object columns become text.
+def selection_text(
+    *, device_id: str = "", user_id: str = "", event_types: Sequence[str] = ()
+) -> str:
+    """What the parameters select, in words: ``all event types, whole fleet``.
 
-    Open-ended ``properties.<key>`` columns may hold numbers for one device and text for
-    another; Arrow refuses such a column, so it is written as strings.
+    Examples
+    --------
+    >>> selection_text(event_types=["alarm"], device_id="d1")
+    'event types alarm, device d1'
     """
-    import pyarrow as pa
+    types = "event types " + ", ".join(event_types) if event_types else "all event types"
+    who = [f"device {device_id}"] if device_id else []
+    who += [f"user {user_id}"] if user_id else []
+    return ", ".join([types, *who] if who else [types, "whole fleet"])
 
-    out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object:
-            try:
-                pa.array(out[column], from_pandas=True)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                out[column] = (
-                    out[column].map(lambda v: None if v is None else str(v)).astype("string")
-                )
-    return out
+
+def period_text(
+    window: analysis.Window,
+    events: pd.DataFrame,
+    earlier: pd.DataFrame,
+    *,
+    device_id: str = "",
+    user_id: str = "",
+    event_types: Sequence[str] = (),
+) -> str:
+    """The period's first line: how many events, when, of what (escaped Markdown).
+
+    Examples
+    --------
+    >>> nb.markdown(nb.period_text(window, events, earlier))  # doctest: +SKIP
+    """
+    fmt = "%Y-%m-%d %H:%M"
+    selection = selection_text(device_id=device_id, user_id=user_id, event_types=event_types)
+    return (
+        f"**{len(events):,} events** from {window[0]:{fmt}} to {window[1]:{fmt}} UTC, "
+        f"{markdown_text(selection)} ({len(earlier):,} in the previous period of equal length)."
+    )
 
 
 def export_frame(
@@ -321,16 +370,32 @@ def export_frame(
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)
 
 
-def settings_for(client: Any, user_id: str) -> pd.DataFrame | None:
-    """The user's notification settings as a field/value table, when the platform shows them.
+def settings_for(client: Any, user: pd.DataFrame) -> Any:
+    """The user's notification settings as a section, or one sentence saying precisely
+    why the interface does not show them.
 
-    ``/user/query_sys_setting`` answers only for the caller: another user's settings are
-    not available to anyone, ops included; a note says so and None is returned.
+    ``/user/query_sys_setting`` answers for the caller only (it has no user parameter):
+    another user's settings are not available to anyone, ops and admin included. The
+    profile, devices and events are.
+
+    Examples
+    --------
+    >>> nb.settings_for(client, client.users.get("u-1"))  # doctest: +SKIP
     """
-    if user_id != client.user_id:
-        markdown(
-            "The platform shows notification settings only to the user themselves "
-            "(`/user/query_sys_setting` has no user parameter): not available here."
-        )
-        return None
-    return analysis.settings_table(client.users.settings())
+    row = user.iloc[0]
+    uid = str(row["user_id"])
+    if uid == str(client.user_id):
+        section("Notification settings")
+        from opslib.widgets import Table
+
+        return Table(analysis.settings_table(client.users.settings()))
+    nick = str(row.get("nick_name") or "") if not pd.isna(row.get("nick_name")) else ""
+    who = f"{nick} ({uid})" if nick else uid
+    markdown(
+        f"Notification settings of {markdown_text(who)} are not shown: the interface gives "
+        "them only to the user themselves (`/user/query_sys_setting` reads the settings of "
+        "the connected account and takes no user), so no account, ops or admin, can read "
+        "another user's. The profile above and the devices and events below are what it "
+        "allows."
+    )
+    return None

@@ -3,8 +3,9 @@
 Applying executes exactly the plan: adds; deletes and the delete-then-add of a replace
 only with ``allow_delete``; blocked rows (devices still use the product, or no secret to
 add it with) are skipped with their reason. Every step is one row of the outcome and one
-line of the audit log (CSV: when, who, action, product_id, result, error_code, error_msg,
-message_id). Product secrets appear in neither.
+line of the audit log (CSV: when, who, user_id, action, step, product_id, result,
+error_code, error_msg, message_id; ``who`` is the person: nick name and masked phone).
+Product secrets appear in neither.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from opslib.analysis.products import (
 __all__ = [
     "AUDIT_COLUMNS",
     "OUTCOME_COLUMNS",
+    "PRODUCT_TABLE_COLUMNS",
     "ProductFileRefused",
     "append_audit_log",
     "apply_if_asked",
@@ -39,8 +41,11 @@ __all__ = [
     "check_summary",
     "export_products",
     "form_audit",
+    "outcome_table",
     "plan_for",
     "plan_summary",
+    "plan_table",
+    "products_after",
 ]
 
 OUTCOME_COLUMNS = [
@@ -55,7 +60,9 @@ OUTCOME_COLUMNS = [
 AUDIT_COLUMNS = [
     "when",
     "who",
+    "user_id",
     "action",
+    "step",
     "product_id",
     "result",
     "error_code",
@@ -171,18 +178,36 @@ def append_audit_log(
     outcome: pd.DataFrame,
     *,
     who: str,
+    user_id: str = "",
     when: dt.datetime | None = None,
 ) -> Path:
     """Append one line per step of ``outcome`` to the audit CSV (header when new).
 
+    ``action`` is the plan's (add, delete, replace), ``step`` the write (a replace is a
+    delete step then an add step); ``who`` the person (nick name and masked phone).
+
+    Raises
+    ------
+    ValueError
+        The file exists with other columns (an older log): nothing is written.
+
     Examples
     --------
-    >>> append_audit_log("product_audit.csv", outcome, who=client.user_id)  # doctest: +SKIP
+    >>> append_audit_log("product_audit.csv", outcome, who="Ada (555*****01)",
+    ...                  user_id=client.user_id)  # doctest: +SKIP
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     moment = (when or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
     new = not target.exists() or target.stat().st_size == 0
+    if not new:
+        with target.open(newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle), [])
+        if header != AUDIT_COLUMNS:
+            raise ValueError(
+                f"audit log {target}: its columns are {header}, expected {AUDIT_COLUMNS}; "
+                "give another audit_log (or move this one aside): nothing was written"
+            )
     with target.open("a", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         if new:
@@ -193,7 +218,9 @@ def append_audit_log(
                 [
                     moment,
                     who,
-                    f"{row['action']}:{row['step']}",
+                    user_id,
+                    row["action"],
+                    row["step"],
                     row["product_id"],
                     row["result"],
                     code,
@@ -213,12 +240,20 @@ class ProductFileRefused(RuntimeError):
 
 def audit_path(audit_log: str, products_path: str) -> Path:
     """The audit CSV: ``audit_log``, else ``product_audit.csv`` beside the desired file,
-    else in the current directory."""
+    else in the user's state directory (``$XDG_STATE_HOME/opslib``, by default
+    ``~/.local/state/opslib``): never in the notebooks' directory.
+
+    Examples
+    --------
+    >>> audit_path("", "/data/products.csv").as_posix()
+    '/data/product_audit.csv'
+    """
     if audit_log:
         return Path(audit_log)
     if products_path:
         return Path(products_path).parent / "product_audit.csv"
-    return Path("product_audit.csv")
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "opslib" / "product_audit.csv"
 
 
 def check_file(products_path: str, categories: pd.DataFrame) -> ProductFileCheck | None:
@@ -237,7 +272,8 @@ def check_summary(check: ProductFileCheck | None, products_path: str) -> str:
         return f"`{products_path}`: {rows} rows, no problem."
     bad_rows = check.problems["row"].dropna().nunique()
     return (
-        f"`{products_path}`: **{len(check.problems)} problems** in {bad_rows} rows (and the "
+        f"`{products_path}`: **{_count(len(check.problems), 'problem')}** in "
+        f"{_count(bad_rows, 'row')} (and the "
         "header when its row is empty), listed below. The file is refused as a whole: "
         "nothing is applied until every problem is fixed."
     )
@@ -246,19 +282,29 @@ def check_summary(check: ProductFileCheck | None, products_path: str) -> str:
 def plan_for(
     check: ProductFileCheck | None, products: pd.DataFrame, devices: pd.DataFrame | None
 ) -> pd.DataFrame:
-    """The plan of a valid file; an empty plan when there is no file or it has problems."""
-    if check is None or not check.ok:
+    """The plan of the file's valid rows (empty when there is no file).
+
+    With problems in the file, the valid rows are still planned so they can be previewed
+    (an apply stays refused): the products of the rows with problems are left out of the
+    plan, never planned as deletes.
+    """
+    if check is None:
         return plan_products(_NO_ROWS, products.iloc[0:0])
-    return plan_products(check.desired, products, devices=devices)
+    refused = set(check.refused_ids)
+    current = products[~products["product_id"].astype(str).isin(refused)]
+    return plan_products(check.desired, current, devices=devices)
 
 
 _NO_ROWS = pd.DataFrame({name: pd.Series([], dtype="string") for name in PRODUCT_COLUMNS})
 
 
-def plan_summary(plan: pd.DataFrame) -> str:
-    """The plan in one Markdown line: how many of each action, how many blocked."""
+def plan_summary(plan: pd.DataFrame, check: ProductFileCheck | None = None) -> str:
+    """The plan in one Markdown line: how many of each action, how many blocked, and
+    (with ``check``) what the rows with problems leave out."""
+    if check is None:
+        return "No desired-state file given (`products_path`): there is nothing to plan."
     if plan.empty:
-        return "No plan."
+        return "No valid row in the file: there is nothing to plan."
     counts = plan["action"].value_counts()
     parts = [f"{int(counts.get(a, 0))} to {a}" for a in ("add", "replace", "delete")]
     parts.append(f"{int(counts.get('unchanged', 0))} unchanged")
@@ -266,7 +312,25 @@ def plan_summary(plan: pd.DataFrame) -> str:
     text = "Plan: " + ", ".join(parts) + "."
     if blocked:
         text += f" **{blocked} blocked** (see the note of each)."
-    return text.replace("to replace", "to delete and add again")
+    text = text.replace("to replace", "to delete and add again")
+    if check is not None and not check.ok:
+        bad = check.problems["row"].dropna().nunique()
+        text = (
+            f"Preview of {_count(len(check.desired), 'valid row')}; "
+            f"{_count(bad, 'row')} with problems "
+            f"left out (their products are neither changed nor deleted), and nothing "
+            f"can be applied until the file is clean. {text}"
+        )
+    return text
+
+
+def plan_table(plan: pd.DataFrame) -> Any:
+    """The plan as a table, or nothing when it has no row (the summary says why)."""
+    if plan.empty:
+        return None
+    from opslib.widgets import Table
+
+    return Table(plan, max_rows=200)
 
 
 def apply_if_asked(
@@ -277,8 +341,10 @@ def apply_if_asked(
     apply: bool,
     allow_delete: bool,
     audit_log: Path,
+    who: str = "",
 ) -> pd.DataFrame:
-    """Dry run unless ``apply``; then refuse a file with problems, else apply and log.
+    """Dry run unless ``apply``; then refuse a file with problems, else apply and log
+    (``who``: the person, nick name and masked phone).
 
     Raises
     ------
@@ -297,7 +363,7 @@ def apply_if_asked(
         )
     outcome = apply_plan(client, plan, check.desired, allow_delete=allow_delete)
     if not outcome.empty:
-        append_audit_log(audit_log, outcome, who=str(client.user_id))
+        append_audit_log(audit_log, outcome, who=who, user_id=str(client.user_id))
     counts = outcome["result"].value_counts()
     done, failed = int(counts.get("done", 0)), int(counts.get("failed", 0))
     _say(
@@ -343,7 +409,7 @@ def export_products(client: Any, path: str | os.PathLike[str]) -> int:
     return len(rows)
 
 
-def form_audit(audit_log: Path, who: str) -> Any:
+def form_audit(audit_log: Path, who: str, user_id: str = "") -> Any:
     """A ``ProductForm`` ``on_write`` callback that appends each write to the audit log."""
 
     def write(action: str, result: pd.DataFrame) -> None:
@@ -352,9 +418,51 @@ def form_audit(audit_log: Path, who: str) -> Any:
             for i in range(len(result))
         ]
         outcome = pd.DataFrame(rows, columns=OUTCOME_COLUMNS).astype({"error_code": "Int64"})
-        append_audit_log(audit_log, outcome, who=who)
+        append_audit_log(audit_log, outcome, who=who, user_id=user_id)
 
     return write
+
+
+def outcome_table(outcome: pd.DataFrame) -> Any:
+    """The executed steps as a table, or nothing after a dry run (the sentence says it)."""
+    if outcome.empty:
+        return None
+    from opslib.widgets import Table
+
+    return Table(outcome, max_rows=200)
+
+
+def products_after(client: Any, outcome: pd.DataFrame) -> Any:
+    """After an apply that wrote something, the platform's products as they are now
+    (a section of its own); nothing at all after a dry run."""
+    if outcome.empty or not outcome["result"].isin(["done", "failed"]).any():
+        return None
+    from opslib.reports.notebook import section
+    from opslib.widgets import Table
+
+    products = client.products.list()
+    section("The products after the apply", f"As the platform lists them now: {len(products)}.")
+    return Table(products[PRODUCT_TABLE_COLUMNS], max_rows=500)
+
+
+PRODUCT_TABLE_COLUMNS = [
+    "product_id",
+    "product_name",
+    "category_id",
+    "category_name",
+    "net_type_name",
+    "node_type_name",
+    "encrypt_type_name",
+    "vendor_type",
+    "status_name",
+    "popular",
+]
+"""The product columns the report shows (never the secret)."""
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _say(text: str) -> None:

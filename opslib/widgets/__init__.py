@@ -16,8 +16,9 @@ figures and tables, which is what unattended reports show.
 >>> panel.plot(by_status)  # doctest: +SKIP
 """
 
+from opslib.widgets._tables import Table, readable, time_text
 from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
-from opslib.widgets.panels import EventPanel, FleetPanel
+from opslib.widgets.panels import EventPanel, FleetPanel, device_options
 from opslib.widgets.products import ProductForm
 
 __all__ = [
@@ -27,5 +28,9 @@ __all__ = [
     "FleetPanel",
     "Panel",
     "ProductForm",
+    "Table",
     "View",
+    "device_options",
+    "readable",
+    "time_text",
 ]

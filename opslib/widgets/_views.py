@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+
+from opslib.analysis._common import parquet_ready
+from opslib.analysis._markup import label_text
+from opslib.widgets._tables import table_html
 
 __all__ = ["ALL", "MAX_DROPDOWN_OPTIONS", "Panel", "View"]
 
@@ -40,11 +45,13 @@ def _figure_html(fig: go.Figure) -> str:
     )
 
 
-def _table_html(frame: pd.DataFrame, max_rows: int) -> str:
-    note = ""
-    if len(frame) > max_rows:
-        note = f"<p><em>{max_rows} of {len(frame)} rows shown.</em></p>"
-    return frame.head(max_rows).to_html(index=False, na_rep="", border=0) + note
+def _export_full(frame: pd.DataFrame, directory: str, stem: str) -> list[str]:
+    """Write the whole table as ``<stem>.csv`` and ``<stem>.parquet``; their names."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(target / f"{stem}.csv", index=False)
+    parquet_ready(frame).to_parquet(target / f"{stem}.parquet", index=False)
+    return [f"{stem}.csv", f"{stem}.parquet"]
 
 
 class View:
@@ -72,12 +79,20 @@ class View:
         kind: str,
         interactive: bool,
         max_rows: int = _TABLE_ROWS,
+        empty: str = "",
+        context: Callable[[], str] | None = None,
+        export_dir: str = "",
     ) -> None:
         self.name = name
         self.kind = kind
         self.build = build
         self.interactive = interactive
         self.max_rows = max_rows
+        self.empty = empty
+        self.context = context
+        self.export_dir = export_dir
+        self.full_files: list[str] = []
+        self.controls: w.Widget | None = None  # shown above the figure (a chooser of its own)
         self.figure: go.Figure | None = None
         self.frame: pd.DataFrame | None = None
         self.output: w.Output | None = None
@@ -89,6 +104,7 @@ class View:
         if self.kind == "figure":
             if not isinstance(result, go.Figure):
                 raise TypeError(f"view {self.name!r}: build must return a plotly Figure")
+            self._explain_empty(result)
             if self.figure is None:
                 self.figure = result
             else:
@@ -97,8 +113,37 @@ class View:
             if not isinstance(result, pd.DataFrame):
                 raise TypeError(f"view {self.name!r}: build must return a DataFrame")
             self.frame = result
+            self.full_files = []
+            if self.export_dir and len(result) > self.max_rows:
+                self.full_files = _export_full(result, self.export_dir, self.name)
         self.redraws += 1
         self._refresh_output()
+
+    def _selection(self) -> str:
+        return self.context() if self.context is not None else ""
+
+    def _explain_empty(self, fig: go.Figure) -> None:
+        """An empty figure (``plots`` marks it) also names the filters that emptied it."""
+        selection = self._selection()
+        if (fig.layout.meta or {}).get("opslib") != "empty" or not selection:
+            return
+        note = fig.layout.annotations[0]
+        note.text = f"{note.text}<br>Selection: {label_text(selection)}"
+
+    def table_html(self) -> str:
+        """The table as HTML: N of M rows with the whole table's files, or why it is empty."""
+        assert self.frame is not None
+        empty = self.empty or "No rows"
+        selection = self._selection()
+        if selection:
+            empty = f"{empty.rstrip('.')} for this selection ({selection})."
+        return table_html(
+            self.frame,
+            self.max_rows,
+            empty=empty,
+            full=self.full_files,
+            whole=f"panel.tables[{self.name!r}]",
+        )
 
     def _refresh_output(self) -> None:
         if not self.interactive:
@@ -120,7 +165,7 @@ class View:
         else:
             assert self.frame is not None
             data = {
-                "text/html": _table_html(self.frame, self.max_rows),
+                "text/html": self.table_html(),
                 "text/plain": repr(self.frame.head(self.max_rows)),
             }
         metadata: dict[str, Any] = {}
@@ -135,6 +180,8 @@ class View:
         """What is shown live: the Output widget (None when static)."""
         if not self.interactive:
             return None
+        if self.controls is not None and self.output is not None:
+            return w.VBox([self.controls, self.output])
         return self.output
 
     def snapshot_html(self) -> str:
@@ -142,8 +189,7 @@ class View:
         if self.kind == "figure":
             assert self.figure is not None
             return _figure_html(self.figure)
-        assert self.frame is not None
-        return _table_html(self.frame, self.max_rows)
+        return self.table_html()
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         widget = self.widget
@@ -187,9 +233,12 @@ class Panel:
 
     title = "Filters"
 
-    def __init__(self, frame: pd.DataFrame, *, interactive: bool = True) -> None:
+    def __init__(
+        self, frame: pd.DataFrame, *, interactive: bool = True, output_dir: str = ""
+    ) -> None:
         self.source = frame
         self.interactive = interactive
+        self.output_dir = output_dir
         self.views: list[View] = []
         self.controls: w.Box | None = None
         if interactive:
@@ -221,6 +270,7 @@ class Panel:
                 build,
                 kind="figure",
                 interactive=self.interactive,
+                context=self.describe,
             )
         )
 
@@ -230,14 +280,23 @@ class Panel:
         *,
         name: str = "",
         max_rows: int = _TABLE_ROWS,
+        empty: str = "",
     ) -> View:
-        """Add a table view: ``build(filtered)`` → DataFrame (first ``max_rows`` shown)."""
+        """Add a table view: ``build(filtered)`` → DataFrame (first ``max_rows`` shown).
+
+        A longer table says "N of M rows shown" and, with the panel's ``output_dir``, is
+        written whole beside the report as ``<name>.csv`` and ``<name>.parquet``, linked
+        under it. An empty one shows ``empty`` (why it is empty) and the selection.
+        """
         view = View(
             name or f"table{len(self.tables) + 1}",
             build,
             kind="table",
             interactive=self.interactive,
             max_rows=max_rows,
+            empty=empty,
+            context=self.describe,
+            export_dir=self.output_dir,
         )
         return self._add(view)
 
@@ -264,7 +323,9 @@ class Panel:
         self.refresh()
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        text = f"{self.title}: {self.describe()} ({len(self.filtered)} of {len(self.source)} rows)"
+        text = (
+            f"{self.title}: {self.describe()} ({len(self.filtered):,} of {len(self.source):,} rows)"
+        )
         note = f"<p><strong>{html.escape(text)}</strong></p>"
         if self.controls is None:
             return {"text/html": note, "text/plain": text}

@@ -7,9 +7,9 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
-from opslib import analysis, enums
+from opslib import analysis, enums, plots
 from opslib.analysis._common import NONE_LABEL, fill_label
-from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel
+from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
 
 __all__ = ["EventPanel", "FleetPanel"]
 
@@ -49,6 +49,7 @@ class FleetPanel(Panel):
         *,
         categories: pd.DataFrame | None = None,
         interactive: bool = True,
+        output_dir: str = "",
     ) -> None:
         self._category_names: dict[str, str] = {}
         if categories is not None and not categories.empty:
@@ -56,7 +57,7 @@ class FleetPanel(Panel):
                 str(c): str(n)
                 for c, n in zip(categories["category_id"], categories["category_name"], strict=True)
             }
-        super().__init__(devices, interactive=interactive)
+        super().__init__(devices, interactive=interactive, output_dir=output_dir)
 
     def _make_controls(self) -> w.Box:
         devices = self.source
@@ -127,25 +128,64 @@ class FleetPanel(Panel):
         return "; ".join(parts) or "all devices"
 
 
+def device_options(events: pd.DataFrame, devices: pd.DataFrame | None = None) -> dict[str, str]:
+    """Every device as a searchable label → its id: ``id · nick name · product``.
+
+    ``devices`` (``client.devices.list()``) names each device and lists the quiet ones
+    too; without it, the devices of ``events`` are listed by id. The busiest come first.
+
+    Examples
+    --------
+    >>> device_options(events, devices)  # doctest: +SKIP
+    {'d1 · Kitchen lamp · p-lamp': 'd1', ...}
+    """
+    counts = events["device_id"].astype("string").value_counts()
+    ids = [str(d) for d in counts.index]
+    names: dict[str, list[str]] = {}
+    if devices is not None and not devices.empty:
+        for did, nick, pid in zip(
+            devices["device_id"], devices["nick_name"], devices["product_id"], strict=True
+        ):
+            parts = [str(v) for v in (nick, pid) if not pd.isna(v) and str(v).strip()]
+            names[str(did)] = parts
+        ids += sorted(set(names) - set(ids))
+    return {" · ".join([d, *names.get(d, [])]): d for d in ids}
+
+
 class EventPanel(Panel):
-    """Events filtered by type, device and a date range.
+    """Events filtered by type, device and a range of whole UTC days.
 
     Attributes
     ----------
     event_types : ipywidgets.SelectMultiple
         Event type labels; nothing selected means every type.
-    device : ipywidgets.Dropdown
-        A device id or ``""`` for all (the busiest devices first).
+    device : ipywidgets.Combobox
+        Type to search every device by id, nick name or product (the busiest first);
+        empty for all. A device id typed as it is works too.
     date_range : ipywidgets.SelectionRangeSlider
-        Whole UTC days, ``(first day, day after the last)``; the end is excluded.
+        ``(first day, last day)``, both included, in UTC.
 
     Examples
     --------
-    >>> panel = widgets.EventPanel(events)  # doctest: +SKIP
+    >>> panel = widgets.EventPanel(events, devices=client.devices.list())  # doctest: +SKIP
     >>> panel.event_types.value = ("alarm",)  # doctest: +SKIP
+    >>> panel.device.value = "kitchen"  # doctest: +SKIP
     """
 
     title = "Event filters"
+
+    def __init__(
+        self,
+        events: pd.DataFrame,
+        *,
+        devices: pd.DataFrame | None = None,
+        interactive: bool = True,
+        output_dir: str = "",
+        selection: str = "",
+    ) -> None:
+        self._devices = devices
+        self._selection = selection
+        super().__init__(events, interactive=interactive, output_dir=output_dir)
 
     def _make_controls(self) -> w.Box:
         events = self.source
@@ -155,27 +195,83 @@ class EventPanel(Panel):
             description="types",
             rows=6,
         )
-        busiest = events["device_id"].value_counts().index[:MAX_DROPDOWN_OPTIONS]
-        self.device = w.Dropdown(
-            options=[("all devices", ALL)] + [(str(d), str(d)) for d in busiest],
+        self.device_labels = device_options(events, self._devices)
+        self.device = w.Combobox(
+            options=list(self.device_labels),
             value=ALL,
+            placeholder=f"all {len(self.device_labels):,} devices: type an id, name or product",
             description="device",
+            ensure_option=False,
+            layout=w.Layout(width="520px"),
         )
         days = self._days()
         self.date_range = w.SelectionRangeSlider(
-            options=[(d.strftime("%Y-%m-%d"), d) for d in days],
+            options=[(f"{d:%b %d}", d) for d in days],
             index=(0, len(days) - 1),
             description="days",
             layout=w.Layout(width="520px"),
         )
         return w.HBox([self.event_types, w.VBox([self.device, self.date_range])])
 
+    def plot_properties(self, *, name: str = "property_boxes", max_properties: int = 16) -> View:
+        """Add the property boxes (``plots.property_boxes``), a command's ``value`` split
+        by command; live, a chooser above the figure picks the properties (the first
+        ``max_properties`` at first) and redraws this figure only.
+
+        Examples
+        --------
+        >>> panel.plot_properties()  # doctest: +SKIP
+        >>> panel.properties.value = ("temperature", "rssi")  # doctest: +SKIP
+        """
+        prefix = analysis.PROPERTY_PREFIX
+        every = analysis.property_columns(analysis.value_by_command(self.source))
+        names = [c.removeprefix(prefix) for c in every]
+        self.properties: w.SelectMultiple | None = None
+        if self.interactive and names:
+            self.properties = w.SelectMultiple(
+                options=names,
+                value=tuple(names[:max_properties]),
+                description="properties",
+                rows=min(8, len(names)),
+            )
+        chooser = self.properties
+
+        def build(events: pd.DataFrame) -> Any:
+            frame = analysis.value_by_command(events)
+            columns = analysis.property_columns(frame)
+            if chooser is None:
+                return plots.property_boxes(frame, columns, max_properties=max_properties)
+            picked = {prefix + n for n in chooser.value}
+            title = f"Reported properties ({len(picked)} of {len(names)} chosen above)"
+            if not picked:
+                return plots.property_boxes(
+                    frame, [], title=title, message="No property chosen: pick some above"
+                )
+            shown = [c for c in columns if c in picked]
+            return plots.property_boxes(frame, shown, title=title, max_properties=len(picked))
+
+        view = self.plot(build, name=name)
+        if chooser is not None:
+            view.controls = chooser
+            chooser.observe(lambda _change: view.update(self.filtered), names="value")
+        return view
+
+    def device_id(self) -> str:
+        """The device the picker names (``""``: every device, or text that names none)."""
+        if self.controls is None:
+            return ALL
+        text = str(self.device.value).strip()
+        if text in self.device_labels:
+            return self.device_labels[text]
+        if text in self.device_labels.values():
+            return text
+        return ALL
+
     def _days(self) -> list[pd.Timestamp]:
         moments = self.source["gmt_create"].dropna()
         if moments.empty:
-            first = pd.Timestamp.now(tz="UTC").floor("D")
-            return [first, first + pd.Timedelta(days=1)]
-        first, last = moments.min().floor("D"), moments.max().floor("D") + pd.Timedelta(days=1)
+            return [pd.Timestamp.now(tz="UTC").floor("D")]
+        first, last = moments.min().floor("D"), moments.max().floor("D")
         return list(pd.date_range(first, last, freq="D"))
 
     def _filter_widgets(self) -> list[w.ValueWidget]:
@@ -184,22 +280,23 @@ class EventPanel(Panel):
     def _apply(self) -> pd.DataFrame:
         if self.controls is None:
             return self.source
-        start, end = self.date_range.value
+        first, last = self.date_range.value
         return analysis.filter_events(
             self.source,
             event_types=list(self.event_types.value),
-            device_id=self.device.value or None,
-            start=start,
-            end=end,
+            device_id=self.device_id() or None,
+            start=first,
+            end=last + pd.Timedelta(days=1),
         )
 
     def describe(self) -> str:
         if self.controls is None:
-            return "all events"
-        start, end = self.date_range.value
-        parts = [f"{start:%Y-%m-%d} to {end:%Y-%m-%d}"]
-        if self.event_types.value:
-            parts.append("types " + ", ".join(self.event_types.value))
-        if self.device.value:
-            parts.append(f"device {self.device.value}")
+            return self._selection or "all events"
+        first, last = self.date_range.value
+        parts = [f"{first:%Y-%m-%d}" if first == last else f"{first:%Y-%m-%d} to {last:%Y-%m-%d}"]
+        parts.append(
+            "types " + ", ".join(self.event_types.value) if self.event_types.value else "all types"
+        )
+        device = self.device_id()
+        parts.append(f"device {device}" if device else "all devices")
         return "; ".join(parts)

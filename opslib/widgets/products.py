@@ -27,7 +27,8 @@ class ProductForm:
 
     Every coded field is a dropdown of its labels; the secret is a password box and never
     shown. ``on_write(action, result)`` is called after each write (e.g. to append to the
-    audit log).
+    audit log). The form names the connected ``account``; without the ``admin`` ``role``
+    its buttons are disabled and it says how to connect as an admin.
 
     Attributes
     ----------
@@ -43,7 +44,8 @@ class ProductForm:
 
     Examples
     --------
-    >>> form = widgets.ProductForm(client, categories, products)  # doctest: +SKIP
+    >>> form = widgets.ProductForm(client, categories, products, account="Ada (555*****01)",
+    ...                            role="admin")  # doctest: +SKIP
     """
 
     def __init__(
@@ -53,8 +55,11 @@ class ProductForm:
         products: pd.DataFrame,
         *,
         on_write: Callable[[str, pd.DataFrame], None] | None = None,
+        account: str = "",
+        role: str = "",
     ) -> None:
         self.client = client
+        self.role = role
         self.on_write = on_write
         self.last_result: pd.DataFrame | None = None
         self.pending_delete = ""
@@ -76,6 +81,8 @@ class ProductForm:
         for name, enum in _CODED_FIELDS.items():
             options = [(label, value) for value, label in enums.labels(enum).items()]
             self.fields[name] = w.Dropdown(options=options, value=options[0][1], description=name)
+        for widget in self.fields.values():  # whole labels: "encrypt_type", not "encrypt_t…"
+            widget.style = {"description_width": "110px"}
         self.add_button = w.Button(description="Add product", button_style="primary")
         self.add_button.on_click(lambda _b: self.add())
         ids = [str(p) for p in products["product_id"]] if not products.empty else []
@@ -91,8 +98,22 @@ class ProductForm:
         self.confirm_box = w.HBox(
             [self.confirm_button, self.cancel_button], layout=w.Layout(display="none")
         )
+        self.writable = role == "admin"
+        for button in (self.add_button, self.delete_button, self.confirm_button):
+            button.disabled = not self.writable
+        who = html.escape(account or "an unknown account")
+        self.account_note = w.HTML(
+            f"<p>Connected as {who}.</p>"
+            if self.writable
+            else f"<p>Connected as {who}: adding or deleting a product needs the "
+            "<b>admin</b> role, so the buttons are disabled. To connect as an admin, "
+            "set <code>OPSLIB_PROFILE</code> to a profile of an admin account "
+            "(<code>~/.config/opslib/config.toml</code>) or the <code>OPSLIB_*</code> "
+            "variables of one, then restart the kernel and run the notebook again.</p>"
+        )
         self.widget = w.VBox(
             [
+                self.account_note,
                 w.HTML("<b>Add a product</b>"),
                 w.GridBox(
                     list(self.fields.values()),
@@ -113,6 +134,7 @@ class ProductForm:
 
     def add(self) -> pd.DataFrame:
         """Add the product in the form; the outcome shows below it and in ``last_result``."""
+        self._check_writable()
         result = self.client.products.add(self.values(), errors="collect")
         self._done("add", result)
         return result
@@ -132,11 +154,18 @@ class ProductForm:
         """Delete the product asked about; nothing happens without a pending request."""
         if not self.pending_delete:
             return None
+        self._check_writable()
         target, self.pending_delete = self.pending_delete, ""
         self.confirm_box.layout.display = "none"
         result = self.client.products.delete([target], errors="collect")
         self._done("delete", result)
         return result
+
+    def _check_writable(self) -> None:
+        if not self.writable:
+            raise PermissionError(
+                f"product writes need the admin role; this account's role is {self.role!r}"
+            )
 
     def cancel_delete(self) -> None:
         self.pending_delete = ""

@@ -18,13 +18,56 @@ def test_compare_periods_and_written_summary() -> None:
     table = analysis.compare_periods(
         current, previous, current_window=WEEK, previous_window=prev_window
     ).set_index("measure")
-    assert table.loc["fault events", "current"] == 7
-    assert table.loc["fault events", "previous"] == 0
-    assert table.loc["fault events", "change_pct"] is pd.NA
+    assert table.loc["alarm events", "current"] == 7
+    assert table.loc["alarm events", "previous"] == 0
+    assert table.loc["alarm events", "change_pct"] is pd.NA
     text = analysis.change_summary(
         current, previous, current_window=WEEK, previous_window=prev_window
     )
     assert "- Period 2024-05-06 00:00 to 2024-05-13 00:00 UTC" in text
-    assert "fault new (0 → 7)" in text
+    assert "alarm 0 → 7;" in text
     assert "New alarm codes: E101, F201." in text
     assert text.count("\n- ") >= 4
+
+
+def _shifted(events: pd.DataFrame, days: float) -> pd.DataFrame:
+    out = events.copy()
+    out["gmt_create"] = out["gmt_create"] - pd.Timedelta(days=days)
+    return out
+
+
+def test_no_previous_data_says_so_instead_of_a_percentage() -> None:
+    current = make_events()
+    previous = current.iloc[0:0]
+    prev_window = analysis.previous_window(WEEK)
+    text = analysis.change_summary(
+        current, previous, current_window=WEEK, previous_window=prev_window
+    )
+    assert "The previous period has no data: there is nothing to compare with." in text
+    assert "- Alarm codes in this period: E101, F201." in text
+    assert "%" not in text
+    assert "New alarm codes" not in text
+
+
+def test_no_percentage_on_a_tiny_base() -> None:
+    current = pd.concat([make_events()] * 40, ignore_index=True)
+    previous = _shifted(make_events().iloc[:3], 7)
+    assert len(previous) < analysis.MIN_PERCENT_BASE <= len(current)
+    table = analysis.compare_periods(current, previous).set_index("measure")
+    assert table.loc["events", "change_pct"] is pd.NA
+    text = analysis.change_summary(current, previous)
+    assert "- 2,280 events (previous period 3, too few before for a percentage)." in text
+    assert "%" not in text
+
+
+def test_percentages_on_a_large_base_and_a_partly_covered_previous_period() -> None:
+    current = pd.concat([make_events()] * 10, ignore_index=True)
+    previous = _shifted(current, 7)
+    prev_window = analysis.previous_window(WEEK)
+    previous = previous[previous["gmt_create"] >= prev_window[0] + pd.Timedelta(days=3)]
+    assert len(previous) >= analysis.MIN_PERCENT_BASE
+    text = analysis.change_summary(
+        current, previous, current_window=WEEK, previous_window=prev_window
+    )
+    assert "The previous period is only partly covered" in text
+    assert "- 570 events (previous period 320, +78%)." in text

@@ -15,13 +15,27 @@ from .frames import T0, WEEK, make_events
 
 def test_event_volume_is_long_and_complete() -> None:
     volume = analysis.event_volume(make_events(), "1D")
-    assert list(volume.columns) == ["time", "event_type_name", "events"]
+    assert list(volume.columns) == ["time", "event_type_name", "events", "partial"]
+    assert not volume["partial"].any()
     assert str(volume["events"].dtype) == "Int64"
     # 7 days x 5 types present (online, offline, property report, alarm, firmware upgrade)
     assert len(volume) == 35
     reports = volume[volume["event_type_name"] == "property report"]
     assert set(reports["events"]) == {6}
     assert int(volume["events"].sum()) == len(make_events())
+
+
+def test_event_volume_covers_the_window_and_marks_partial_buckets() -> None:
+    events = make_events()
+    window = (T0 - pd.Timedelta(hours=36), T0 + pd.Timedelta(days=7, hours=12))
+    volume = analysis.event_volume(events, "1D", window=window)
+    times = volume["time"].drop_duplicates()
+    # little data: the buckets still cover the whole requested window
+    assert times.min() == T0 - pd.Timedelta(days=2)
+    assert times.max() == T0 + pd.Timedelta(days=7)
+    partial = volume.groupby("time")["partial"].first()
+    assert partial.to_dict() == {t: t in (times.min(), times.max()) for t in times}
+    assert int(volume["events"].sum()) == len(events)
 
 
 def test_event_volume_refuses_a_bad_frequency() -> None:
@@ -241,3 +255,19 @@ def test_noisiest_devices_counts_equal_a_crosstab(seed: int) -> None:
         assert list(got[label]) == list(want[label]), label
     assert list(got["events"]) == list(want.sum(axis=1))
     assert list(got["top_type"]) == list(want.idxmax(axis=1))
+
+
+def test_value_by_command_keeps_unrelated_quantities_apart() -> None:
+    events = make_events().iloc[:6].copy()
+    events["properties.command"] = pd.array(
+        ["set_brightness", "set_brightness", "set_temperature", "set_temperature", None, None],
+        dtype="string",
+    )
+    events["properties.value"] = pd.array([80, 20, 21, 23, 5, None], dtype="Int64")
+    split = analysis.value_by_command(events)
+    stats = analysis.property_stats(split).set_index("property")
+    assert stats.loc["value (set_brightness)", "mean"] == 50
+    assert stats.loc["value (set_temperature)", "mean"] == 22
+    assert stats.loc["value", "reports"] == 1  # a value without a command stays as it is
+    plain = make_events()
+    assert list(analysis.value_by_command(plain).columns) == list(plain.columns)

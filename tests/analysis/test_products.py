@@ -203,3 +203,22 @@ def test_keep_current_fills_what_the_file_leaves_out() -> None:
     assert kept["product_icon"] == ICON
     assert kept["vendor_type"] == 7
     assert kept["encrypt_type"] == 2
+
+
+def test_every_label_the_protocol_shows_is_accepted_with_synonyms() -> None:
+    raw = csv_frame(
+        "product_id,product_name,category_id,net_type,node_type,encrypt_type,product_secret\n"
+        "p-1,One,1,wifi,sub-device,aes-128,secret-0001\n"
+        "p-2,Two,1,Wi-Fi,3 sub-device,AES_128,secret-0002\n"
+        "p-3,Three,1,1 Wi-Fi,Sub Device,0 none,secret-0003\n"
+        "p-4,Four,1,2 Wi-Fi,sub_device,none,secret-0004\n"
+    )
+    check = analysis.validate_product_file(raw, CATEGORIES)
+    desired = check.desired.set_index("product_id")
+    assert list(desired["node_type"]) == [3, 3, 3]
+    assert list(desired["net_type"]) == [1, 1, 1]
+    assert list(desired["encrypt_type"]) == [1, 1, 0]
+    # a number and a label that disagree are refused, naming the row and column
+    (problem,) = check.problems.to_dict("records")
+    assert (problem["row"], problem["column"], problem["value"]) == (4, "net_type", "2 Wi-Fi")
+    assert check.refused_ids == ("p-4",)

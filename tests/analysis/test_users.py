@@ -35,6 +35,7 @@ def test_profile_and_settings_tables() -> None:
     assert masked["phone"] == "555*****03"
     assert masked["status_name"] == "active"
     assert masked["gmt_logout"] == ""
+    assert masked["gmt_register"] == "2024-05-06 00:00:00 UTC"  # no "+00:00"
     assert (
         analysis.profile_table(user, mask=False).set_index("field").loc["phone", "value"]
         == "5550000003"

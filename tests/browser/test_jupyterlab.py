@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -27,7 +28,9 @@ from reports.runs import platform_env
 
 from opslib.reports._process import descendants
 
-NOTEBOOK = Path(__file__).parents[2] / "notebooks" / "event_analysis.ipynb"
+NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
+NOTEBOOK = NOTEBOOKS / "event_analysis.ipynb"
+UPKEEP = NOTEBOOKS / "product_upkeep.ipynb"
 START_TIMEOUT = 90  # seconds for JupyterLab to answer
 RUN_TIMEOUT_MS = 180_000  # for every cell to run and draw
 REDRAW_TIMEOUT_MS = 60_000
@@ -78,7 +81,8 @@ def jupyterlab(tmp_path: Path, platform: Any) -> Iterator[str]:
     """JupyterLab serving a copy of event_analysis.ipynb; yields its base URL."""
     root = tmp_path / "root"
     root.mkdir()
-    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    for notebook in (NOTEBOOK, UPKEEP):
+        shutil.copy(notebook, root / notebook.name)
     _settings(tmp_path / "lab-settings")
     port = _free_port()
     env = {
@@ -122,9 +126,24 @@ def jupyterlab(tmp_path: Path, platform: Any) -> Iterator[str]:
     assert proc.poll() is not None
 
 
+def _quiet_device(platform: Any) -> tuple[str, str, int]:
+    """A device of the fleet with no event in the last 7 days: (id, its picker label,
+    how many devices the fleet has)."""
+    from opslib import widgets
+
+    client = platform.connect("ops")
+    devices = client.devices.list(progress=False)
+    events = client.events.list("-7d", "now", progress=False)
+    labels = widgets.device_options(events, devices)
+    reporting = set(events["device_id"].astype(str))
+    quiet = next(label for label, did in labels.items() if did not in reporting)
+    return labels[quiet], quiet, len(labels)
+
+
 def test_run_all_cells_then_a_filter_redraws_the_figure(
-    chromium: Any, jupyterlab: str, tmp_path: Path
+    chromium: Any, jupyterlab: str, platform: Any, tmp_path: Path
 ) -> None:
+    quiet_id, quiet_label, fleet_size = _quiet_device(platform)
     page = chromium.new_page()
     page.set_default_timeout(60_000)
     page.goto(f"{jupyterlab}/lab/tree/{NOTEBOOK.name}")
@@ -158,3 +177,50 @@ def test_run_all_cells_then_a_filter_redraws_the_figure(
     page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
     page.screenshot(path=str(tmp_path / "after-filter.png"))
     assert (tmp_path / "after-filter.png").stat().st_size > 10_000
+
+    # the day slider's readout shows both days whole ("Nov 17-Nov 24"), never cut
+    readout = page.locator(".widget-hslider .widget-readout").first
+    assert re.fullmatch(r"[A-Z][a-z]{2} \d{2}\s*[-–]\s*[A-Z][a-z]{2} \d{2}", readout.inner_text())
+    assert readout.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+
+    # the device picker lists every device, the quiet ones too, and finds one by its label
+    types.select_option([])
+    options = page.evaluate(
+        "() => [...document.querySelectorAll('datalist option')].map(o => o.value)"
+    )
+    assert len(options) == fleet_size
+    assert quiet_label in options
+    picker = page.locator(".jp-OutputArea-output input[list]").first
+    picker.fill(quiet_label)
+    picker.press("Enter")
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('.js-plotly-plot')].some(gd =>
+            ((gd.layout && gd.layout.annotations) || []).some(a =>
+                (a.text || '').includes({json.dumps("device " + quiet_id)})))""",
+        timeout=REDRAW_TIMEOUT_MS,
+    )
+    page.screenshot(path=str(tmp_path / "quiet-device.png"))
+
+
+def test_product_upkeep_form_is_disabled_for_an_ops_account(
+    chromium: Any, jupyterlab: str, tmp_path: Path
+) -> None:
+    page = chromium.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{jupyterlab}/lab/tree/{UPKEEP.name}")
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=90_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    add = page.get_by_role("button", name="Add product")
+    add.wait_for(timeout=RUN_TIMEOUT_MS)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=RUN_TIMEOUT_MS)
+    assert add.is_disabled()
+    assert page.get_by_role("button", name="Delete…").is_disabled()
+    note = page.get_by_text("adding or deleting a product needs the").inner_text()
+    assert "Ops desk (555*****01), role ops" in note
+    assert "OPSLIB_PROFILE" in note
+    label = page.locator(".widget-label", has_text="encrypt_type").first
+    assert label.inner_text() == "encrypt_type"  # whole, not "encrypt_t…"
+    assert label.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert page.locator(".jp-OutputArea-output[data-mime-type*='error']").count() == 0
+    page.screenshot(path=str(tmp_path / "upkeep-ops.png"), full_page=True)

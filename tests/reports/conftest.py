@@ -133,7 +133,7 @@ def write_outcome_notebook(path: Path) -> Path:
     }
     params = nbformat.v4.new_code_cell(
         'declare: str = ""  # partial or failed\nrows: int = 3  # rows of the main read\n'
-        'faults_only: bool = False  # a platform whose only event kinds are property and fault'
+        "faults_only: bool = False  # a platform whose only event kinds are property and fault"
     )
     params.metadata["tags"] = ["parameters"]
     nb.cells = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -137,15 +138,17 @@ def test_apply_changes_exactly_the_plan_and_keeps_an_audit_log(
     pd.testing.assert_frame_equal(after.loc[untouched], before.loc[untouched])
     assert set(after.index) == set(before.index) - {"p-test-drop"} | {"p-test-new"}
     log = list(csv.DictReader((tmp_path / "product_audit.csv").open()))
-    steps = {(r["product_id"], r["action"], r["result"]) for r in log}
+    steps = {(r["product_id"], r["action"], r["step"], r["result"]) for r in log}
     assert steps == {
-        ("p-test-new", "add:add", "done"),
-        ("p-test-edit", "replace:delete", "done"),
-        ("p-test-edit", "replace:add", "done"),
-        ("p-test-drop", "delete:delete", "done"),
-        (USED, "delete:delete", "skipped"),
+        ("p-test-new", "add", "add", "done"),
+        ("p-test-edit", "replace", "delete", "done"),
+        ("p-test-edit", "replace", "add", "done"),
+        ("p-test-drop", "delete", "delete", "done"),
+        (USED, "delete", "delete", "skipped"),
     }
-    assert {r["who"] for r in log} == {str(admin.user_id)}
+    assert {r["user_id"] for r in log} == {str(admin.user_id)}
+    (who,) = {r["who"] for r in log}
+    assert re.fullmatch(r".+ \(\d{3}\*+\d{2}\)", who), who  # nick name, masked phone
     assert all(r["when"] for r in log)
     assert "secret" not in (tmp_path / "product_audit.csv").read_text()
 
@@ -203,7 +206,8 @@ def test_the_form_adds_and_deletes_after_confirmation_on_the_platform(
     log = tmp_path / "audit.csv"
     form = widgets.ProductForm(
         admin, admin.products.categories(), admin.products.list(),
-        on_write=form_audit(log, who=admin.user_id),
+        on_write=form_audit(log, who="Admin desk (555*****09)", user_id=admin.user_id),
+        account="Admin desk (555*****09), role admin", role="admin",
     )  # fmt: skip
     form.fields["product_id"].value = "p-form-1"
     form.fields["product_name"].value = "From the form"

@@ -119,7 +119,7 @@ def test_a_run_keeps_notebook_html_status_and_exports(
     assert html.count("Plotly.newPlot(") == 1
     assert "not able to be represented" not in html
     assert "nb.setup(interactive" not in html  # code hidden
-    assert '<header class="opslib-header"><h1>tiny</h1>' in html
+    assert '<header class="opslib-header"><h1>Tiny report</h1>' in html  # its heading
 
 
 def test_the_runners_kernel_starts_as_any_kernel(
@@ -347,7 +347,7 @@ def test_cli_run_all_exits_1_when_a_report_fails(
         "report", "run-all", "--config", str(config), "--out", str(tmp_path / "o"), env_extra=env
     )
     assert done.returncode == 1
-    assert "0 of 1 reports ok; index:" in done.stdout
+    assert "0 of 1 reports ok; exit 1 (report); index:" in done.stdout
     assert (tmp_path / "o" / "index.html").exists()
 
 

@@ -67,13 +67,58 @@ def test_event_panel_types_device_and_date_range() -> None:
     panel.event_types.value = ()
     panel.device.value = "d2"
     assert set(panel.filtered["device_id"]) == {"d2"}
-    assert panel.figures["alarms"].layout.annotations[0].text == "No alarms in this selection"
+    note = panel.figures["alarms"].layout.annotations[0].text
+    assert note == (
+        "No alarms in this selection<br>Selection: 2024-05-06 to 2024-05-12; all types; device d2"
+    )
 
     days = [value for _, value in panel.date_range.options]
     assert days[0] == T0
-    assert days[-1] == T0 + pd.Timedelta(days=7)
-    panel.date_range.value = (T0 + pd.Timedelta(days=1), T0 + pd.Timedelta(days=2))
+    assert days[-1] == T0 + pd.Timedelta(days=6)  # the last day with events, included
+    assert panel.date_range.options[-1][0] == "May 12"  # short enough to show whole
+    panel.date_range.value = (T0 + pd.Timedelta(days=1), T0 + pd.Timedelta(days=1))
     assert panel.filtered["gmt_create"].min() >= T0 + pd.Timedelta(days=1)
     assert panel.filtered["gmt_create"].max() < T0 + pd.Timedelta(days=2)
     assert len(panel.filtered) == 5  # 3 reports, offline, online
-    assert "2024-05-07 to 2024-05-08" in panel.describe()
+    assert panel.describe().startswith("2024-05-07; all types")
+
+
+def test_event_panel_device_picker_finds_a_quiet_device_by_name() -> None:
+    events = make_events()
+    devices = make_devices()
+    quiet = sorted(set(devices["device_id"]) - set(events["device_id"]))[0]
+    panel = widgets.EventPanel(events, devices=devices)
+    labels = list(panel.device.options)
+    assert len(labels) == len(set(devices["device_id"]) | set(events["device_id"]))
+    (label,) = [o for o in labels if o.startswith(f"{quiet} ")]
+    assert f"nick {quiet}" in label
+    panel.device.value = label
+    assert panel.device_id() == quiet
+    assert panel.filtered.empty
+    assert f"device {quiet}" in panel.describe()
+    panel.device.value = "no such device"
+    assert panel.device_id() == ""
+    assert len(panel.filtered) == len(events)
+
+
+def test_property_chooser_picks_the_boxes_and_redraws_that_figure_only() -> None:
+    events = make_events()
+    extra = {f"properties.p{i:02d}": list(range(len(events))) for i in range(18)}
+    events = events.assign(**extra)
+    panel = widgets.EventPanel(events)
+    other = panel.plot(lambda e: plots.event_volume_chart(analysis.event_volume(e, "1D")))
+    view = panel.plot_properties()
+    assert panel.properties is not None
+    every = list(panel.properties.options)
+    assert len(every) == len(analysis.property_columns(events)) > 16
+    assert len(panel.properties.value) == 16  # the first 16 at first
+    assert len(view.figure.data) == 16
+    redraws = other.redraws
+    panel.properties.value = (every[-1], every[0])
+    assert len(view.figure.data) == 2
+    assert "2 of" in view.figure.layout.title.text
+    assert other.redraws == redraws  # the other figures are not recomputed
+    panel.properties.value = ()
+    assert "No property chosen" in view.figure.layout.annotations[0].text
+    static = widgets.EventPanel(events, interactive=False)
+    assert "left out" in static.plot_properties().figure.layout.title.text

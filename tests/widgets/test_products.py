@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from opslib import widgets
 
@@ -47,8 +48,15 @@ def test_product_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None:
     client = _FakeClient()
     written: list[str] = []
     form = widgets.ProductForm(
-        client, CATEGORIES, current, on_write=lambda action, _r: written.append(action)
+        client,
+        CATEGORIES,
+        current,
+        on_write=lambda action, _r: written.append(action),
+        account="Admin desk (555*****09), role admin",
+        role="admin",
     )
+    assert not form.add_button.disabled
+    assert "Connected as Admin desk (555*****09), role admin." in form.account_note.value
     assert [o[0] for o in form.fields["net_type"].options] == [
         "Wi-Fi", "BLE", "Zigbee", "cellular", "Ethernet",
     ]  # fmt: skip
@@ -81,3 +89,26 @@ def test_product_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None:
     assert written == ["add", "delete"]
     assert form.last_result is not None
     assert not bool(form.last_result["ok"].iloc[0])
+
+
+def test_product_form_for_an_ops_account_disables_writes_and_says_how_to_connect() -> None:
+    from analysis.frames import CATEGORIES, products
+
+    current = products(
+        {"product_id": "p-a", "product_name": "A", "category_id": 1, "net_type": 1, "node_type": 1},
+    )
+    client = _FakeClient()
+    form = widgets.ProductForm(
+        client, CATEGORIES, current, account="Ops desk (555*****01), role ops", role="ops"
+    )
+    assert form.add_button.disabled
+    assert form.delete_button.disabled
+    assert form.confirm_button.disabled
+    note = form.account_note.value
+    assert "Ops desk (555*****01), role ops" in note
+    assert "needs the <b>admin</b> role" in note
+    assert "OPSLIB_PROFILE" in note
+    with pytest.raises(PermissionError, match="admin role"):
+        form.add()
+    assert client.products.calls == []
+    assert form.fields["encrypt_type"].style.description_width == "110px"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
@@ -26,6 +29,7 @@ def test_static_panel_has_no_widgets_and_renders_html() -> None:
     html = table._repr_mimebundle_()["text/html"]
     assert "<table" in html
     assert "2 of 5 rows shown" in html
+    assert "The whole table: <code>panel.tables[" in html  # no output_dir: where it is
 
 
 def test_interactive_view_bundle_has_widget_and_static_html() -> None:
@@ -66,3 +70,42 @@ def test_live_views_fill_their_output_widget_and_empty_it_before_a_redraw(
     assert "Plotly.newPlot" in shown["data"]["text/html"]
     assert '"name":"alarm"' in shown["data"]["text/html"].replace(" ", "")
     assert "<table" in table.output.outputs[0]["data"]["text/html"]
+
+
+def test_tables_read_as_people_read_them(tmp_path: Path) -> None:
+    events = make_events()
+    panel = widgets.EventPanel(events, interactive=False, output_dir=str(tmp_path))
+    table = panel.table(lambda e: analysis.noisiest_devices(e), name="noisy", max_rows=1)
+    html = table.snapshot_html()
+    assert "%" in html
+    assert "share" in html
+    assert 'style="white-space:nowrap"' in html  # ids do not wrap
+    assert "<th></th>" not in html
+    assert "<tbody>\n    <tr>\n      <th>" not in html
+    assert f"1 of {len(table.frame)} rows shown" in html
+    assert '<a href="noisy.csv">' in html
+    full = pd.read_csv(tmp_path / "noisy.csv")
+    assert len(full) == len(table.frame) > 1
+    assert (tmp_path / "noisy.parquet").exists()
+    alarms = panel.table(lambda e: analysis.alarm_codes(e.iloc[0:0]), empty="No alarms.")
+    text = alarms.snapshot_html()
+    assert "<table" not in text
+    assert "No alarms for this selection (all events)." in text
+
+
+def test_readable_times_months_and_percentages() -> None:
+    frame = pd.DataFrame(
+        {
+            "cohort": pd.to_datetime(["2025-11-01"], utc=True),
+            "gmt_create": pd.to_datetime(["2026-11-24 06:00"], utc=True),
+            "share": [0.041],
+            "events": pd.array([39898], dtype="Int64"),
+            "events_per_day": [1329.93],
+            "mean": [0.04213],
+            "ongoing": pd.array([True], dtype="boolean"),
+        }
+    )
+    shown = widgets.readable(frame).iloc[0].tolist()
+    assert shown == [
+        "Nov 2025", "2026-11-24 06:00 UTC", "4.1%", "39,898", "1,330", "0.0421", "yes",
+    ]  # fmt: skip
