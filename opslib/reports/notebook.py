@@ -304,7 +304,11 @@ def load_events(
 
 
 def selection_text(
-    *, device_id: str = "", user_id: str = "", event_types: Sequence[str] = ()
+    *,
+    device_id: str = "",
+    user_id: str = "",
+    event_types: Sequence[str] = (),
+    users: Sequence[str] = (),
 ) -> str:
     """What the parameters select, in words: ``all event types, whole fleet``.
 
@@ -316,6 +320,8 @@ def selection_text(
     types = "event types " + ", ".join(event_types) if event_types else "all event types"
     who = [f"device {device_id}"] if device_id else []
     who += [f"user {user_id}"] if user_id else []
+    ids = read_users(users) if not (device_id or user_id) else []
+    who += [f"{len(ids)} users' devices"] if ids else []
     return ", ".join([types, *who] if who else [types, "whole fleet"])
 
 
@@ -327,6 +333,7 @@ def period_text(
     device_id: str = "",
     user_id: str = "",
     event_types: Sequence[str] = (),
+    users: Sequence[str] = (),
 ) -> str:
     """The period's first line: how many events, when, of what (escaped Markdown).
 
@@ -335,7 +342,9 @@ def period_text(
     >>> nb.markdown(nb.period_text(window, events, earlier))  # doctest: +SKIP
     """
     fmt = "%Y-%m-%d %H:%M"
-    selection = selection_text(device_id=device_id, user_id=user_id, event_types=event_types)
+    selection = selection_text(
+        device_id=device_id, user_id=user_id, event_types=event_types, users=users
+    )
     return (
         f"**{len(events):,} events** from {window[0]:{fmt}} to {window[1]:{fmt}} UTC, "
         f"{markdown_text(selection)} ({len(earlier):,} in the previous period of equal length)."
