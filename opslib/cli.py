@@ -51,7 +51,11 @@ def _add_probe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--phone", help="default: OPSLIB_PHONE (an ops account learns the most)")
     p.add_argument("--password", help="default: OPSLIB_PASSWORD (else asked for)")
     p.add_argument("--profile", default="platform", help="the profile the section is for")
-    p.add_argument("--base", default="opslib", help="the dialect to start from")
+    p.add_argument(
+        "--base",
+        default=None,
+        help="the dialect to start from (default: opslib, then each built-in login selector)",
+    )
     p.add_argument("--out", help="also write the section to this file")
 
 

@@ -140,6 +140,10 @@ def _message_field(body: Any) -> str | None:
     return next((f for f in _MESSAGE_FIELDS if isinstance(body.get(f), str) and body[f]), None)
 
 
+class _LoginRefused(OpsError):
+    """The login failed under the base dialect's ``login_model``: another may fit."""
+
+
 def _data(body: Any) -> dict[str, Any]:
     if isinstance(body, dict) and isinstance(body.get("data"), dict):
         return dict(body["data"])
@@ -179,7 +183,7 @@ class _Probe:
         status, body, headers = self.wire.envelope("/user/login", params)
         data = _data(body)
         if (status != 200 and not data) or not data.get("code"):
-            raise OpsError(
+            raise _LoginRefused(
                 f"probe: the login failed (HTTP {status}, {_brief(body)}); check the "
                 "credentials, or give base= a dialect whose login_model selector fits"
             )
@@ -710,6 +714,17 @@ def _brief(body: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
+def _login_bases() -> list[Dialect]:
+    """The reference dialect, then one built-in per other ``login_model`` password value."""
+    bases = [Dialect.named("opslib")]
+    for name in Dialect.names():
+        candidate = Dialect.named(name)
+        password = candidate.selectors.get("login_model", {}).get("password")
+        if all(b.selectors.get("login_model", {}).get("password") != password for b in bases):
+            bases.append(candidate)
+    return bases
+
+
 def probe(
     base_url: str,
     *,
@@ -718,7 +733,7 @@ def probe(
     area_code: str,
     phone: str,
     password: str,
-    base: str | Dialect = "opslib",
+    base: str | Dialect | None = None,
     timeout: float = 30.0,
 ) -> ProbeResult:
     """Learn a platform's dialect with reads only (see the module for what it asks).
@@ -731,8 +746,10 @@ def probe(
         An application and an account to log in with (an ops account learns more: the
         fleet read).
     base
-        The dialect the probe starts from and keeps where it cannot tell (default
-        ``"opslib"``); its ``login_model`` selector is used to log in.
+        The dialect the probe starts from and keeps where it cannot tell; its
+        ``login_model`` selector is used to log in. Default: ``"opslib"``, and when that
+        login is refused, each built-in dialect whose password login is another integer
+        (``"chint"``: 0) in turn.
     timeout
         Seconds per request.
 
@@ -750,7 +767,10 @@ def probe(
     >>> result.dialect.paging.max_page_size  # doctest: +SKIP
     100
     """
-    start = Dialect.named(base) if isinstance(base, str) else base
+    if base is None:
+        bases = _login_bases()
+    else:
+        bases = [Dialect.named(base) if isinstance(base, str) else base]
     for name, value in (
         ("client_id", client_id),
         ("client_secret", client_secret),
@@ -760,22 +780,25 @@ def probe(
     ):
         if not value:
             raise ConfigError(f"probe needs {name}")
+    credentials = {
+        "client_secret": client_secret,
+        "area_code": area_code,
+        "phone": phone,
+        "password": password,
+    }
     wire = _Wire(base_url, client_id, timeout)
     try:
-        run = _Probe(
-            wire,
-            start,
-            {
-                "client_secret": client_secret,
-                "area_code": area_code,
-                "phone": phone,
-                "password": password,
-            },
-        )
-        dialect = run.run()
+        for number, start in enumerate(bases, 1):
+            run = _Probe(wire, start, credentials)
+            try:
+                dialect = run.run()
+                break
+            except _LoginRefused:
+                if number == len(bases):
+                    raise
     finally:
         wire.http.close()
-    name = run.matched or (start.name if isinstance(base, str) else "opslib")
+    name = run.matched or (start.name if not isinstance(base, Dialect) else "opslib")
     return ProbeResult(base_url=base_url, dialect=dialect, findings=run.findings, base=name)
 
 

@@ -138,7 +138,7 @@ def test_the_probe_finds_chint_and_checks_its_assumed_points(
 ) -> None:
     _, chint = chint_pair
     creds = chint.credentials("user")  # an account with devices and events
-    result = opslib.probe(chint.base_url, base="chint", **creds)
+    result = opslib.probe(chint.base_url, **creds)  # no base: found from the login
     assert result.base == "chint"
     found = {f.field: f for f in result.findings}
     for name, value in (
