@@ -70,8 +70,8 @@ def connect(
         An httpx transport to send requests through (testing, a custom proxy set-up);
         default httpx's own, which honours ``HTTP(S)_PROXY`` and ``NO_PROXY``.
     concurrency
-        Requests in flight while a list reads its pages after the first (1..16): raise it
-        when the platform is far away.
+        The most requests in flight while a list reads its pages after the first (1..32);
+        the number in flight adapts to the link below it (docs/client.md).
 
     Returns
     -------

@@ -8,8 +8,13 @@ commented branch per reason, and logs each retry on the ``opslib`` logger at DEB
 
 Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
 also be sent early, from the reading thread, their answers read later
-(:meth:`HTTP.send_early`): that is only a first attempt, never retried; when its answer is
-not a clean success the regular call above is made instead.
+(:meth:`HTTP.send_early`): that is only a first attempt, never retried, and never waiting
+for a free connection; when its answer is not a clean success the regular call above is
+made instead.
+
+A 429 or 503, to a regular call or to a request sent early, is told to every read of the
+client that listens (:meth:`HTTP.throttle_listener`): the platform's rate limit is per
+token, so every read of the session slows down (:mod:`opslib.client._in_flight`).
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import email.utils
 import enum
 import logging
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -146,6 +152,8 @@ class HTTP:
     transport
         An httpx transport (tests wrap the real one to inject faults); by default
         :func:`~opslib.client._stdlib_transport.make_transport` picks one for ``base_url``.
+    max_connections
+        Connections to the platform at once (the pages in flight of a read and a few more).
     """
 
     def __init__(
@@ -156,6 +164,7 @@ class HTTP:
         max_retries: int = C.DEFAULT_MAX_RETRIES,
         retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
         transport: httpx.BaseTransport | None = None,
+        max_connections: int = C.MAX_CONCURRENCY + C.EXTRA_CONNECTIONS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
@@ -164,21 +173,24 @@ class HTTP:
         self.sleep: Callable[[float], None] = time.sleep
         self.monotonic: Callable[[], float] = time.monotonic
         if transport is None:
-            transport = make_transport(self.base_url)
+            transport = make_transport(self.base_url, max_connections=max_connections)
         # Requests can be sent early over opslib's own transport (not over httpx's).
         self._early = transport if isinstance(transport, SendsAhead) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
             limits=httpx.Limits(
-                max_connections=C.DEFAULT_MAX_CONNECTIONS,
-                max_keepalive_connections=C.DEFAULT_MAX_KEEPALIVE,
+                max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             transport=transport,
             headers={"User-Agent": _user_agent(), "Accept": "application/json"},
             follow_redirects=False,
         )
         self._urls: dict[str, httpx.URL] = {}
+        # a request sent early takes a free connection or is not sent (the pool timeout 0)
+        self._early_timeout = httpx.Timeout(**{**self._client.timeout.as_dict(), "pool": 0})
+        self._listeners: list[Callable[[], None]] = []
+        self._listeners_lock = threading.Lock()
 
     def _url(self, path: str) -> httpx.URL:
         """The absolute URL of ``path``, parsed once: httpx would parse and merge it again
@@ -198,6 +210,24 @@ class HTTP:
         if client is not None and not client.is_closed:
             with contextlib.suppress(Exception):
                 client.close()
+
+    # -- throttling --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def throttle_listener(self, listener: Callable[[], None]) -> Iterator[None]:
+        """Call ``listener`` (from any thread) on every 429 or 503 while in this block."""
+        with self._listeners_lock:
+            self._listeners = [*self._listeners, listener]
+        try:
+            yield
+        finally:
+            with self._listeners_lock:
+                self._listeners = [f for f in self._listeners if f is not listener]
+
+    def _seen(self, status: int) -> None:
+        if status in C.THROTTLE_STATUSES:
+            for listener in self._listeners:
+                listener()
 
     # -- calls -------------------------------------------------------------------------
 
@@ -246,8 +276,9 @@ class HTTP:
         """Send one envelope read now; read its answer later with :meth:`EarlyAnswer.data`.
 
         A first attempt only, so that one thread keeps the platform busy while it decodes
-        the previous answer: never retried, raises nothing. None: not possible here
-        (another transport), or the request could not be sent.
+        the previous answer: never retried, never waits for a free connection, raises
+        nothing. None: not possible here (another transport), no connection free, or the
+        request could not be sent.
         """
         if self._early is None:
             return None
@@ -256,9 +287,10 @@ class HTTP:
             self._url(path),
             content=orjson.dumps(body),
             headers={"Content-Type": "application/json"},
+            timeout=self._early_timeout,
         )
         try:
-            return EarlyAnswer(self._early.start(request), path)
+            return EarlyAnswer(self._early.start(request), path, self._seen)
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
@@ -297,6 +329,7 @@ class HTTP:
                 if delay is None:
                     raise self._transport_failure(exc, operation, message_id, safety) from exc
             else:
+                self._seen(response.status_code)
                 delay = self._should_retry(operation, attempt, deadline, safety, response=response)
                 if delay is None:
                     return response
@@ -393,9 +426,10 @@ class HTTP:
 class EarlyAnswer:
     """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
 
-    def __init__(self, exchange: Pending, path: str) -> None:
+    def __init__(self, exchange: Pending, path: str, seen: Callable[[int], None]) -> None:
         self._exchange = exchange
         self._path = path
+        self._seen = seen
 
     def data(self) -> dict[str, Any] | None:
         """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
@@ -406,6 +440,7 @@ class EarlyAnswer:
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
             return None
+        self._seen(response.status_code)
         body = _loads(response) if response.status_code == 200 else None
         if isinstance(body, dict) and body.get("error_code") == 200:
             data = body.get("data")

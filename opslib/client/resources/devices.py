@@ -73,6 +73,7 @@ class Devices(Resource):
             progress=progress,
             desc="devices",
             concurrency=self._session.concurrency,
+            listen=self._session.http.throttle_listener,
         )
 
     def list(

@@ -89,6 +89,7 @@ class Events(Resource):
             progress=progress,
             desc="events",
             concurrency=self._session.concurrency,
+            listen=self._session.http.throttle_listener,
         )
 
     def list(
@@ -228,8 +229,8 @@ class Events(Resource):
             password or client secret); ``"environment"``: each worker logs in from its
             own ``OPSLIB_*`` environment or profile.
         concurrency
-            Pages of one partition fetched at once by its worker (1..16). Workers already
-            read partitions side by side; raise it when the platform is far away.
+            The most pages of one partition fetched at once by its worker (1..32). Workers
+            already read partitions side by side.
 
         Returns
         -------
