@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-slow lint bench lab server clean
+.PHONY: demo test test-slow lint chromium bench lab server clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check opslib tests benchmarks
 	$(BIN)/mypy
 
-test: $(STAMP) lint
+# Debian's chromium for the browser tests: installed when missing (as root), else the command.
+chromium:
+	bash .ci/ensure-chromium
+
+test: $(STAMP) chromium lint
 	$(BIN)/pytest -m "not slow"
 
 test-slow: $(STAMP)

@@ -68,14 +68,14 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument(
         "-p",
         "--parameter",
-        nargs=2,
         action="append",
         default=[],
-        metavar=("KEY", "VALUE"),
-        help="a parameter value, coerced to the parameter's type (repeatable)",
+        metavar="NAME VALUE",
+        help="a parameter value as NAME VALUE or NAME=VALUE (repeatable); a value may "
+        "start with '-' (-p start -1d)",
     )
     run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
-    run.add_argument("--profile", default=None, help="connection profile of the opslib config file")
+    _add_platform(run)
     run.add_argument("--label", default="", help="a suffix for the run directory's name")
     run.add_argument(
         "--cell-timeout", type=float, default=None, help="seconds one cell may take (default 600)"
@@ -83,12 +83,17 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument(
         "--run-timeout", type=float, default=None, help="seconds the report may take (default 1800)"
     )
+    run.add_argument(
+        "--self-contained",
+        action="store_true",
+        help="plotly.js inside the HTML (one file of about 5 MB) instead of shared beside it",
+    )
     run_all = rsub.add_parser("run-all", help="run the reports of a TOML file; write index.html")
     run_all.add_argument(
         "--config", default=None, help="run-all file (default: ./reports.toml, else the repo's)"
     )
     run_all.add_argument("--out", default=None, help="overrides the file's `out`")
-    run_all.add_argument("--profile", default=None, help="connection profile for every run")
+    _add_platform(run_all)
     parallel = run_all.add_mutually_exclusive_group()
     parallel.add_argument(
         "--dask",
@@ -103,6 +108,36 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="N",
         help="run the reports in parallel on a local Dask cluster of N processes",
     )
+    prune = rsub.add_parser("prune", help="remove old runs (never a report's latest); index.html")
+    prune.add_argument("--out", default="reports", help="the reports directory (default: reports)")
+    which = prune.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--keep", type=int, metavar="N", help="keep the newest N runs of each report"
+    )
+    which.add_argument(
+        "--older-than", type=float, metavar="DAYS", help="remove runs started over DAYS days ago"
+    )
+    prune.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
+
+
+def _add_platform(p: argparse.ArgumentParser) -> None:
+    """--profile or --demo: the platform, said explicitly (nothing configured is refused)."""
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--profile", default=None, help="connection profile of the config file")
+    which.add_argument(
+        "--demo", action="store_true", help="the embedded demo platform (marked DEMO DATA)"
+    )
+
+
+def _add_products(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    products = sub.add_parser("products", help="the platform's products (the product list)")
+    psub = products.add_subparsers(dest="products_command", required=True)
+    export = psub.add_parser(
+        "export", help="write the current products as a desired-state CSV for product_upkeep"
+    )
+    export.add_argument("path", help="the CSV file to write")
+    export.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
+    _add_platform(export)
 
 
 def _add_cache(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -127,12 +162,44 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate(sub)
     _add_demo(sub)
     _add_report(sub)
+    _add_products(sub)
     _add_cache(sub)
     return parser
 
 
+def join_parameters(argv: Sequence[str]) -> list[str]:
+    """``-p NAME VALUE`` and ``-p NAME=VALUE`` as one ``--parameter=NAME=VALUE`` token each.
+
+    argparse takes a value that starts with '-' (``-p start -1d``) for an option; joined,
+    the value is taken as written. A token starting with ``--`` after NAME is the next
+    option, not a value (``-p NAME=--x`` gives such a value).
+
+    Examples
+    --------
+    >>> join_parameters(["report", "run", "x", "-p", "start", "-1d", "-p", "end=now"])
+    ['report', 'run', 'x', '--parameter=start=-1d', '--parameter=end=now']
+    """
+    out: list[str] = []
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token not in ("-p", "--parameter") or i + 1 >= len(tokens):
+            out.append(token)
+            i += 1
+            continue
+        name = tokens[i + 1]
+        if "=" in name or i + 2 >= len(tokens) or tokens[i + 2].startswith("--"):
+            out.append(f"--parameter={name}")
+            i += 2
+        else:
+            out.append(f"--parameter={name}={tokens[i + 2]}")
+            i += 3
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(join_parameters(sys.argv[1:] if argv is None else argv))
     if args.command == "server":
         from opslib.server.runner import serve
 
@@ -157,6 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.reports.cli import report_command
 
         return report_command(args)
+    if args.command == "products":
+        from opslib.reports.cli import products_command
+
+        return products_command(args)
     if args.command == "cache":
         from opslib.client import cache_command
 

@@ -8,6 +8,11 @@ plain lists (never pandas NA), so they serialise the same in a notebook, in HTML
 :func:`use_offline_renderer` makes every figure render as self-contained HTML: plotly.js is
 embedded once (by that call) and each figure then needs no network to draw. Importing this
 module changes nothing in plotly: the renderer is registered by that call.
+
+plotly reads a few HTML tags and entities in every label (titles, ticks, legends, hover),
+so each value from the platform (names, codes, versions, property keys) is passed through
+:func:`_labels` and shows as the text it is (``<b>x</b>`` is not made bold, ``<img ...>``
+is not dropped).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from plotly.io.base_renderers import MimetypeRenderer
 from plotly.subplots import make_subplots
 
 from opslib import enums
+from opslib.analysis._markup import label_text
 
 __all__ = [
     "OFFLINE_RENDERER",
@@ -136,6 +142,11 @@ def _values(series: pd.Series) -> list[Any]:
     return [None if v is None or v is pd.NA or v is pd.NaT else v for v in series.astype(object)]
 
 
+def _labels(values: Sequence[Any]) -> list[str]:
+    """Values as plotly labels that show as their text (see the module docstring)."""
+    return [label_text(v) for v in values]
+
+
 def _layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
     extra.setdefault("height", HEIGHT)
     fig.update_layout(
@@ -180,10 +191,9 @@ def counts_bar(
     if counts.empty or int(counts[value].sum()) == 0:
         return _empty(title)
     shown = counts.head(top).iloc[::-1]
-    labels = [str(v) for v in _values(shown[column])]
-    colours = (
-        [STATUS_COLOURS.get(v, "#1f77b4") for v in labels] if column == "status_name" else None
-    )
+    raw = [str(v) for v in _values(shown[column])]
+    labels = _labels(raw)
+    colours = [STATUS_COLOURS.get(v, "#1f77b4") for v in raw] if column == "status_name" else None
     share = shown["share"] if "share" in shown.columns else None
     fig = go.Figure(
         go.Bar(
@@ -243,7 +253,9 @@ def products_chart(products: pd.DataFrame, *, title: str = "Products by category
     table = pd.crosstab(category.rename("category"), status.rename("status"))
     fig = go.Figure()
     for label in table.columns:
-        fig.add_trace(go.Bar(x=list(table.index), y=table[label].tolist(), name=str(label)))
+        fig.add_trace(
+            go.Bar(x=_labels(list(table.index)), y=table[label].tolist(), name=label_text(label))
+        )
     return _layout(fig, title, barmode="stack", yaxis_title="products")
 
 
@@ -265,7 +277,7 @@ def event_volume_chart(volume: pd.DataFrame, *, title: str = "Events over time")
             go.Scatter(
                 x=_values(part["time"]),
                 y=_values(part["events"]),
-                name=str(label),
+                name=label_text(label),
                 mode="lines",
                 line={"color": EVENT_COLOURS.get(str(label))},
             )
@@ -286,7 +298,7 @@ def hour_weekday_heatmap(
         go.Heatmap(
             z=matrix.to_numpy().tolist(),
             x=[int(h) for h in matrix.columns],
-            y=[str(d) for d in matrix.index],
+            y=_labels(list(matrix.index)),
             colorscale="Blues",
             colorbar={"title": {"text": "events"}},
         )
@@ -310,7 +322,7 @@ def noisiest_chart(noisy: pd.DataFrame, *, title: str = "Noisiest devices") -> g
             fig.add_trace(
                 go.Bar(
                     x=_values(shown[label]),
-                    y=_values(shown["device_id"]),
+                    y=_labels(_values(shown["device_id"])),
                     name=label,
                     orientation="h",
                     marker_color=EVENT_COLOURS.get(label),
@@ -341,7 +353,7 @@ def alarm_codes_chart(codes: pd.DataFrame, *, title: str = "Alarms by code") -> 
         if len(part):
             fig.add_trace(
                 go.Bar(
-                    x=_values(part["code"]),
+                    x=_labels(_values(part["code"])),
                     y=_values(part["alarms"]),
                     name=severity,
                     marker_color=colour,
@@ -367,7 +379,7 @@ def downtime_chart(
     fig = go.Figure(
         go.Bar(
             x=_values(shown["downtime_hours"]),
-            y=_values(shown["device_id"]),
+            y=_labels(_values(shown["device_id"])),
             orientation="h",
             marker_color="#7f7f7f",
             customdata=_values(shown["outages"]),
@@ -416,7 +428,7 @@ def property_boxes(
     shown = list(properties)[:max_properties]
     if not shown or events.empty:
         return _empty(title, "No numeric properties in this selection")
-    names = [p.removeprefix("properties.") for p in shown]
+    names = _labels([p.removeprefix("properties.") for p in shown])
     fig = make_subplots(rows=1, cols=len(shown), subplot_titles=names)
     for i, column in enumerate(shown, start=1):
         values = pd.to_numeric(events[column], errors="coerce").dropna().astype("float64")
@@ -453,7 +465,7 @@ def comparison_chart(
     rows = rows[(rows["current"] > 0) | (rows["previous"] > 0)]
     if rows.empty:
         return _empty(title)
-    labels = [str(m).removesuffix(" events") for m in rows["measure"]]
+    labels = _labels([str(m).removesuffix(" events") for m in rows["measure"]])
     fig = go.Figure(
         [
             go.Bar(x=labels, y=_values(rows["previous"]), name="previous", marker_color="#c7c7c7"),

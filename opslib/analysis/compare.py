@@ -9,6 +9,7 @@ import pandas as pd
 
 from opslib import enums
 from opslib.analysis._common import Window
+from opslib.analysis._markup import markdown_text
 from opslib.analysis.events import alarm_codes, downtime
 
 __all__ = ["change_summary", "compare_periods"]
@@ -107,7 +108,8 @@ def change_summary(
     Returns
     -------
     str
-        Markdown text, one bullet per finding.
+        Markdown text, one bullet per finding; the alarm codes in it are escaped, so they
+        show as the platform sent them and are never read as Markdown or HTML.
 
     Examples
     --------
@@ -158,10 +160,11 @@ def change_summary(
     now_codes = set(alarm_codes(current)["code"])
     before_codes = set(alarm_codes(previous)["code"])
     new_codes, gone_codes = sorted(now_codes - before_codes), sorted(before_codes - now_codes)
+    # codes are whatever devices reported: shown as text, never read as Markdown or HTML
     if new_codes:
-        lines.append(f"- New alarm codes: {', '.join(new_codes)}.")
+        lines.append(f"- New alarm codes: {', '.join(map(markdown_text, new_codes))}.")
     if gone_codes:
-        lines.append(f"- Alarm codes no longer seen: {', '.join(gone_codes)}.")
+        lines.append(f"- Alarm codes no longer seen: {', '.join(map(markdown_text, gone_codes))}.")
     if not new_codes and not gone_codes and now_codes:
         lines.append("- The same alarm codes as in the previous period.")
     return "\n".join(lines)

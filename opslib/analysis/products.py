@@ -2,9 +2,14 @@
 
 A desired-state file lists every product, one per row. Validation names
 every problem by row and column; the plan compares the valid file with the platform's
-products. The platform cannot update a product in place (there is no such operation), so
-a product whose fields differ must be deleted and added again, and the platform refuses to
-delete a product that devices still use (409): the plan marks those rows as blocked.
+products. A column left out of the file means "keep the platform's value": it plans no
+change (an empty cell in a column that is there means the field's default). The platform
+never shows ``product_secret``, so a file without secrets (as :func:`desired_state`
+writes it) plans nothing for products that exist.
+
+The platform cannot update a product in place (there is no such operation), so a product
+whose fields differ must be deleted and added again, and the platform refuses to delete a
+product that devices still use (409): the plan marks those rows as blocked.
 
 Executing a plan needs the client and lives in :mod:`opslib.reports.product_upkeep`.
 """
@@ -25,6 +30,8 @@ __all__ = [
     "PRODUCT_COLUMNS",
     "SECRET_MASK",
     "ProductFileCheck",
+    "desired_state",
+    "keep_current",
     "plan_products",
     "read_product_file",
     "validate_product_file",
@@ -224,6 +231,9 @@ def validate_product_file(
         record: dict[str, object] = {}
         bad = False
         for name, rule in PRODUCT_COLUMNS.items():
+            if name not in columns and not rule.required:
+                record[name] = None  # left out: keep the platform's value
+                continue
             text = str(cells.get(name, "") if name in columns else "").strip()
             value, problem = _check_cell(name, rule, text)
             if (
@@ -322,7 +332,8 @@ def plan_products(
     rows: list[dict[str, object]] = []
     for _, want in desired.iterrows():
         pid = str(want["product_id"])
-        has_secret = bool(want.get("product_secret") or "")
+        secret = want.get("product_secret")
+        has_secret = not _missing(secret) and bool(secret)
         if pid not in now:
             rows.append(_plan_row(pid, "add", "", 0, has_secret))
             continue
@@ -330,7 +341,7 @@ def plan_products(
         changes = [
             _describe(name, have[name], want[name])
             for name in COMPARED_FIELDS
-            if name in have and not _same(have[name], want[name])
+            if name in have and not _missing(want[name]) and not _same(have[name], want[name])
         ]
         if changes:
             rows.append(
@@ -357,6 +368,54 @@ def plan_products(
     )
     plan["_order"] = plan["action"].map(order)
     return plan.sort_values(["_order", "product_id"]).drop(columns="_order").reset_index(drop=True)
+
+
+def _missing(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def desired_state(products: pd.DataFrame) -> pd.DataFrame:
+    """The platform's products as a desired-state file: every column as text, coded fields
+    by their labels, ``product_secret`` empty (the platform never shows it).
+
+    Validated and planned against the same products, it plans nothing to change.
+
+    Examples
+    --------
+    >>> rows = analysis.desired_state(client.products.list())  # doctest: +SKIP
+    >>> rows.to_csv("products.csv", index=False)  # doctest: +SKIP
+    """
+    columns: dict[str, pd.Series] = {}
+    for name, rule in PRODUCT_COLUMNS.items():
+        if name not in products.columns:
+            values = pd.Series([""] * len(products), index=products.index)
+        elif rule.kind == "enum":
+            assert rule.enum is not None
+            labels = enums.labels(rule.enum)
+            values = products[name].map(
+                lambda v, labels=labels: "" if _missing(v) else labels.get(int(v), str(v))
+            )
+        else:
+            values = products[name].map(lambda v: "" if _missing(v) else str(v))
+        columns[name] = values.astype("string")
+    return pd.DataFrame(columns).reset_index(drop=True)
+
+
+def keep_current(desired: pd.DataFrame, current: pd.DataFrame) -> pd.DataFrame:
+    """Desired rows with every left-out field (missing) taken from the platform's product.
+
+    A product added again after a delete (a replace) keeps what the file does not say.
+    """
+    now = {str(r["product_id"]): r for r in current.to_dict("records")}
+    out = desired.copy()
+    for i, row in out.iterrows():
+        have = now.get(str(row["product_id"]))
+        if have is None:
+            continue
+        for name in PRODUCT_COLUMNS:
+            if _missing(row[name]) and not _missing(have.get(name)):
+                out.loc[i, name] = have[name]
+    return out
 
 
 def _same(have: object, want: object) -> bool:

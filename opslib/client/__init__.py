@@ -9,14 +9,17 @@ from opslib.client._collector import gc_threshold
 from opslib.client._connect import connect
 from opslib.client._embedded import EmbeddedPlatform, embedded_platform
 from opslib.client._event_cache_admin import cache_command
-from opslib.client._settings import Secret
+from opslib.client._settings import Secret, Settings, config_path, resolve_settings
 
 __all__ = [
     "Client",
     "EmbeddedPlatform",
     "Secret",
+    "Settings",
     "cache_command",
+    "config_path",
     "connect",
     "embedded_platform",
     "gc_threshold",
+    "resolve_settings",
 ]

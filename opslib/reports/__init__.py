@@ -3,17 +3,21 @@
 >>> from opslib import reports
 >>> sorted(reports.report_names())  # doctest: +SKIP
 ['event_analysis', 'fleet_inventory', 'product_upkeep', 'user_lookup']
->>> reports.run_report("fleet_inventory", {"silent_days": 14}).outcome  # doctest: +SKIP
+>>> reports.run_report("fleet_inventory", {"silent_days": 14}, profile="prod").outcome  # doctest: +SKIP
 'ok'
 
-Modules: ``params`` (inspection and coercion), ``execute`` (one run), ``export`` (HTML),
-``runall`` (a list of runs and index.html), ``product_upkeep`` (applying a product plan
-and its audit log), ``notebook`` (helpers the notebooks call). Heavy dependencies
-(papermill, nbconvert) are imported only when a report runs.
+Modules: ``params`` (inspection and coercion), ``checks`` (what values mean, checked
+before a kernel starts), ``platform`` (the platform of a run, checked once), ``execute``
+(one run: prepare, start the worker, wait, judge, finish), ``status`` (what a run did),
+``export`` (HTML), ``runall`` (a list of runs), ``index`` (index.html and pruning),
+``product_upkeep`` (applying a product plan, its audit log, the products export),
+``notebook`` (helpers the notebooks call). Heavy dependencies (papermill, nbconvert) are
+imported only when a report runs.
 """
 
 from opslib.reports._discovery import ReportNotFound, find_notebook, notebook_dirs, report_names
-from opslib.reports.execute import RunResult, redact, run_report
+from opslib.reports.checks import RoleRefused, check_parameters
+from opslib.reports.execute import run_report
 from opslib.reports.params import (
     ParameterError,
     ReportParameter,
@@ -22,17 +26,30 @@ from opslib.reports.params import (
     inspect_report,
     validate_parameters,
 )
+from opslib.reports.platform import (
+    Platform,
+    PlatformNotConfigured,
+    PlatformUnavailable,
+    open_connection,
+)
+from opslib.reports.status import RunResult, redact
 
 __all__ = [
     "ParameterError",
+    "Platform",
+    "PlatformNotConfigured",
+    "PlatformUnavailable",
     "ReportNotFound",
     "ReportParameter",
+    "RoleRefused",
     "RunResult",
     "UnknownParameterError",
+    "check_parameters",
     "coerce_value",
     "find_notebook",
     "inspect_report",
     "notebook_dirs",
+    "open_connection",
     "redact",
     "report_names",
     "run_report",

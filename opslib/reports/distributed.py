@@ -18,16 +18,17 @@ processes when they start, not to the tasks; with a remote scheduler they are re
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import re
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from opslib.reports.execute import _SECRET_NAME, STATUS_FILE, RunResult, _new_run_dir, redact
+from opslib.reports._rundir import record_unrun
 from opslib.reports.runall import RunSpec
+from opslib.reports.status import SECRET_NAME, RunResult
 
 __all__ = ["DaskExecutor"]
 
@@ -67,9 +68,10 @@ class DaskExecutor:
     def _split_env(self, run: Run) -> tuple[Run, dict[str, str]]:
         """The task without secret environment entries, and those entries."""
         keywords = getattr(run, "keywords", {})
-        env = dict(keywords.get("env") or {})
-        secret = {k: v for k, v in env.items() if _SECRET_NAME.search(k)}
-        if not secret:
+        connection = keywords.get("connection")
+        env = dict(connection.env if connection is not None else {})
+        secret = {k: v for k, v in env.items() if SECRET_NAME.search(k)}
+        if not secret or connection is None:
             return run, {}
         if self.address:
             raise ValueError(
@@ -78,7 +80,7 @@ class DaskExecutor:
                 "(OPSLIB_* in their environment, or a config profile with --profile)"
             )
         public = {k: v for k, v in env.items() if k not in secret}
-        return functools.partial(run, env=public), secret
+        return functools.partial(run, connection=replace(connection, env=public)), secret
 
     def __call__(
         self,
@@ -131,24 +133,14 @@ def _slug(spec: RunSpec) -> str:
 
 def _lost(spec: RunSpec, error: Exception, keywords: dict[str, Any]) -> RunResult:
     """A failed run for an entry whose task never returned (its worker died, say)."""
-    now = dt.datetime.now(dt.UTC)
-    out = Path(keywords.get("out_dir") or "reports")
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "unknown"
-    run_dir = _new_run_dir(out, name, now, spec.label)
-    stamp = now.isoformat(timespec="seconds")
-    result = RunResult(
-        report=name,
-        notebook="",
-        parameters=redact(spec.parameters),
-        outcome="failed",
-        started_at=stamp,
-        finished_at=stamp,
-        duration_s=0.0,
-        run_dir=str(run_dir),
-        output_notebook="",
-        error={"ename": type(error).__name__, "evalue": f"the Dask task failed: {error}"},
-        profile=str(keywords.get("profile") or ""),
+    connection = keywords.get("connection")
+    return record_unrun(
+        Path(keywords.get("out_dir") or "reports"),
+        spec.report,
         label=spec.label,
+        parameters=spec.parameters,
+        outcome="failed",
+        reason=f"The Dask task failed: {type(error).__name__}: {error}.",
+        error={"ename": type(error).__name__, "evalue": f"the Dask task failed: {error}"},
+        platform=connection.platform.to_dict() if connection is not None else None,
     )
-    (run_dir / STATUS_FILE).write_text(result.to_json(), encoding="utf-8")
-    return result

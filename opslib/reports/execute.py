@@ -9,199 +9,168 @@ papermill runs in a child process in a session of its own: a cell longer than
 with its kernel. The connection to the platform comes from the environment (``--profile``
 sets ``OPSLIB_PROFILE`` for the run), never from parameters, so no secret reaches the
 notebook, the HTML or the status file.
+
+The steps, one function each: :func:`check_before_run` (parameters, platform, role),
+:func:`prepare_run` (values and the run directory),
+:func:`~opslib.reports._process.start_worker` and
+:func:`~opslib.reports._process.wait_or_stop` (the worker), :func:`~opslib.reports._outcome.judge`
+(how it ended), :func:`finish_run` (HTML and ``status.json``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import json
 import os
-import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from opslib.reports._discovery import find_notebook
-from opslib.reports.export import export_html
-from opslib.reports.params import inspect_report, validate_parameters
+from opslib.reports._outcome import Verdict, judge
+from opslib.reports._process import start_worker, wait_or_stop
+from opslib.reports._rundir import (
+    RunFiles,
+    exported_files,
+    new_run_dir,
+    take_worker_result,
+    write_job,
+)
+from opslib.reports.checks import CheckedParameters, check_parameters, check_role
+from opslib.reports.export import export_html, plotly_js_file, problem_html
+from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
+from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
 __all__ = [
     "DEFAULT_CELL_TIMEOUT",
     "DEFAULT_RUN_TIMEOUT",
+    "STATUS_FILE",
     "RunResult",
+    "check_before_run",
+    "finish_run",
+    "prepare_run",
     "redact",
     "run_report",
 ]
 
 DEFAULT_CELL_TIMEOUT = 600  # seconds one cell may take
 DEFAULT_RUN_TIMEOUT = 1800  # seconds a whole report may take
-STATUS_FILE = "status.json"
-_SECRET_NAME = re.compile(r"secret|password|passwd|token|credential|api_?key", re.IGNORECASE)
-_OWN_FILES = {STATUS_FILE, ".job.json", ".result.json", "runner.log"}
-
-
-@dataclass
-class RunResult:
-    """What a run did; written as ``status.json`` in its directory.
-
-    ``outcome`` is ``ok``, ``failed`` or ``timeout``. ``failing_cell`` (index, execution
-    count and the start of its source) and ``error`` (name, value, last traceback lines)
-    are set when it did not succeed.
-    """
-
-    report: str
-    notebook: str
-    parameters: dict[str, Any]
-    outcome: str
-    started_at: str
-    finished_at: str
-    duration_s: float
-    run_dir: str
-    output_notebook: str
-    html: str = ""
-    exports: list[str] = field(default_factory=list)
-    failing_cell: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    profile: str = ""
-    label: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome == "ok"
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, default=str)
-
-    def summary(self) -> str:
-        """One paragraph for stderr: where it failed and why."""
-        if self.ok:
-            return f"{self.report}: ok in {self.duration_s:.1f} s -> {self.html}"
-        lines = [f"{self.report}: {self.outcome} after {self.duration_s:.1f} s"]
-        if self.failing_cell:
-            cell = self.failing_cell
-            lines.append(
-                f"  failing cell: #{cell.get('index')} (In [{cell.get('execution_count')}])"
-            )
-            source = str(cell.get("source", "")).strip()
-            if source:
-                lines.extend("    | " + line for line in source.splitlines()[:8])
-        if self.error:
-            lines.append(f"  error: {self.error.get('ename')}: {self.error.get('evalue')}")
-        lines.append(f"  report: {self.html or self.output_notebook}")
-        return "\n".join(lines)
-
-
-def redact(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """Parameters safe to show: secret-looking names hidden, phone numbers masked.
-
-    Examples
-    --------
-    >>> redact({"phone": "5550000001", "api_token": "x", "days": 7})
-    {'phone': '555*****01', 'api_token': '***', 'days': 7}
-    """
-    from opslib.analysis.users import mask_phone
-
-    out: dict[str, Any] = {}
-    for name, value in parameters.items():
-        if _SECRET_NAME.search(name):
-            out[name] = "***"
-        elif "phone" in name.lower():
-            out[name] = mask_phone(value)
-        else:
-            out[name] = value
-    return out
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def _new_run_dir(out_dir: Path, report: str, started: dt.datetime, label: str) -> Path:
-    stamp = started.strftime("%Y%m%dT%H%M%SZ")
-    base = out_dir / report / (f"{stamp}-{label}" if label else stamp)
-    path, n = base, 1
-    while path.exists():
-        n += 1
-        path = base.with_name(f"{base.name}-{n}")
-    path.mkdir(parents=True)
-    return path
+def prepare_run(
+    notebook: Path,
+    values: dict[str, Any],
+    declared: Mapping[str, Any],
+    *,
+    out_dir: Path,
+    started: dt.datetime,
+    label: str,
+    cell_timeout: float,
+    kernel_name: str | None,
+) -> RunFiles:
+    """Create the run directory and write the worker's job; fills the runner's parameters.
 
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (Linux /proc); empty where /proc is not there."""
-    children: dict[int, list[int]] = {}
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _stop_tree(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the worker and everything it started (the kernel runs in a session of its own).
-
-    SIGKILL, not SIGTERM: a worker shutting down gracefully would let papermill rewrite the
-    notebook, while the copy saved when the cell started shows which cell was running.
+    Unless given, ``interactive`` is False (no widgets) and ``output_dir`` is the run's
+    directory.
     """
-    tree = _descendants(proc.pid)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    for pid in tree:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    proc.wait()
+    if "interactive" in declared:
+        values.setdefault("interactive", False)
+    files = RunFiles(new_run_dir(out_dir, notebook.stem, started, label), notebook.stem)
+    if "output_dir" in declared and not values.get("output_dir"):
+        values["output_dir"] = str(files.run_dir)
+    write_job(
+        files, notebook=notebook, parameters=values, cell_timeout=cell_timeout,
+        kernel_name=kernel_name,
+    )  # fmt: skip
+    return files
 
 
-def _failing_cell(notebook: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The first cell papermill marked failed (or left running), and its error output."""
-    import nbformat
+def check_before_run(
+    notebook: Path,
+    parameters: Mapping[str, Any],
+    *,
+    connection: Connection | None,
+    profile: str | None,
+    demo: bool,
+    env: Mapping[str, str] | None,
+    base_dir: str | os.PathLike[str] | None,
+) -> tuple[CheckedParameters, Connection]:
+    """Everything checked before a kernel: the parameters and, at the same time, the
+    platform (unless ``connection`` was checked already), then the role they need."""
+    pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
+    try:
+        checked = check_parameters(notebook, parameters, base=base_dir)
+    except BaseException:
+        if pending is not None:
+            pending.cancel()
+        raise
+    if pending is not None:
+        connection = pending.result()
+    assert connection is not None
+    check_role(checked, connection.platform)
+    return checked, connection
 
-    if not notebook.exists():
-        return None, None
-    nb = nbformat.read(os.fspath(notebook), as_version=4)
-    for index, cell in enumerate(nb.cells):
-        if cell.get("cell_type") != "code":
-            continue
-        status = cell.get("metadata", {}).get("papermill", {}).get("status")
-        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-        if status in ("failed", "running") or errors:
-            info = {
-                "index": index,
-                "execution_count": cell.get("execution_count"),
-                "source": "\n".join(str(cell.get("source", "")).splitlines()[:20]),
-                "status": status or "failed",
-            }
-            error = None
-            if errors:
-                tb = [
-                    re.sub(r"\x1b\[[0-9;]*m", "", line) for line in errors[0].get("traceback", [])
-                ]
-                error = {
-                    "ename": errors[0].get("ename"),
-                    "evalue": errors[0].get("evalue"),
-                    "traceback": tb[-6:],
-                }
-            return info, error
-    return None, None
+
+def _worker_env(connection: Connection) -> dict[str, str]:
+    child = {**os.environ, **connection.env, RUNNER_ENV: "1"}
+    child.setdefault("PYTHONUNBUFFERED", "1")
+    return child
+
+
+def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
+    facts: dict[str, Any] = {"outcome": result.outcome}
+    if result.reason:
+        facts["reason"] = result.reason
+    facts["platform"] = platform.name
+    facts["account"] = platform.account
+    facts["started"] = result.started_at
+    facts["duration"] = f"{result.duration_s:.1f} s"
+    shown = {k: v for k, v in result.parameters.items() if k != "output_dir"}
+    facts.update({f"parameter {k}": v for k, v in shown.items()})
+    return facts
+
+
+def finish_run(
+    result: RunResult, files: RunFiles, *, out_dir: Path, self_contained: bool = False
+) -> RunResult:
+    """Export the HTML (when the notebook exists), list the exports, write ``status.json``.
+
+    plotly.js goes into ``out_dir`` once, shared by every report there, unless
+    ``self_contained`` (then it is inside the HTML).
+    """
+    if files.notebook.exists():
+        platform = Platform.from_dict(result.platform)
+        problem = ""
+        if not result.ok:
+            cell = result.failing_cell or {}
+            problem = problem_html(
+                result.outcome,
+                section=str(cell.get("section", "")),
+                error=result.error,
+                reason=result.reason,
+                traceback=(result.error or {}).get("traceback"),
+            )
+        plotly_src = None
+        if not self_contained:
+            shared = plotly_js_file(out_dir)
+            plotly_src = Path(os.path.relpath(shared, files.run_dir)).as_posix()
+        html = export_html(
+            files.notebook,
+            files.html,
+            title=result.report,
+            facts=_facts(result, platform),
+            banner=DEMO_BANNER if platform.demo else "",
+            problem=problem,
+            plotly_src=plotly_src,
+        )
+        result.html = str(html)
+    result.exports = exported_files(files)
+    write_status(result)
+    return result
 
 
 def run_report(
@@ -210,16 +179,22 @@ def run_report(
     *,
     out_dir: str | os.PathLike[str] = "reports",
     profile: str | None = None,
+    demo: bool = False,
+    env: Mapping[str, str] | None = None,
+    connection: Connection | None = None,
     label: str = "",
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     run_timeout: float = DEFAULT_RUN_TIMEOUT,
-    env: Mapping[str, str] | None = None,
     kernel_name: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
+    self_contained: bool = False,
 ) -> RunResult:
     """Run one report unattended and keep its notebook, HTML and status.
 
-    Parameters are checked against the notebook before anything runs. Unless given,
-    ``interactive`` is False (no widgets) and ``output_dir`` is the run's directory.
+    Everything that can be checked is checked before the kernel starts: parameter names,
+    types and meanings (:mod:`opslib.reports.checks`), the platform (one login) and the
+    role the parameters need. Unless given, ``interactive`` is False (no widgets) and
+    ``output_dir`` is the run's directory.
 
     Parameters
     ----------
@@ -231,14 +206,25 @@ def run_report(
         Where run directories are created.
     profile
         A connection profile of the opslib config file (sets ``OPSLIB_PROFILE``).
+    demo
+        Run on the embedded demo platform (the report is marked DEMO DATA).
+    env
+        Extra environment variables for the run (e.g. ``OPSLIB_BASE_URL``).
+    connection
+        A platform already checked by :func:`~opslib.reports.platform.open_connection`
+        (run-all checks once); then ``profile``, ``demo`` and ``env`` are not used.
     label
         Appended to the run directory's name (run-all uses it for parameter sets).
     cell_timeout, run_timeout
         Seconds one cell, and the whole run, may take.
-    env
-        Extra environment variables for the run (e.g. ``OPSLIB_BASE_URL``).
     kernel_name
         The Jupyter kernel (default: the notebook's).
+    base_dir
+        The directory relative paths in parameters are resolved against (default: the
+        current one).
+    self_contained
+        plotly.js inside the HTML (a single file of about 5 MB) instead of one
+        ``plotly-<version>.min.js`` shared by the reports of ``out_dir``.
 
     Returns
     -------
@@ -247,115 +233,55 @@ def run_report(
 
     Raises
     ------
-    ReportNotFound, UnknownParameterError, ParameterError
-        Before anything runs.
+    ReportNotFound, UnknownParameterError, ParameterError, RoleRefused
+        Before anything runs (exit status 2 on the command line).
+    PlatformNotConfigured
+        No platform configured, or an unknown profile (exit status 2).
+    PlatformUnavailable
+        The platform does not answer or refuses the login (exit status 1).
 
     Examples
     --------
     >>> from opslib.reports import run_report
-    >>> result = run_report("fleet_inventory", {"silent_days": "14"})  # doctest: +SKIP
+    >>> result = run_report("fleet_inventory", profile="prod")  # doctest: +SKIP
     >>> result.outcome, result.html  # doctest: +SKIP
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
     notebook = find_notebook(name)
-    report = notebook.stem
-    declared = inspect_report(notebook)
-    values = validate_parameters(declared, dict(parameters or {}))
-    if "interactive" in declared:
-        values.setdefault("interactive", False)
+    checked, connection = check_before_run(
+        notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
+        env=env, base_dir=base_dir,
+    )  # fmt: skip
+    values = checked.values
     started = _now()
-    run_dir = _new_run_dir(Path(out_dir).resolve(), report, started, label)
-    if "output_dir" in declared and not values.get("output_dir"):
-        values["output_dir"] = str(run_dir)
-    output = run_dir / f"{report}.ipynb"
-    result_path = run_dir / ".result.json"
-    job = {
-        "input": str(notebook),
-        "output": str(output),
-        "parameters": values,
-        "cwd": str(run_dir),
-        "cell_timeout": cell_timeout,
-        "kernel_name": kernel_name,
-        "result": str(result_path),
-    }
-    job_path = run_dir / ".job.json"
-    job_path.write_text(json.dumps(job), encoding="utf-8")
-    child_env = {**os.environ, **(env or {})}
-    if profile:
-        child_env["OPSLIB_PROFILE"] = profile
-    child_env.setdefault("PYTHONUNBUFFERED", "1")
+    out = Path(out_dir).resolve()
+    files = prepare_run(
+        notebook, values, checked.declared, out_dir=out, started=started,
+        label=label, cell_timeout=cell_timeout, kernel_name=kernel_name,
+    )  # fmt: skip
     t0 = time.monotonic()
-    with open(run_dir / "runner.log", "wb") as log:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [sys.executable, "-m", "opslib.reports._worker", str(job_path)],
-            env=child_env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        timed_out = False
-        try:
-            proc.wait(run_timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _stop_tree(proc)
-        except BaseException:
-            _stop_tree(proc)
-            raise
+    proc = start_worker(files.job, _worker_env(connection), files.log)
+    timed_out = wait_or_stop(proc, run_timeout)
     duration = time.monotonic() - t0
-    worker: dict[str, Any] = {}
-    if result_path.exists():
-        worker = json.loads(result_path.read_text(encoding="utf-8"))
-        result_path.unlink()
-    job_path.unlink(missing_ok=True)
-    failing, error = _failing_cell(output)
-    if timed_out:
-        outcome = "timeout"
-        error = {"ename": "RunTimeout", "evalue": f"the run took longer than {run_timeout:g} s"}
-    elif proc.returncode == 0 and worker.get("ok"):
-        outcome, failing, error = "ok", None, None
-    else:
-        outcome = "failed"
-        if error is None or "cell_index" not in worker:
-            # Not an exception raised by a cell (a cell timeout, a dead kernel...): the
-            # worker's error says what happened; the cell's output only how it ended.
-            error = {
-                **(error or {}),
-                "ename": worker.get("ename", "WorkerError"),
-                "evalue": worker.get("evalue", f"the runner's worker exited {proc.returncode}"),
-            }
-    shown = redact(values)
+    worker = take_worker_result(files)
+    verdict: Verdict = judge(
+        files.notebook, worker, proc.returncode, timed_out=timed_out, run_timeout=run_timeout
+    )
     result = RunResult(
-        report=report,
+        report=notebook.stem,
         notebook=str(notebook),
-        parameters=shown,
-        outcome=outcome,
+        parameters=redact(values),
+        outcome=verdict.outcome,
         started_at=started.isoformat(timespec="seconds"),
         finished_at=_now().isoformat(timespec="seconds"),
         duration_s=round(duration, 2),
-        run_dir=str(run_dir),
-        output_notebook=str(output) if output.exists() else "",
-        failing_cell=failing,
-        error=error,
-        profile=profile or "",
+        run_dir=str(files.run_dir),
+        output_notebook=str(files.notebook) if files.notebook.exists() else "",
+        failing_cell=verdict.failing_cell,
+        error=verdict.error,
+        profile=connection.platform.profile,
         label=label,
+        reason=verdict.reason,
+        platform=connection.platform.to_dict(),
     )
-    if output.exists():
-        facts = {
-            "outcome": outcome,
-            "started": result.started_at,
-            "duration": f"{result.duration_s:.1f} s",
-            **{f"parameter {k}": v for k, v in shown.items() if k != "output_dir"},
-        }
-        if failing:
-            facts["failing cell"] = f"#{failing['index']} (In [{failing['execution_count']}])"
-        html_path = export_html(output, run_dir / f"{report}.html", title=report, facts=facts)
-        result.html = str(html_path)
-    result.exports = sorted(
-        str(p)
-        for p in run_dir.iterdir()
-        if p.is_file() and p.name not in _OWN_FILES and p not in (output, Path(result.html))
-    )
-    (run_dir / STATUS_FILE).write_text(result.to_json(), encoding="utf-8")
-    return result
+    return finish_run(result, files, out_dir=out, self_contained=self_contained)

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,28 +15,37 @@ from typing import Any
 import pandas as pd
 
 from opslib import analysis, plots
+from opslib.reports.status import RUNNER_ENV
+from opslib.analysis._markup import markdown_text
 
 __all__ = [
     "connect",
+    "declare_outcome",
     "export_frame",
     "load_events",
     "markdown",
     "parquet_ready",
+    "require_rows",
     "settings_for",
     "setup",
 ]
 
 
 def setup(*, interactive: bool) -> None:
-    """The first code cell of every report: offline plotly (plotly.js embedded once here)
-    and readable tables.
+    """The first code cell of every report: offline plotly and readable tables.
+
+    plotly.js is embedded once here, except under the runner (``OPSLIB_REPORT_RUN``), whose
+    exporter adds it to the HTML (shared beside the reports, or inline): the executed
+    notebook then stays small.
 
     Parameters
     ----------
     interactive
         Also emit plotly's own mimetype for JupyterLab (widgets are created by the panels).
     """
-    plots.use_offline_renderer(interactive=interactive)
+    plots.use_offline_renderer(
+        interactive=interactive, embed_plotlyjs=not os.environ.get(RUNNER_ENV)
+    )
     pd.set_option("display.max_columns", 40)
     pd.set_option("display.max_colwidth", 80)
     pd.set_option("display.width", 200)
@@ -43,7 +53,11 @@ def setup(*, interactive: bool) -> None:
 
 
 def markdown(text: str) -> None:
-    """Show Markdown text (a written finding) as a cell output."""
+    """Show Markdown text (a written finding) as a cell output.
+
+    ``text`` is read as Markdown, raw HTML included: any platform string in it must be
+    escaped first (``opslib.analysis._markup.markdown_text``).
+    """
     from IPython.display import Markdown, display
 
     display(Markdown(text))
@@ -51,13 +65,84 @@ def markdown(text: str) -> None:
 
 def connect() -> Any:
     """``opslib.connect()`` from the environment, a profile or the embedded platform;
-    shows who is connected (never a secret).
+    shows the platform and the account (never a secret), and a DEMO DATA banner on the
+    embedded demo platform.
     """
     import opslib
+    from opslib.reports.platform import describe, uses_demo
 
+    demo = uses_demo()
     client = opslib.connect()
-    markdown(f"Connected as `{client.user_id}`.")
+    platform = describe(client, demo=demo)
+    _show_html(platform_html(platform))
     return client
+
+
+def platform_html(platform: Any) -> str:
+    """The platform and account as one HTML line; on demo data, a banner."""
+    line = (
+        f'<p class="opslib-platform">Platform: {html.escape(platform.name)}. '
+        f"Account: {html.escape(platform.account)}.</p>"
+    )
+    if not platform.demo:
+        return line
+    from opslib.reports.platform import DEMO_BANNER
+
+    banner = (
+        '<div class="opslib-demo" style="background:#b00020;color:#fff;font-weight:bold;'
+        f'padding:6px 12px;margin:4px 0;">{html.escape(DEMO_BANNER)}</div>'
+    )
+    return banner + line
+
+
+def declare_outcome(outcome: str, reason: str) -> None:
+    """Say that the report, though every cell ran, is ``partial`` or ``failed``, and why.
+
+    Shown where it is called (a warning line) and read by the runner, which makes it the
+    run's outcome (exit status 1) with ``reason`` in status.json.
+
+    Examples
+    --------
+    >>> nb.declare_outcome("partial", "2 of 5 product writes failed")  # doctest: +SKIP
+    """
+    from IPython.display import display
+
+    from opslib.reports.status import OUTCOME_MIMETYPE
+
+    if outcome not in ("partial", "failed"):
+        raise ValueError(f"outcome must be 'partial' or 'failed', got {outcome!r}")
+    bundle = {
+        OUTCOME_MIMETYPE: {"outcome": outcome, "reason": reason},
+        "text/html": f'<p class="opslib-outcome"><strong>{outcome.capitalize()}:</strong> '
+        f"{html.escape(reason)}</p>",
+        "text/plain": f"{outcome}: {reason}",
+    }
+    display(bundle, raw=True)
+
+
+def require_rows(frame: pd.DataFrame, what: str, *, expected: bool = True) -> pd.DataFrame:
+    """``frame``, after saying so in words when it is empty.
+
+    Empty where data was expected (``expected``, e.g. the whole fleet with no filter) makes
+    the report ``failed`` (:func:`declare_outcome`); otherwise a note says nothing matched.
+
+    Examples
+    --------
+    >>> devices = nb.require_rows(devices, "devices of the fleet")  # doctest: +SKIP
+    """
+    if not frame.empty:
+        return frame
+    if expected:
+        declare_outcome("failed", f"the platform returned no {what}, where data was expected")
+    else:
+        markdown(f"No {what} match the parameters: the tables and figures below are empty.")
+    return frame
+
+
+def _show_html(text: str) -> None:
+    from IPython.display import HTML, display
+
+    display(HTML(text))
 
 
 def load_events(

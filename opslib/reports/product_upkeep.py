@@ -20,6 +20,8 @@ import pandas as pd
 from opslib.analysis.products import (
     PRODUCT_COLUMNS,
     ProductFileCheck,
+    desired_state,
+    keep_current,
     plan_products,
     read_product_file,
     validate_product_file,
@@ -35,6 +37,7 @@ __all__ = [
     "audit_path",
     "check_file",
     "check_summary",
+    "export_products",
     "form_audit",
     "plan_for",
     "plan_summary",
@@ -125,6 +128,8 @@ def apply_plan(
     --------
     >>> outcome = apply_plan(admin, plan, check.desired, allow_delete=True)  # doctest: +SKIP
     """
+    if (plan["action"] == "replace").any():  # what the file leaves out stays as it is
+        desired = keep_current(desired, client.products.list())
     wanted = {str(r["product_id"]): r for _, r in desired.iterrows()}
     steps: list[dict[str, Any]] = []
     for _, entry in plan.iterrows():
@@ -294,11 +299,48 @@ def apply_if_asked(
     if not outcome.empty:
         append_audit_log(audit_log, outcome, who=str(client.user_id))
     counts = outcome["result"].value_counts()
+    done, failed = int(counts.get("done", 0)), int(counts.get("failed", 0))
     _say(
-        f"Applied: {int(counts.get('done', 0))} done, {int(counts.get('failed', 0))} failed, "
+        f"Applied: {done} done, {failed} failed, "
         f"{int(counts.get('skipped', 0))} skipped. Audit log: `{audit_log}`."
     )
+    if failed:
+        from opslib.reports.notebook import declare_outcome
+
+        declare_outcome("partial" if done else "failed", apply_failures(outcome))
     return outcome
+
+
+def apply_failures(outcome: pd.DataFrame) -> str:
+    """The failed writes of an apply in one sentence (how many, and the first's error)."""
+    failed = outcome[outcome["result"] == "failed"]
+    writes = outcome[outcome["result"].isin(["done", "failed"])]
+    first = failed.iloc[0]
+    code = "" if _missing(first["error_code"]) else f" {int(first['error_code'])}"
+    return (
+        f"{len(failed)} of {len(writes)} product writes failed (first: {first['step']} of "
+        f"{first['product_id']}:{code} {first['error_msg']})"
+    )
+
+
+def export_products(client: Any, path: str | os.PathLike[str]) -> int:
+    """Write the platform's products as a desired-state CSV; return how many.
+
+    Run as ``product_upkeep`` with ``products_path`` set to this file, it plans nothing to
+    change. ``product_secret`` is left empty: the platform never shows it, and a product
+    kept as it is needs none.
+
+    Examples
+    --------
+    >>> export_products(opslib.connect(profile="prod"), "products.csv")  # doctest: +SKIP
+    7
+    """
+    rows = desired_state(client.products.list())
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    rows.to_csv(tmp, index=False)
+    tmp.replace(target)
+    return len(rows)
 
 
 def form_audit(audit_log: Path, who: str) -> Any:

@@ -14,16 +14,16 @@ The file (``reports.toml`` at the repository root is the default)::
     label = "last-day"
     parameters = { start = "-1d", freq = "15min" }
 
-A run that fails, or whose parameters are refused, is recorded and the others still run.
-``index.html`` lists every run found under ``out`` (newest first), not only this batch.
+Every entry's report and parameters are checked before any kernel starts (a refusal stops
+the batch: nothing runs), then the platform, once. A report that fails is recorded and the
+others still run; when the platform cannot be reached or refuses the login, the rest are
+recorded as ``skipped``. ``index.html`` (:mod:`opslib.reports.index`) lists every run
+found under ``out``, not only this batch.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
-import html
-import json
 import os
 import re
 import tomllib
@@ -32,21 +32,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opslib.reports._discovery import ReportNotFound
-from opslib.reports.execute import (
-    DEFAULT_CELL_TIMEOUT,
-    DEFAULT_RUN_TIMEOUT,
-    STATUS_FILE,
-    RunResult,
-    _new_run_dir,
-    redact,
-    run_report,
-)
+from opslib.reports._discovery import ReportNotFound, find_notebook
+from opslib.reports._rundir import record_unrun
+from opslib.reports.checks import CheckedParameters, RoleRefused, check_parameters, check_role
+from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
+from opslib.reports.index import write_index
 from opslib.reports.params import ParameterError
+from opslib.reports.platform import (
+    Connection,
+    PlatformNotConfigured,
+    PlatformUnavailable,
+    open_connection,
+    start_connection,
+)
+from opslib.reports.status import RunResult
 
-__all__ = ["BatchResult", "RunSpec", "load_config", "run_all", "run_spec", "write_index"]
+__all__ = [
+    "PLATFORM_ERRORS",
+    "BatchResult",
+    "ConfigFileError",
+    "RunSpec",
+    "check_specs",
+    "load_config",
+    "run_all",
+    "run_spec",
+    "write_index",
+]
 
-INDEX_FILE = "index.html"
+# A report that failed with one of these may have lost the platform: it is checked again.
+PLATFORM_ERRORS = frozenset({"TransportError", "RequestTimeout", "AuthenticationError"})
 _CONFIG_KEYS = {"out", "cell_timeout", "run_timeout", "run"}
 _RUN_KEYS = {"report", "label", "parameters"}
 
@@ -66,10 +80,14 @@ class RunSpec:
 
 @dataclass
 class BatchResult:
-    """The runs of one run-all and the index written after them."""
+    """The runs of one run-all and the index written after them.
+
+    ``stopped`` is the one line saying why the batch stopped early (the platform failed).
+    """
 
     results: list[RunResult]
     index: Path
+    stopped: str = ""
 
     @property
     def ok(self) -> bool:
@@ -117,58 +135,74 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
     return settings, specs
 
 
-def _refused(spec: RunSpec, out_dir: Path, error: Exception, profile: str | None) -> RunResult:
-    """Record a run whose report or parameters were refused before it started."""
-    now = dt.datetime.now(dt.UTC)
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "unknown"
-    run_dir = _new_run_dir(out_dir, name, now, spec.label)
-    result = RunResult(
-        report=name,
-        notebook="",
-        parameters=redact(spec.parameters),
-        outcome="refused",
-        started_at=now.isoformat(timespec="seconds"),
-        finished_at=now.isoformat(timespec="seconds"),
-        duration_s=0.0,
-        run_dir=str(run_dir),
-        output_notebook="",
-        error={"ename": type(error).__name__, "evalue": str(error)},
-        profile=profile or "",
-        label=spec.label,
-    )
-    (run_dir / STATUS_FILE).write_text(result.to_json(), encoding="utf-8")
-    return result
+def check_specs(
+    config: Path, specs: list[RunSpec]
+) -> list[tuple[RunSpec, Path, CheckedParameters]]:
+    """Every entry's report and parameters, checked before any runs (paths against the file).
+
+    Raises
+    ------
+    ConfigFileError
+        One line naming the entry and what was refused.
+    """
+    checked = []
+    for n, spec in enumerate(specs, start=1):
+        try:
+            notebook = find_notebook(spec.report)
+            checked.append(
+                (spec, notebook, check_parameters(notebook, spec.parameters, base=config.parent))
+            )
+        except (ReportNotFound, ParameterError) as exc:
+            raise ConfigFileError(f"{config}: run {n} ({_name(spec)}): {exc}") from None
+    return checked
+
+
+def _name(spec: RunSpec) -> str:
+    return f"{spec.report}/{spec.label}" if spec.label else spec.report
 
 
 def run_spec(
     spec: RunSpec,
     *,
     out_dir: Path,
-    profile: str | None = None,
-    env: Mapping[str, str] | None = None,
+    connection: Connection,
+    base_dir: Path | None = None,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     run_timeout: float = DEFAULT_RUN_TIMEOUT,
 ) -> RunResult:
-    """Run one entry of a run-all file; a refused report or parameter is recorded, not raised.
+    """Run one entry of a run-all file on a checked platform.
 
     Examples
     --------
-    >>> run_spec(RunSpec("fleet_inventory"), out_dir=Path("reports")).outcome  # doctest: +SKIP
+    >>> run_spec(RunSpec("fleet_inventory"), out_dir=Path("reports"),
+    ...          connection=open_connection(profile="prod")).outcome  # doctest: +SKIP
     'ok'
     """
-    try:
-        return run_report(
+    return run_report(
+        spec.report,
+        spec.parameters,
+        out_dir=out_dir,
+        connection=connection,
+        label=spec.label,
+        cell_timeout=cell_timeout,
+        run_timeout=run_timeout,
+        base_dir=base_dir,
+    )
+
+
+def _skip(specs: list[RunSpec], out: Path, why: str, platform: dict[str, Any]) -> list[RunResult]:
+    return [
+        record_unrun(
+            out,
             spec.report,
-            spec.parameters,
-            out_dir=out_dir,
-            profile=profile,
             label=spec.label,
-            cell_timeout=cell_timeout,
-            run_timeout=run_timeout,
-            env=env,
+            parameters=spec.parameters,
+            outcome="skipped",
+            reason=f"Not run: {why}.",
+            platform=platform,
         )
-    except (ReportNotFound, ParameterError) as exc:
-        return _refused(spec, out_dir, exc, profile)
+        for spec in specs
+    ]
 
 
 def run_all(
@@ -176,22 +210,26 @@ def run_all(
     *,
     out_dir: str | os.PathLike[str] | None = None,
     profile: str | None = None,
+    demo: bool = False,
     env: Mapping[str, str] | None = None,
-    progress: Any = None,
+    progress: Callable[[RunResult], Any] | None = None,
     executor: Callable[..., list[RunResult]] | None = None,
 ) -> BatchResult:
-    """Run every report of a run-all file, carrying on past failures; refresh index.html.
+    """Run every report of a run-all file, carrying on past failed reports; refresh index.html.
+
+    Before any kernel starts, every entry's parameters are checked and the platform is
+    checked once (one login). When the platform cannot be reached or refuses the login,
+    before or during the batch, the remaining entries are recorded as ``skipped`` and
+    ``BatchResult.stopped`` says why in one line.
 
     Parameters
     ----------
     config
-        The TOML file.
+        The TOML file; relative paths in it (``out``, path parameters) are relative to it.
     out_dir
         Overrides the file's ``out``.
-    profile
-        Connection profile for every run.
-    env
-        Extra environment for every run.
+    profile, demo, env
+        The platform (see :func:`~opslib.reports.platform.open_connection`).
     progress
         Called with each :class:`RunResult` as it finishes (e.g. to print a line).
     executor
@@ -199,105 +237,81 @@ def run_all(
         ``run(spec)`` for each and returns the results in the file's order (e.g.
         :class:`opslib.reports.distributed.DaskExecutor`). None: one after another here.
 
+    Raises
+    ------
+    ConfigFileError
+        The file, an entry's report or parameter, or the role an entry needs is refused.
+    PlatformNotConfigured
+        No platform configured, or an unknown profile.
+
     Examples
     --------
-    >>> batch = run_all("reports.toml")  # doctest: +SKIP
+    >>> batch = run_all("reports.toml", profile="prod")  # doctest: +SKIP
     >>> batch.ok, batch.index  # doctest: +SKIP
     (True, PosixPath('reports/index.html'))
     """
-    settings, specs = load_config(config)
+    file = Path(config).resolve()
+    settings, specs = load_config(file)
+    pending = start_connection(profile=profile, demo=demo, env=env)
+    try:  # the platform is checked while the entries are
+        checked = check_specs(file, specs)
+    except BaseException:
+        pending.cancel()
+        raise
     out = Path(out_dir or settings.get("out") or "reports").resolve()
+    try:
+        connection = pending.result()
+    except PlatformUnavailable as exc:
+        out.mkdir(parents=True, exist_ok=True)
+        skipped = _skip(specs, out, str(exc), {})
+        _report(progress, skipped)
+        return BatchResult(skipped, write_index(out), stopped=str(exc))
+    for n, (spec, _, params) in enumerate(checked, start=1):
+        try:
+            check_role(params, connection.platform)
+        except RoleRefused as exc:
+            raise ConfigFileError(f"{file}: run {n} ({_name(spec)}): {exc}") from None
     out.mkdir(parents=True, exist_ok=True)
     run = functools.partial(
         run_spec,
         out_dir=out,
-        profile=profile,
-        env=env,
+        connection=connection,
+        base_dir=file.parent,
         cell_timeout=float(settings.get("cell_timeout", DEFAULT_CELL_TIMEOUT)),
         run_timeout=float(settings.get("run_timeout", DEFAULT_RUN_TIMEOUT)),
     )
     if executor is not None:
         return BatchResult(executor(run, specs, progress), write_index(out))
-    results = []
-    for spec in specs:
+    results: list[RunResult] = []
+    stopped = ""
+    for i, spec in enumerate(specs):
         result = run(spec)
         results.append(result)
-        if progress is not None:
+        _report(progress, [result])
+        stopped = _platform_lost(result, profile=profile, demo=demo, env=env)
+        if stopped:
+            rest = _skip(specs[i + 1 :], out, stopped, connection.platform.to_dict())
+            _report(progress, rest)
+            results.extend(rest)
+            break
+    return BatchResult(results, write_index(out), stopped=stopped)
+
+
+def _report(progress: Callable[[RunResult], Any] | None, results: list[RunResult]) -> None:
+    if progress is not None:
+        for result in results:
             progress(result)
-    return BatchResult(results, write_index(out))
 
 
-def _load_statuses(out: Path) -> list[dict[str, Any]]:
-    runs = []
-    for path in out.glob(f"*/*/{STATUS_FILE}"):
-        try:
-            status = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        status["_dir"] = path.parent
-        runs.append(status)
-    return sorted(runs, key=lambda s: (s.get("started_at", ""), str(s["_dir"])), reverse=True)
-
-
-def _cell(text: Any) -> str:
-    return html.escape("" if text is None else str(text))
-
-
-def write_index(out_dir: str | os.PathLike[str]) -> Path:
-    """Write ``index.html`` listing every run under ``out_dir``, newest first.
-
-    Examples
-    --------
-    >>> write_index("reports")  # doctest: +SKIP
-    PosixPath('reports/index.html')
-    """
-    out = Path(out_dir)
-    rows = []
-    for status in _load_statuses(out):
-        run_dir: Path = status["_dir"]
-        params = {k: v for k, v in (status.get("parameters") or {}).items() if k != "output_dir"}
-        shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
-        outcome = str(status.get("outcome", "?"))
-        link = ""
-        if status.get("html"):
-            rel = os.path.relpath(status["html"], out)
-            link = f'<a href="{html.escape(rel)}">report</a>'
-        rel_status = os.path.relpath(run_dir / STATUS_FILE, out)
-        link += f' <a href="{html.escape(rel_status)}">status</a>'
-        error = status.get("error") or {}
-        detail = f"{error.get('ename', '')}: {error.get('evalue', '')}" if error else ""
-        cell = status.get("failing_cell") or {}
-        if cell:
-            detail = f"cell #{cell.get('index')} (In [{cell.get('execution_count')}]) {detail}"
-        rows.append(
-            f'<tr class="{_cell(outcome)}"><td>{_cell(status.get("report"))}</td>'
-            f"<td>{_cell(status.get('label'))}</td><td><code>{_cell(shown)}</code></td>"
-            f"<td>{_cell(outcome)}</td><td>{_cell(status.get('started_at'))}</td>"
-            f"<td>{float(status.get('duration_s', 0)):.1f} s</td><td>{link}</td>"
-            f"<td>{_cell(detail)}</td></tr>"
-        )
-    generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>opslib reports</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 24px; }}
-table {{ border-collapse: collapse; width: 100%; font-size: 14px; }}
-th, td {{ text-align: left; padding: 4px 8px; border-bottom: 1px solid #e0e0e0;
-  vertical-align: top; }}
-tr.failed td, tr.timeout td, tr.refused td {{ background: #fdecea; }}
-tr.ok td:nth-child(4) {{ color: #1b5e20; }}
-code {{ font-size: 12px; }}
-</style></head>
-<body><h1>opslib reports</h1>
-<p>{len(rows)} runs, newest first. Generated {generated}.</p>
-<table><thead><tr><th>report</th><th>label</th><th>parameters</th><th>status</th>
-<th>started (UTC)</th><th>duration</th><th>links</th><th>error</th></tr></thead>
-<tbody>
-{chr(10).join(rows)}
-</tbody></table></body></html>
-"""
-    index = out / INDEX_FILE
-    tmp = index.with_suffix(".html.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(index)
-    return index
+def _platform_lost(
+    result: RunResult, *, profile: str | None, demo: bool, env: Mapping[str, str] | None
+) -> str:
+    """Why the platform is gone, when a report failed on it and a new check fails too."""
+    ename = str((result.error or {}).get("ename", ""))
+    if result.ok or ename not in PLATFORM_ERRORS:
+        return ""
+    try:
+        open_connection(profile=profile, demo=demo, env=env)
+    except (PlatformUnavailable, PlatformNotConfigured) as exc:
+        return str(exc)
+    return ""

@@ -25,9 +25,10 @@ from starlette.responses import Response
 from opslib.server import routes
 from opslib.server.clock import Clock, SystemClock
 from opslib.server.config import Settings
-from opslib.server.context import Context
+from opslib.server.context import Context, Guards
 from opslib.server.database import Database
 from opslib.server.errors import ApiError
+from opslib.server.fields import PROPERTY_VALUE, PROPERTY_VALUE_SCHEMA
 from opslib.server.pipeline import (
     Platform,
     build_endpoint,
@@ -45,7 +46,26 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("opslib.server")
 
-FAILURE_STATUSES = (400, 401, 403, 404, 409, 413, 422, 429, 500, 503)
+# What each failure status means (protocol §3), as the OpenAPI document says it.
+FAILURE_STATUSES = {
+    400: "invalid request: a field missing, mistyped or out of range (named in error_msg)",
+    401: "missing, invalid, expired or revoked access token; unknown client_id",
+    403: "not permitted for this caller",
+    404: "not found, or not visible to this caller",
+    409: "conflict, or a message_id reused with other params",
+    413: "body over 1 MiB",
+    422: "verification failed: wrong, expired or used SMS code; wrong password or secret",
+    429: "too many requests or attempts; Retry-After",
+    500: "internal error",
+    503: "temporarily unavailable (database busy, password checks saturated); Retry-After",
+}
+TOKEN_FAILURES = {
+    400: "invalid_request, unsupported_grant_type or invalid_grant (a wrong, used or"
+    " expired code or refresh token)",
+    401: "invalid_client: unknown client or wrong client_secret",
+    413: "body over 1 MiB",
+    500: "server_error",
+}
 _REF = "#/components/schemas/{model}"
 
 
@@ -69,7 +89,8 @@ def _platform(
 def _responses(route: routes.Route) -> dict[int | str, dict[str, Any]]:
     if route.mode == "oauth":
         failures: dict[int | str, dict[str, Any]] = {
-            s: {"model": TokenFailure, "description": "failure"} for s in (400, 401, 413, 500)
+            s: {"model": TokenFailure, "description": TOKEN_FAILURES[s]}
+            for s in (400, 401, 413, 500)
         }
         return {200: {"model": route.response, "description": "token pair"}, **failures}
     ok: dict[str, Any] = {"description": "success"}
@@ -77,16 +98,21 @@ def _responses(route: routes.Route) -> dict[int | str, dict[str, Any]]:
         ok["content"] = {"application/json": {"schema": {"type": "string"}}}
     else:
         ok["model"] = route.response
-    return {200: ok, **{s: {"model": Failure, "description": "failure"} for s in FAILURE_STATUSES}}
+    return {
+        200: ok,
+        **{s: {"model": Failure, "description": d} for s, d in FAILURE_STATUSES.items()},
+    }
 
 
 def _add_routes(app: FastAPI, platform: Platform) -> None:
     for route in routes.ROUTES:
         if route.mode == "oauth":
             endpoint = token_route.build_endpoint(
-                lambda values: _grant(platform, values), max_body=platform.settings.max_body_bytes
+                lambda values: _grant(platform, values),
+                max_body=platform.settings.max_body_bytes,
+                limiter=platform.prelogin_limiter,
             )
-            extra: dict[str, Any] = {"parameters": token_route.QUERY_PARAMETERS}
+            extra: dict[str, Any] = {"requestBody": token_route.REQUEST_BODY}
         else:
             assert route.request is not None
             endpoint = build_endpoint(platform, route)
@@ -110,7 +136,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
         )
 
 
-def _grant(platform: Platform, values: dict[str, str]) -> dict[str, Any]:
+def _grant(platform: Platform, values: token_route.Params) -> dict[str, Any]:
     db = platform.db
     ctx = Context(
         db=db,
@@ -119,9 +145,21 @@ def _grant(platform: Platform, values: dict[str, str]) -> dict[str, Any]:
         settings=platform.settings,
         sms=platform.sms,
         message_id="",
+        guards=platform.guards or Guards(platform.settings),
     )
     with db.write():
         return token_route.grant(ctx, values)
+
+
+def _resolve_components(node: Any) -> Any:
+    """``{"x-component": name}`` (a reference pydantic must not follow) becomes a ``$ref``."""
+    if isinstance(node, dict):
+        if set(node) == {"x-component"}:
+            return {"$ref": _REF.format(model=node["x-component"])}
+        return {key: _resolve_components(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_resolve_components(item) for item in node]
+    return node
 
 
 def _install_openapi(app: FastAPI) -> None:
@@ -143,7 +181,8 @@ def _install_openapi(app: FastAPI) -> None:
                 if name in components and components[name] != definition:
                     raise RuntimeError(f"OpenAPI component {name} defined twice")
                 components[name] = definition
-            app.openapi_schema = schema
+            components[PROPERTY_VALUE] = PROPERTY_VALUE_SCHEMA
+            app.openapi_schema = _resolve_components(schema)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -195,15 +234,16 @@ def create_app(
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return failure(ApiError(404, "path: no such operation"), "")
-        if exc.status_code == 405:
+        if exc.status_code == 405:  # RFC 9110 §15.5.6: a 405 lists the allowed methods
+            allow = {"Allow": "POST"}
             if request.url.path == "/token/access":  # the token op's failures are flat (§3)
                 body = {
                     "error_code": 405,
                     "error": "invalid_request",
                     "error_description": "method: every operation is POST",
                 }
-                return json_response(405, orjson.dumps(body), token_route.NO_STORE)
-            return failure(ApiError(405, "method: every operation is POST"), "")
+                return json_response(405, orjson.dumps(body), {**token_route.NO_STORE, **allow})
+            return failure(ApiError(405, "method: every operation is POST", headers=allow), "")
         return failure(ApiError(exc.status_code, "request refused"), "")
 
     @app.exception_handler(Exception)

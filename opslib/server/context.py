@@ -10,10 +10,11 @@ from typing import Any
 from opslib.enums import Role
 from opslib.server.config import Settings
 from opslib.server.database import Database
+from opslib.server.ratelimit import FailureWindow, HashGate
 from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
 
-__all__ = ["Caller", "Context", "gmt"]
+__all__ = ["Caller", "Context", "Guards", "gmt"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,19 @@ class Caller:
         return self.role >= Role.ADMIN
 
 
+class Guards:
+    """What limits a caller's cost across requests: password hashes at once, wrong
+    device secrets per device and per client address (protocol §8)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.hashes = HashGate(slots=settings.password_hash_slots)
+        window = settings.secret_failure_window_ms
+        self.device_failures = FailureWindow(limit=settings.device_failure_limit, window_ms=window)
+        self.address_failures = FailureWindow(
+            limit=settings.address_failure_limit, window_ms=window
+        )
+
+
 @dataclass
 class Context:
     """One request's view of the platform.
@@ -51,6 +65,8 @@ class Context:
     caller: Caller | None = None
     prepared: Any = None
     buckets: BucketIndex = field(default_factory=BucketIndex)
+    client: str = ""  # the client's address (the proxy's, behind one)
+    guards: Guards = field(default_factory=lambda: Guards(Settings()))
 
     @property
     def user(self) -> Caller:

@@ -32,6 +32,7 @@ class ApiError(Exception):
         self.data = dict(data or {})
         self.headers = dict(headers or {})
         self.persist = persist
+        self.echo = ""  # the message_id to answer with, when it came from a refused body
 
 
 class OAuthError(Exception):

@@ -52,8 +52,8 @@ from opslib.server.fields import (
     ProductStatusValue,
     Properties,
     RecordQueryModelValue,
-    Secret,
     SettingQueryModelValue,
+    SharedSecret,
     SmsCode,
     Ssid,
     Token,
@@ -258,7 +258,7 @@ class QueryListByCategoryParams(_Strict):
 class ProductAddParams(_Strict):
     access_token: Token
     product_id: ProductId
-    product_secret: Secret
+    product_secret: SharedSecret
     product_name: Name
     category_id: CategoryId
     net_type: NetTypeValue
@@ -295,8 +295,8 @@ class QueryRecordParams(_Strict):
 
     access_token: Token
     query_model: RecordQueryModelValue
-    start: EpochMs
-    end: EpochMs
+    start: Annotated[EpochMs, Field(description="epoch ms, included; must be less than end")]
+    end: Annotated[EpochMs, Field(description="epoch ms, excluded; must be more than start")]
     user_id: UserId | None = None  # spec §4.8 lists it: the caller, if given
     device_id: DeviceId | None = None
     user_id_param: UserId | None = None
@@ -328,7 +328,7 @@ class DeviceQueryParams(_Strict):
 class BindParams(_Strict):
     access_token: Token
     device_id: DeviceId
-    device_secret: Secret
+    device_secret: SharedSecret
     product_id: ProductId
     mac_addr: MacAddr | None = None
     sdk_version: Version | None = None
@@ -362,7 +362,7 @@ class ReportRequest(_Strict):
 
     message_id: MessageId
     device_id: DeviceId
-    device_secret: Secret
+    device_secret: SharedSecret
     events: Annotated[list[ReportEvent], Field(min_length=1, max_length=500)]
 
 

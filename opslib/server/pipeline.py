@@ -14,6 +14,8 @@ as a 500 "internal error", never with a stack trace.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -25,21 +27,23 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from opslib.server import security
 from opslib.server.clock import Clock
 from opslib.server.config import Settings
-from opslib.server.context import Caller, Context
+from opslib.server.context import Caller, Context, Guards
 from opslib.server.database import Database
 from opslib.server.errors import ApiError, too_many
 from opslib.server.fields import UUID_PATTERN
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.routes import Access, Route
+from opslib.server.security import wire_default
 from opslib.server.services.auth import authenticate
 from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
@@ -48,11 +52,13 @@ from opslib.server.validation import describe_error
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
+gone = logging.getLogger("opslib.server.clients")  # clients that went away, slow clients
 
 _UUID = re.compile(UUID_PATTERN)
 _RANK = {Access.USER: 1, Access.OPS: 2, Access.ADMIN: 3}
 JSON = "application/json"
 PURGE_EVERY = 1000  # idempotency records between purges of expired ones
+BEARER_CHALLENGE = 'Bearer realm="opslib"'
 
 
 @dataclass
@@ -67,6 +73,19 @@ class Platform:
     fingerprint_key: bytes = field(default=b"")
     buckets: BucketIndex = field(default_factory=BucketIndex)
     records: int = 0  # idempotency records written by this process
+    guards: Guards | None = None
+    _prelogin: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.guards is None:
+            self.guards = Guards(self.settings)
+
+    def prelogin_limiter(self) -> anyio.CapacityLimiter:
+        """The worker threads pre-login requests share (one limiter per event loop)."""
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._prelogin:
+            self._prelogin[loop] = anyio.CapacityLimiter(self.settings.prelogin_threads)
+        return self._prelogin[loop]
 
 
 def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
@@ -87,12 +106,16 @@ def failure(exc: ApiError, message_id: str) -> Response:
 
 def _success_body(route: Route, message_id: str, data: Any) -> bytes:
     if route.bare:
-        return orjson.dumps(data)
-    return orjson.dumps({"error_code": 200, "message_id": message_id, "data": data})
+        return orjson.dumps(data, default=wire_default)
+    envelope = {"error_code": 200, "message_id": message_id, "data": data}
+    return orjson.dumps(envelope, default=wire_default)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refusing more than ``limit`` bytes (declared or streamed)."""
+    """The request body, refusing more than ``limit`` bytes (declared or streamed).
+
+    What was read is dropped before a refusal leaves this frame (it may hold a password).
+    """
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -100,12 +123,22 @@ async def read_body(request: Request, limit: int) -> bytes:
         if int(declared) > limit:
             raise ApiError(413, f"body: larger than {limit} bytes")
     chunks: list[bytes] = []
+    chunk = b""
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(413, f"body: larger than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                break
+            chunks.append(chunk)
+    except ClientDisconnect:
+        chunks.clear()
+        chunk = b""
+        raise
+    if size > limit:
+        chunks.clear()
+        chunk = b""
+        raise ApiError(413, f"body: larger than {limit} bytes")
     return b"".join(chunks)
 
 
@@ -126,11 +159,34 @@ def _echo(body: bytes) -> str:
     return value if isinstance(value, str) and _UUID.match(value) else ""
 
 
-def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> str:
-    canonical = orjson.dumps(
-        params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS
+def _lacks_token(exc: ValidationError) -> bool:
+    """Whether ``params.access_token`` is missing (absent, or null, which counts as absent)."""
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        ctx = error.get("ctx") or {}
+        if loc == ("params", "access_token") and (
+            error["type"] == "missing" or error.get("input", "") is None
+        ):
+            return True
+        if error["type"] == "required_when" and ctx.get("field") == "access_token":
+            return True
+    return False
+
+
+def missing_token() -> ApiError:
+    """401 for a request without credentials (protocol §3, RFC 6750 §3.1)."""
+    return ApiError(
+        401, "params.access_token: required", headers={"WWW-Authenticate": BEARER_CHALLENGE}
     )
-    return hmac.new(platform.fingerprint_key, canonical, hashlib.sha256).hexdigest()
+
+
+def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> str:
+    # in one expression: the canonical params may hold a device or product secret
+    return hmac.new(
+        platform.fingerprint_key,
+        orjson.dumps(params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS),
+        hashlib.sha256,
+    ).hexdigest()
 
 
 def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
@@ -141,7 +197,7 @@ def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int
         return None
     token = params.access_token
     if token is None:
-        raise ApiError(400, "params.access_token: required")
+        raise missing_token()
     caller = authenticate(platform.db.conn(), access_token=token, now=now)
     if req.user_id != caller.user_id:
         raise ApiError(403, "user_id: does not match the access token's user")
@@ -153,13 +209,16 @@ def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int
     return caller
 
 
-def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
-    """Run one validated request (in a worker thread); returns (status, body)."""
+def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tuple[int, bytes]:
+    """Run one validated request (in a worker thread); returns (status, body).
+
+    ``client`` is the caller's address (for the device-secret throttle).
+    """
     assert route.handler is not None
+    assert platform.guards is not None
     now = platform.clock.now_ms()
     params = req if route.mode == "report" else req.params
     caller = _authorize(platform, route, req, params, now)
-    prepared = route.prepare(params) if route.prepare is not None else None
     db = platform.db
     ctx = Context(
         db=db,
@@ -169,8 +228,9 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
         sms=platform.sms,
         message_id=req.message_id,
         caller=caller,
-        prepared=prepared,
         buckets=platform.buckets,
+        client=client,
+        guards=platform.guards,
     )
     if route.mode == "manual":
         return 200, _success_body(route, req.message_id, route.handler(ctx, params))
@@ -178,19 +238,32 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
         with db.read():
             return 200, _success_body(route, req.message_id, route.handler(ctx, params))
     recorded = route.idempotent_when is None or route.idempotent_when(params)
-    with db.write():
-        if not recorded:
-            return 200, _success_body(route, req.message_id, route.handler(ctx, params))
+    key: dict[str, str] = {}
+    if recorded:
         if caller is not None:
             who = caller.user_id
         else:
             assert route.pre_caller is not None
             who = route.pre_caller(params)
+        key = {"caller": who, "operation": route.operation, "message_id": req.message_id}
+    since = now - platform.settings.idempotency_window_ms
+    if route.prepare is not None:
+        # The password hash is the costly part: a first request passes the cheap checks
+        # (client, SMS code, throttles) first, then waits for a hash slot (503 if none);
+        # a repeat goes straight to its replay below.
+        with db.read():
+            repeat = recorded and idem_store.get_record(ctx.conn, since=since, **key) is not None
+        if not repeat:
+            if route.precheck is not None:
+                route.precheck(ctx, params)
+            with platform.guards.hashes.slot():
+                ctx.prepared = platform.guards.hashes.compute(route.prepare, params)
+    with db.write():
+        if not recorded:
+            return 200, _success_body(route, req.message_id, route.handler(ctx, params))
         exclude = {"message_id"} if route.mode == "report" else {"access_token"}
         exclude |= set(route.secret)  # checked by route.replay_guard instead
         fingerprint = _fingerprint(platform, params, exclude)
-        key = {"caller": who, "operation": route.operation, "message_id": req.message_id}
-        since = now - platform.settings.idempotency_window_ms
         record = idem_store.get_record(ctx.conn, since=since, **key)
         if record is not None:
             if not hmac.compare_digest(record["fingerprint"], fingerprint):
@@ -201,20 +274,49 @@ def execute(platform: Platform, route: Route, req: Any) -> tuple[int, bytes]:
             if route.replay is not None:
                 stored = orjson.loads(body)
                 stored["data"] = route.replay(ctx, params, stored["data"])
-                body = orjson.dumps(stored)
+                body = orjson.dumps(stored, default=wire_default)
             return int(record["status"]), body
-        data = route.handler(ctx, params)
-        body = _success_body(route, req.message_id, data)
-        kept = body
-        if route.stored is not None:
-            kept = _success_body(route, req.message_id, route.stored(data))
+        data = route.handler(ctx, params)  # may hold what it issued, as Secrets
+        kept = _success_body(
+            route, req.message_id, data if route.stored is None else route.stored(data)
+        )
         idem_store.put_record(
             ctx.conn, fingerprint=fingerprint, status=200, body=kept, now=now, **key
         )
         platform.records += 1
         if platform.records % PURGE_EVERY == 0:  # keep the table to about one window
             idem_store.purge(ctx.conn, before=since)
-        return 200, body
+        return 200, _success_body(route, req.message_id, data)  # revealed last
+
+
+def _pre_login(route: Route, req: Any) -> bool:
+    """Whether a request needs no sign-in (its worker threads are limited, see Settings)."""
+    if route.role == Access.PRE:
+        return True
+    return route.pre_when is not None and bool(route.pre_when(req.params))
+
+
+async def _parse(request: Request, route: Route, limit: int) -> Any:
+    """The validated request; else an ApiError whose ``echo`` is the message_id to answer.
+
+    The raw body (which may hold a password) and pydantic's error (which holds the
+    offending input) stay in this frame and are gone before the ApiError leaves it.
+    """
+    model = route.request
+    assert model is not None
+    body = await read_body(request, limit)
+    check_json_content_type(request)
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        echo = _echo(body)
+        if route.role not in (Access.PRE, Access.DEVICE) and _lacks_token(exc):
+            refusal = missing_token()
+        else:
+            refusal = ApiError(400, describe_error(exc, model))
+    del body
+    refusal.echo = echo
+    raise refusal
 
 
 def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awaitable[Response]]:
@@ -227,18 +329,21 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
         started = time.perf_counter()
         message_id = ""
         try:
-            body = await read_body(request, limit)
-            check_json_content_type(request)
-            try:
-                req = model.model_validate_json(body)
-            except ValidationError as exc:
-                message_id = _echo(body)
-                raise ApiError(400, describe_error(exc, model)) from None
-            message_id = req.message_id  # type: ignore[attr-defined]
-            status, payload = await run_in_threadpool(execute, platform, route, req)
+            req = await _parse(request, route, limit)
+            message_id = req.message_id
+            client = request.client.host if request.client is not None else ""
+            run = functools.partial(execute, platform, route, req, client)
+            if _pre_login(route, req):
+                limiter = platform.prelogin_limiter()
+                status, payload = await anyio.to_thread.run_sync(run, limiter=limiter)
+            else:
+                status, payload = await run_in_threadpool(run)
             response = json_response(status, payload)
         except ApiError as exc:
-            response = failure(exc, message_id)
+            response = failure(exc, exc.echo or message_id)
+        except ClientDisconnect:  # nobody is left to answer: not an error of the platform
+            gone.info("POST %s: the client went away before its request arrived", route.path)
+            response = failure(ApiError(400, "body: the client went away"), message_id)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 errlog.exception("internal error on %s", route.path)

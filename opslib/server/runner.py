@@ -1,6 +1,7 @@
 """Running the platform: ``opslib server``, ``opslib demo``, and a server in a thread.
 
-uvicorn serves with httptools and uvloop. Its access log is off: it would print
+uvicorn serves with httptools (with deadlines for slow clients: opslib.server.deadlines)
+and uvloop. Its access log is off: it would print
 ``/token/access`` query strings, which hold client secrets, codes and refresh tokens
 (protocol §11); the platform logs its own access lines without query strings at DEBUG.
 """
@@ -21,6 +22,7 @@ import uvicorn
 from opslib.server import demo as demo_credentials
 from opslib.server.app import create_app
 from opslib.server.config import Settings
+from opslib.server.deadlines import bounded_protocol
 
 __all__ = ["demo", "serve", "start_in_thread"]
 
@@ -28,6 +30,7 @@ log = logging.getLogger("opslib.server.runner")
 
 SEED_SCALES = ("demo", "small")
 DEMO_DB = Path("data") / "demo.db"
+KEEP_ALIVE_S = 5  # an idle connection between requests is closed after this (uvicorn's)
 
 
 def _has_users(db_path: str | Path) -> bool:
@@ -69,13 +72,21 @@ def _print_credentials() -> None:
     print(f"  user:  phone {d.USER_PHONE} password {d.USER_PASSWORD}")
 
 
-def _uvicorn_config(app: object, host: str, port: int, log_level: str) -> uvicorn.Config:
+def _uvicorn_config(
+    app: object, host: str, port: int, log_level: str, settings: Settings
+) -> uvicorn.Config:
+    http = bounded_protocol(
+        header_timeout_s=settings.header_timeout_s,
+        body_timeout_s=settings.body_timeout_s,
+        max_header_bytes=settings.max_header_bytes,
+    )
     return uvicorn.Config(
         app,  # type: ignore[arg-type]
         host=host,
         port=port,
-        http="httptools",
+        http=http,
         loop="uvloop",
+        timeout_keep_alive=KEEP_ALIVE_S,
         access_log=False,
         log_level=log_level,
         lifespan="on",
@@ -110,12 +121,13 @@ def serve(
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     seeded = _seed_if_empty(db_path, seed)
-    app = create_app(db_path, settings=_settings(rate_limit))
+    settings = _settings(rate_limit)
+    app = create_app(db_path, settings=settings)
     print(f"opslib platform on http://{host}:{port} (database {db_path})", flush=True)
     if seeded:
         print("seeded demo credentials:")
         _print_credentials()
-    uvicorn.Server(_uvicorn_config(app, host, port, "info")).run()
+    uvicorn.Server(_uvicorn_config(app, host, port, "info", settings)).run()
     return 0
 
 
@@ -142,12 +154,13 @@ def start_in_thread(
     tuple
         ``(base_url, stop)``; ``stop()`` shuts the server down and waits for the thread.
     """
+    settings = settings or Settings()
     app = create_app(db_path, settings=settings)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound_port = sock.getsockname()[1]
-    server = uvicorn.Server(_uvicorn_config(app, host, bound_port, "warning"))
+    server = uvicorn.Server(_uvicorn_config(app, host, bound_port, "warning", settings))
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="opslib-server", daemon=True
     )

@@ -1,4 +1,5 @@
--- opslib reference platform, schema version 2.
+-- opslib reference platform, schema version 3.
+-- Phone numbers are stored as validated: digits, area code and phone without leading zeros.
 -- Moments are INTEGER epoch milliseconds UTC; the API formats them as 'YYYY-MM-DD HH:MM:SS'.
 -- Secrets (passwords, codes, tokens, client/device/product secrets) are stored only as hashes.
 

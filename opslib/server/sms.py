@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from opslib.server.security import Secret, reveal
+
 __all__ = ["OutboxGateway", "SmsGateway", "SmsMessage", "outbox_path"]
 
 
@@ -22,7 +24,7 @@ class SmsMessage:
     area_code: str
     phone: str
     purpose: int  # opslib.enums.CodeModel
-    code: str
+    code: Secret  # reveal() it only to deliver it
     sent_at: int  # epoch ms
 
 
@@ -62,7 +64,7 @@ class OutboxGateway:
                 "area_code": message.area_code,
                 "phone": message.phone,
                 "purpose": message.purpose,
-                "code": message.code,
+                "code": reveal(message.code),
                 "sent_at": message.sent_at,
             }
         )

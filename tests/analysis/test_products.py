@@ -144,3 +144,62 @@ def test_plan_products_adds_deletes_replaces_and_blocks() -> None:
     assert plan.loc["p-nosecret", "blocked"]
     assert "product_secret" in plan.loc["p-nosecret", "note"]
     assert "product_secret" not in plan.columns
+
+
+# --- a column left out means "keep"; the platform's products as a ready file ---------------
+
+ICON = "https://cdn.example/p.png"
+PLATFORM = products(
+    {"product_id": "p-lamp", "product_name": "Lamp", "category_id": 1, "net_type": 1,
+     "node_type": 1, "encrypt_type": 2, "product_icon": ICON, "vendor_type": 7},
+    {"product_id": "p-hub", "product_name": "Hub", "category_id": 2, "net_type": 5,
+     "node_type": 2, "status": 0, "popular": 1},
+)  # fmt: skip
+
+
+def test_a_column_left_out_plans_no_change() -> None:
+    raw = csv_frame(
+        "product_id,product_name,category_id,net_type,node_type\n"
+        "p-lamp,Lamp,1,Wi-Fi,direct\np-hub,Hub,2,Ethernet,gateway\n"
+    )
+    check = analysis.validate_product_file(raw, CATEGORIES)
+    assert check.ok, check.problems
+    assert check.desired["product_icon"].isna().all()  # left out: keep
+    plan = analysis.plan_products(check.desired, PLATFORM)
+    assert list(plan["action"]) == ["unchanged", "unchanged"]
+
+
+def test_a_column_that_is_there_is_compared_even_when_empty() -> None:
+    raw = csv_frame(
+        "product_id,product_name,category_id,net_type,node_type,product_icon\n"
+        "p-lamp,Lamp,1,1,1,\np-hub,Hub,2,5,2,\n"
+    )
+    plan = analysis.plan_products(analysis.validate_product_file(raw).desired, PLATFORM)
+    lamp = plan.set_index("product_id").loc["p-lamp"]
+    assert lamp["action"] == "replace"
+    assert lamp["changes"] == f"product_icon: '{ICON}' → ''"
+
+
+def test_desired_state_plans_nothing_against_the_same_products() -> None:
+    rows = analysis.desired_state(PLATFORM)
+    assert list(rows.columns) == list(analysis.PRODUCT_COLUMNS)
+    lamp = rows.set_index("product_id").loc["p-lamp"]
+    assert lamp["net_type"] == "Wi-Fi"  # coded fields by their labels
+    assert lamp["encrypt_type"] == "TLS"
+    assert lamp["product_secret"] == ""  # the platform never shows it
+    text = rows.to_csv(index=False)
+    check = analysis.validate_product_file(csv_frame(text), CATEGORIES)
+    assert check.ok, check.problems
+    plan = analysis.plan_products(check.desired, PLATFORM)
+    assert list(plan["action"]) == ["unchanged", "unchanged"]
+    assert not plan["blocked"].any()
+
+
+def test_keep_current_fills_what_the_file_leaves_out() -> None:
+    raw = csv_frame("product_id,product_name,category_id,net_type,node_type\np-lamp,Lamp 2,1,1,1\n")
+    desired = analysis.validate_product_file(raw).desired
+    kept = analysis.keep_current(desired, PLATFORM).iloc[0]
+    assert kept["product_name"] == "Lamp 2"  # what the file says wins
+    assert kept["product_icon"] == ICON
+    assert kept["vendor_type"] == 7
+    assert kept["encrypt_type"] == 2

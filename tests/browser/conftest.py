@@ -1,7 +1,9 @@
 """Headless Chromium (Debian's, never a downloaded one) for the browser tests.
 
-Each test that needs it asks for ``chromium``; when /usr/bin/chromium or Playwright is
-missing the test is skipped and the reason printed (``-ra`` lists skip reasons).
+Each test that needs it asks for ``chromium``. When /usr/bin/chromium or Playwright is
+missing, or the browser does not start, the test fails with the reason: ``make test``
+installs chromium first (``.ci/ensure-chromium``), so a missing browser is a broken set-up,
+never a pass.
 """
 
 from __future__ import annotations
@@ -39,20 +41,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def chromium(tmp_path: Path) -> Iterator[Any]:
     """A Chromium browser context with a fresh profile in the test's tmp dir."""
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `make test` (it installs it) or, as root, "
+            "`apt-get install -y chromium`"
+        )
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import Error, sync_playwright
     except ImportError:
-        pytest.skip("playwright (python) is not installed: pip install -e '.[dev]'")
+        pytest.fail("playwright (python) is not installed: pip install -e '.[dev]'")
     profile = tmp_path / "chromium-profile"
     with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=str(CHROMIUM),
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 900},
-        )
+        try:
+            context = p.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=str(CHROMIUM),
+                args=CHROMIUM_ARGS,
+                headless=True,
+                viewport={"width": 1280, "height": 900},
+            )
+        except Error as exc:
+            pytest.fail(f"{CHROMIUM} did not start: {exc}")
         context.set_default_timeout(30_000)
         try:
             yield context

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from reports.runs import platform_env
 
-from opslib.reports.execute import _descendants
+from opslib.reports._process import descendants
 
 NOTEBOOK = Path(__file__).parents[2] / "notebooks" / "event_analysis.ipynb"
 START_TIMEOUT = 90  # seconds for JupyterLab to answer
@@ -60,7 +60,7 @@ def _settings(directory: Path) -> None:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    tree = _descendants(proc.pid)
+    tree = descendants(proc.pid)
     proc.send_signal(signal.SIGTERM)  # the server shuts its kernels down
     try:
         proc.wait(15)

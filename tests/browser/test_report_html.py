@@ -28,9 +28,8 @@ def test_report_draws_its_figures_offline(
     page.on("request", lambda req: requests.append(req.url))
     page.goto(Path(result.html).as_uri())
     page.wait_for_selector(".main-svg")
-    page.wait_for_function(
-        f"document.querySelectorAll('.js-plotly-plot').length >= {FIGURES[report]}"
-    )
+    # a locator waits in Playwright's own world, which the page's CSP does not govern
+    page.locator(".js-plotly-plot").nth(FIGURES[report] - 1).wait_for()
     drawn = page.locator(".js-plotly-plot .main-svg").count()
     assert drawn >= FIGURES[report]
     assert page.locator('[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
 
 from opslib.reports import RunResult
 
-from .runs import run_every_report
+from .runs import platform_env, run_every_report
 
+KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
 TINY_PARAMETERS = """\
 n: int = 3  # how many bars
 fail: bool = False  # raise an error in the middle
@@ -58,6 +60,45 @@ def write_tiny_notebook(path: Path) -> Path:
     return path
 
 
+def write_window_notebook(path: Path) -> Path:
+    """A quick notebook whose parameters declare meanings (metadata ``opslib``): a window,
+    an event type list, a bucket, an input file and a role-gated flag; it prints them."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.metadata["opslib"] = {
+        "kinds": {
+            "start": "time", "end": "time", "event_types": "event_types", "freq": "freq",
+            "source": "input_file", "days": "positive",
+        },
+        "window": ["start", "end"],
+        "needs_role": {"write": "admin"},
+    }  # fmt: skip
+    params = nbformat.v4.new_code_cell(
+        'start: str = "-7d"  # from\n'
+        'end: str = "now"  # to\n'
+        "event_types: list[str] = []  # which\n"
+        'freq: str = "1h"  # bucket\n'
+        'source: str = ""  # a file to read\n'
+        "days: int = 1  # how many\n"
+        "write: bool = False  # needs admin"
+    )
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Window"),
+        params,
+        nbformat.v4.new_code_cell(
+            "print('start:', start, 'end:', end, 'freq:', freq)\n"
+            "print('source text:', open(source).read() if source else '')"
+        ),
+    ]
+    nbformat.write(nb, path)
+    return path
+
+
 def write_quick_notebook(path: Path) -> Path:
     """A notebook without heavy imports (a run takes a second or two): sleeps, may fail."""
     nb = nbformat.v4.new_notebook()
@@ -71,9 +112,44 @@ def write_quick_notebook(path: Path) -> Path:
     )
     params.metadata["tags"] = ["parameters"]
     nb.cells = [
+        nbformat.v4.new_markdown_cell("# Quick"),
         params,
+        nbformat.v4.new_markdown_cell("## Waiting\n\nSleeps `sleep_s` seconds."),
         nbformat.v4.new_code_cell("import time\n\ntime.sleep(sleep_s)"),
+        nbformat.v4.new_markdown_cell("## The failure point"),
         nbformat.v4.new_code_cell("if fail:\n    raise ValueError('quick failure')"),
+    ]
+    nbformat.write(nb, path)
+    return path
+
+
+def write_outcome_notebook(path: Path) -> Path:
+    """A notebook that connects like the reports and declares its own outcome when asked."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    params = nbformat.v4.new_code_cell(
+        'declare: str = ""  # partial or failed\nrows: int = 3  # rows of the main read'
+    )
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Outcome"),
+        params,
+        nbformat.v4.new_code_cell(
+            "import pandas as pd\nfrom opslib.reports import notebook as nb\n\n"
+            "nb.setup(interactive=False)\nclient = nb.connect()"
+        ),
+        nbformat.v4.new_markdown_cell("## The main read"),
+        nbformat.v4.new_code_cell(
+            "frame = nb.require_rows(pd.DataFrame({'a': range(rows)}), 'rows of the test')"
+        ),
+        nbformat.v4.new_markdown_cell("## The writes"),
+        nbformat.v4.new_code_cell(
+            "if declare:\n    nb.declare_outcome(declare, '2 of 5 writes failed')"
+        ),
     ]
     nbformat.write(nb, path)
     return path
@@ -85,6 +161,8 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("notebooks")
     write_tiny_notebook(directory / "tiny.ipynb")
     write_quick_notebook(directory / "quick.ipynb")
+    write_window_notebook(directory / "window.ipynb")
+    write_outcome_notebook(directory / "outcome.ipynb")
     return directory
 
 
@@ -92,6 +170,12 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny(tiny_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPSLIB_NOTEBOOKS", str(tiny_dir))
     return tiny_dir / "tiny.ipynb"
+
+
+@pytest.fixture
+def env(platform: Any) -> dict[str, str]:
+    """The environment that points a run at the shared test platform (its ops account)."""
+    return platform_env(platform)
 
 
 @pytest.fixture(scope="session")

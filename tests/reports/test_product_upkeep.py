@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import csv
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from opslib.reports import RunResult, run_report
 from opslib.reports.product_upkeep import apply_plan
 
 from .runs import CELL_TIMEOUT, RUN_TIMEOUT, platform_env
+from .test_platform import write_config
 
 FIELDS = [
     "product_id", "product_name", "category_id", "net_type", "node_type", "encrypt_type",
@@ -224,3 +228,109 @@ def test_the_form_adds_and_deletes_after_confirmation_on_the_platform(
     assert [(r["product_id"], r["result"]) for r in log_rows] == [
         ("p-form-1", "done"), (USED, "failed"), ("p-form-1", "done"),
     ]  # fmt: skip
+
+
+# --- from the current products to a plan of nothing; honest outcomes of an apply ----------
+
+
+def test_export_then_upkeep_from_the_same_directory_plans_nothing(
+    admin_platform: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "OPSLIB_CONFIG", str(write_config(tmp_path / "config.toml", admin_platform, role="admin"))
+    )
+    here = tmp_path / "pm"
+    here.mkdir()
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "opslib.cli", *args]
+        return subprocess.run(command, cwd=here, capture_output=True, text=True, check=False)
+
+    exported = cli("products", "export", "products.csv", "--profile", "staging")
+    assert exported.returncode == 0, exported.stderr
+    count = len(admin_platform.connect("admin").products.list())
+    assert exported.stdout.startswith(f"{count} products of profile 'staging' (")
+    rows = list(csv.DictReader((here / "products.csv").open()))
+    assert len(rows) == count
+    assert {r["product_secret"] for r in rows} == {""}
+    again = cli("products", "export", "products.csv", "--profile", "staging")
+    assert again.returncode == 2
+    assert "products.csv exists; pass --force to overwrite it" in again.stderr
+    assert (
+        cli("products", "export", "products.csv", "--force", "--profile", "staging").returncode == 0
+    )
+    nothing = cli("products", "export", "p.csv")
+    assert nothing.returncode == 2
+    assert "no platform configured" in nothing.stderr
+    assert not (here / "p.csv").exists()
+
+    run = cli(
+        "report", "run", "product_upkeep", "-p", "products_path", "products.csv",
+        "--profile", "staging", "--out", "out",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    html = next((here / "out" / "product_upkeep").glob("*/product_upkeep.html")).read_text()
+    assert f"Plan: 0 to add, 0 to delete and add again, 0 to delete, {count} unchanged." in html
+    assert "blocked" not in html.split("Plan:")[1].split("</p>")[0]
+
+
+class FailAdds:
+    """The platform's ASGI app, except that adding one product answers 409 (a fault)."""
+
+    def __init__(self, app: Any, product_id: str) -> None:
+        self.app, self.product_id = app, product_id
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/product/add":
+            return await self.app(scope, receive, send)
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        if self.product_id.encode() not in body:
+
+            async def replay() -> dict[str, Any]:
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            return await self.app(scope, replay, send)
+        answer = {
+            "error_code": 409, "message_id": json.loads(body)["message_id"],
+            "error_msg": "product_id: injected failure", "data": {},
+        }  # fmt: skip
+        await send(
+            {"type": "http.response.start", "status": 409,
+             "headers": [(b"content-type", b"application/json")]}
+        )  # fmt: skip
+        await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+        return None
+
+
+def test_an_apply_with_failed_writes_is_partial_with_exit_1(
+    platform_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opslib.server import runner
+
+    real = runner.create_app
+    monkeypatch.setattr(
+        runner, "create_app", lambda db, **kw: FailAdds(real(db, **kw), "p-test-fail")
+    )
+    faulty = platform_factory()
+    admin = faulty.connect("admin")
+    rows = product_rows(admin)
+    new = {"category_id": 1, "net_type": 1, "node_type": 1, "product_icon": ""}
+    rows.append({**new, "product_id": "p-test-ok", "product_name": "Fine",
+                 "product_secret": "fine-secret-1"})  # fmt: skip
+    rows.append({**new, "product_id": "p-test-fail", "product_name": "Refused",
+                 "product_secret": "fail-secret-1"})  # fmt: skip
+    desired = write_csv(tmp_path / "desired.csv", rows)
+    result = run_upkeep(faulty, tmp_path / "out", "admin", products_path=str(desired), apply=True)
+    assert result.outcome == "partial", result.summary()
+    assert result.reason == (
+        "In section 'Apply': 1 of 2 product writes failed (first: add of p-test-fail: 409 "
+        "product_id: injected failure)."
+    )
+    assert "p-test-ok" in set(admin.products.list()["product_id"])
+    status = json.loads((Path(result.run_dir) / "status.json").read_text())
+    assert status["outcome"] == "partial"
+    assert status["reason"] == result.reason

@@ -1,9 +1,10 @@
-"""The runner on a tiny notebook: parameters, outcomes, timeouts, status, HTML, CLI, run-all."""
+"""The runner on tiny notebooks: parameters, outcomes, timeouts, status, HTML, CLI, run-all."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,8 +22,8 @@ from opslib.reports import (
     run_report,
     validate_parameters,
 )
-from opslib.reports.execute import _descendants
-from opslib.reports.runall import ConfigFileError, load_config, run_all, write_index
+from opslib.reports._process import descendants
+from opslib.reports.runall import ConfigFileError, check_specs, load_config, run_all, write_index
 
 # --- parameters --------------------------------------------------------------------------
 
@@ -93,8 +94,12 @@ def test_redact_hides_secrets_and_masks_phones() -> None:
 # --- runs --------------------------------------------------------------------------------
 
 
-def test_a_run_keeps_notebook_html_status_and_exports(tiny: Path, tmp_path: Path) -> None:
-    result = run_report("tiny", {"n": "5", "tags": "a,b"}, out_dir=tmp_path, cell_timeout=60)
+def test_a_run_keeps_notebook_html_status_and_exports(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    result = run_report(
+        "tiny", {"n": "5", "tags": "a,b"}, out_dir=tmp_path, cell_timeout=60, env=env
+    )
     assert result.outcome == "ok", result.summary()
     run_dir = Path(result.run_dir)
     assert run_dir.parent == tmp_path / "tiny"
@@ -109,18 +114,20 @@ def test_a_run_keeps_notebook_html_status_and_exports(tiny: Path, tmp_path: Path
     assert status["failing_cell"] is None
     assert status["duration_s"] > 0
     html = Path(result.html).read_text()
-    assert html.count("* plotly.js v") == 1  # embedded once
+    assert "* plotly.js v" not in html  # shared beside the reports, not inside
+    assert html.count('src="../../plotly-') == 1  # the one script loaded, from disk
     assert html.count("Plotly.newPlot(") == 1
     assert "not able to be represented" not in html
-    assert "<script src=" not in html  # nothing from a CDN
     assert "nb.setup(interactive" not in html  # code hidden
     assert '<header class="opslib-header"><h1>tiny</h1>' in html
 
 
-def test_the_runners_kernel_starts_as_any_kernel(tiny: Path, tmp_path: Path) -> None:
+def test_the_runners_kernel_starts_as_any_kernel(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
     import nbformat
 
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}, **env}
     result = run_report("tiny", {}, out_dir=tmp_path, cell_timeout=60, env=env)
     assert result.outcome == "ok", result.summary()
     notebook = nbformat.read(result.output_notebook, as_version=4)
@@ -145,38 +152,50 @@ def test_running_the_runner_leaves_the_import_system_alone(tiny: Path) -> None:
     assert "planted: []" in out.stdout
 
 
-def test_a_failing_run_names_the_cell_and_the_error(tiny: Path, tmp_path: Path) -> None:
-    result = run_report("quick", {"fail": True}, out_dir=tmp_path)
+def test_a_failing_run_names_the_section_and_the_error(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    result = run_report("quick", {"fail": True}, out_dir=tmp_path, env=env)
     assert result.outcome == "failed"
     assert result.failing_cell is not None
     assert "raise ValueError('quick failure')" in result.failing_cell["source"]
     assert result.failing_cell["execution_count"] == 4  # after the injected parameters
+    assert result.failing_cell["section"] == "The failure point"
     assert result.error is not None
     assert result.error["ename"] == "ValueError"
     assert result.error["evalue"] == "quick failure"
-    assert "In [4]" in result.summary()
+    reason = "The report failed in section 'The failure point': ValueError: quick failure."
+    assert result.reason == reason
+    assert (
+        result.summary().splitlines()[0]
+        == f"quick: failed after {result.duration_s:.1f} s: {reason}"
+    )
     html = Path(result.html).read_text()
     assert "ValueError" in html
     status = json.loads((Path(result.run_dir) / "status.json").read_text())
     assert status["outcome"] == "failed"
+    assert status["reason"] == reason
     assert status["error"]["ename"] == "ValueError"
 
 
-def test_the_whole_run_timeout_stops_the_kernel(tiny: Path, tmp_path: Path) -> None:
-    before = set(_descendants(os.getpid()))
-    result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, run_timeout=12)
+def test_the_whole_run_timeout_stops_the_kernel(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    before = set(descendants(os.getpid()))
+    result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, run_timeout=12, env=env)
     assert result.outcome == "timeout"
     assert result.duration_s < 40
     assert result.error == {"ename": "RunTimeout", "evalue": "the run took longer than 12 s"}
     assert result.failing_cell is not None
     assert result.failing_cell["status"] == "running"
     assert "time.sleep(sleep_s)" in result.failing_cell["source"]
+    assert result.reason == "The run took longer than 12 s and was stopped in section 'Waiting'."
     assert Path(result.html).exists()
-    assert set(_descendants(os.getpid())) <= before  # the worker and its kernel are gone
+    assert set(descendants(os.getpid())) <= before  # the worker and its kernel are gone
 
 
-def test_a_cell_timeout_fails_that_cell(tiny: Path, tmp_path: Path) -> None:
-    result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, cell_timeout=5)
+def test_a_cell_timeout_fails_that_cell(tiny: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    result = run_report("quick", {"sleep_s": 300}, out_dir=tmp_path, cell_timeout=5, env=env)
     assert result.outcome == "failed"
     assert result.failing_cell is not None
     assert "time.sleep(sleep_s)" in result.failing_cell["source"]
@@ -185,13 +204,15 @@ def test_a_cell_timeout_fails_that_cell(tiny: Path, tmp_path: Path) -> None:
     assert result.duration_s < 60
 
 
-def test_refusals_happen_before_anything_runs(tiny: Path, tmp_path: Path) -> None:
+def test_refusals_happen_before_anything_runs(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
     with pytest.raises(UnknownParameterError, match="valid parameters: n, fail"):
-        run_report("tiny", {"N": 1}, out_dir=tmp_path)
+        run_report("tiny", {"N": 1}, out_dir=tmp_path, env=env)
     with pytest.raises(ParameterError, match="parameter 'n' expects an integer"):
-        run_report("tiny", {"n": "many"}, out_dir=tmp_path)
+        run_report("tiny", {"n": "many"}, out_dir=tmp_path, env=env)
     with pytest.raises(ReportNotFound, match=r"no report named 'nope'; reports: .*tiny"):
-        run_report("nope", out_dir=tmp_path)
+        run_report("nope", out_dir=tmp_path, env=env)
     assert not any(tmp_path.iterdir())
 
 
@@ -226,68 +247,105 @@ def test_cli_list_shows_every_report_with_its_parameters(tiny: Path) -> None:
 
 
 def test_cli_run_refuses_unknown_and_mistyped_parameters_with_exit_2(
-    tiny: Path, tmp_path: Path
+    tiny: Path, tmp_path: Path, env: dict[str, str]
 ) -> None:
-    unknown = opslib_cli("report", "run", "tiny", "-p", "colour", "red", "--out", str(tmp_path))
+    out = str(tmp_path)
+    unknown = opslib_cli(
+        "report", "run", "tiny", "-p", "colour", "red", "--out", out, env_extra=env
+    )
     assert unknown.returncode == 2
     assert "unknown parameter 'colour'; valid parameters: n, fail, sleep_s, tags" in unknown.stderr
     assert "nothing was run" in unknown.stderr
-    mistyped = opslib_cli("report", "run", "tiny", "-p", "n", "three", "--out", str(tmp_path))
+    mistyped = opslib_cli("report", "run", "tiny", "-p", "n", "three", "--out", out, env_extra=env)
     assert mistyped.returncode == 2
     assert "parameter 'n' expects an integer, got str 'three'" in mistyped.stderr
-    missing = opslib_cli("report", "run", "no_such_report", "--out", str(tmp_path))
+    missing = opslib_cli("report", "run", "no_such_report", "--out", out, env_extra=env)
     assert missing.returncode == 2
+    bare = opslib_cli("report", "run", "tiny", "-p", "n", "--out", out, env_extra=env)
+    assert bare.returncode == 2
+    assert "-p 'n': give -p NAME VALUE or -p NAME=VALUE" in bare.stderr
     assert not any(tmp_path.iterdir())
 
 
-def test_cli_run_exit_status_and_stderr(tiny: Path, tmp_path: Path) -> None:
-    ok = opslib_cli("report", "run", "quick", "-p", "sleep_s", "0", "--out", str(tmp_path))
+def test_cli_run_exit_status_and_stderr(tiny: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    out = str(tmp_path)
+    ok = opslib_cli("report", "run", "quick", "-p", "sleep_s", "0", "--out", out, env_extra=env)
     assert ok.returncode == 0, ok.stderr
     assert "quick: ok" in ok.stdout
     assert "status.json" in ok.stdout
-    failed = opslib_cli("report", "run", "quick", "-p", "fail", "true", "--out", str(tmp_path))
+    failed = opslib_cli("report", "run", "quick", "-p", "fail=true", "--out", out, env_extra=env)
     assert failed.returncode == 1
-    assert "quick: failed" in failed.stderr
-    assert "failing cell" in failed.stderr
-    assert "raise ValueError('quick failure')" in failed.stderr
-    assert "error: ValueError: quick failure" in failed.stderr
+    assert failed.stderr.splitlines()[0].startswith("quick: failed after ")
+    assert failed.stderr.splitlines()[0].endswith(
+        ": The report failed in section 'The failure point': ValueError: quick failure."
+    )
+    assert "report: " in failed.stderr
 
 
 # --- run-all -----------------------------------------------------------------------------
 
 
-def test_run_all_carries_on_and_indexes_every_run(tiny: Path, tmp_path: Path) -> None:
+def test_run_all_carries_on_past_a_failed_report_and_indexes_every_run(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
     config = tmp_path / "reports.toml"
     config.write_text(
         'out = "out"\ncell_timeout = 60\n\n'
         '[[run]]\nreport = "quick"\nlabel = "short"\nparameters = { sleep_s = 0.1 }\n\n'
         '[[run]]\nreport = "quick"\nlabel = "broken"\nparameters = { fail = true }\n\n'
-        '[[run]]\nreport = "quick"\nlabel = "typo"\nparameters = { nn = 1 }\n\n'
-        '[[run]]\nreport = "no_such_report"\nlabel = "missing"\n'
+        '[[run]]\nreport = "quick"\nlabel = "after"\n'
     )
     seen: list[str] = []
-    batch = run_all(config, progress=lambda r: seen.append(f"{r.label}:{r.outcome}"))
-    assert seen == ["short:ok", "broken:failed", "typo:refused", "missing:refused"]
+    batch = run_all(config, env=env, progress=lambda r: seen.append(f"{r.label}:{r.outcome}"))
+    assert seen == ["short:ok", "broken:failed", "after:ok"]
     assert not batch.ok
+    assert batch.stopped == ""
     assert batch.index == (tmp_path / "out" / "index.html").resolve()
     page = batch.index.read_text()
-    assert page.count("<tr class=") == 4
-    for text in ("sleep_s=0.1", "fail=True", "nn=1", "unknown parameter", "no report named"):
+    for text in ("sleep_s=0.1", "fail=True", "quick/short", "quick/broken", "quick/after"):
         assert text in page
     assert 'href="quick/' in page
-    refused = next(r for r in batch.results if r.label == "typo")
-    assert json.loads((Path(refused.run_dir) / "status.json").read_text())["outcome"] == "refused"
     # The index lists every run found under the output directory, not only this batch.
     extra = tmp_path / "out" / "quick" / "20000101T000000Z"
     extra.mkdir()
     (extra / "status.json").write_text(json.dumps({"report": "quick", "outcome": "ok"}))
-    assert write_index(tmp_path / "out").read_text().count("<tr class=") == 5
+    assert "20000101T000000Z" in write_index(tmp_path / "out").read_text()
 
 
-def test_cli_run_all_exits_1_when_a_report_fails(tiny: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            'report = "quick"\nlabel = "typo"\nparameters = { nn = 1 }',
+            "run 2 (quick/typo): unknown",
+        ),
+        ('report = "no_such_report"', "run 2 (no_such_report): no report named"),
+        ('report = "window"\nparameters = { start = "2026-02-30" }', "not a calendar date"),
+    ],
+)
+def test_run_all_refuses_a_bad_entry_before_any_report_runs(
+    tiny: Path, tmp_path: Path, entry: str, message: str
+) -> None:
+    config = tmp_path / "reports.toml"
+    config.write_text(f'out = "out"\n[[run]]\nreport = "quick"\n\n[[run]]\n{entry}\n')
+    with pytest.raises(ConfigFileError, match=re.escape(message)):
+        run_all(config)  # no platform configured either: the entries are checked first
+    done = opslib_cli("report", "run-all", "--config", str(config))
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert message in done.stderr
+    assert done.stderr.strip().endswith("nothing was run")
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_run_all_exits_1_when_a_report_fails(
+    tiny: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
     config = tmp_path / "reports.toml"
     config.write_text('[[run]]\nreport = "quick"\nparameters = { fail = true }\n')
-    done = opslib_cli("report", "run-all", "--config", str(config), "--out", str(tmp_path / "o"))
+    done = opslib_cli(
+        "report", "run-all", "--config", str(config), "--out", str(tmp_path / "o"), env_extra=env
+    )
     assert done.returncode == 1
     assert "0 of 1 reports ok; index:" in done.stdout
     assert (tmp_path / "o" / "index.html").exists()
@@ -311,13 +369,9 @@ def test_run_all_file_errors_name_the_entry(tmp_path: Path, text: str, message: 
 
 
 def test_repo_run_all_file_is_valid() -> None:
-    from opslib.reports import inspect_report as inspect
-    from opslib.reports import validate_parameters as validate
-    from opslib.reports._discovery import find_notebook
-
-    _, specs = load_config(Path(__file__).parents[2] / "reports.toml")
+    config = Path(__file__).parents[2] / "reports.toml"
+    _, specs = load_config(config)
     assert {s.report for s in specs} == {
         "fleet_inventory", "event_analysis", "product_upkeep", "user_lookup",
     }  # fmt: skip
-    for spec in specs:
-        validate(inspect(find_notebook(spec.report)), spec.parameters)
+    assert len(check_specs(config, specs)) == len(specs)  # every value checked

@@ -78,7 +78,8 @@ def test_openapi_describes_every_operation(api: Api) -> None:
         operation = schema["paths"][route.path]["post"]
         assert "200" in operation["responses"]
         if route.mode == "oauth":
-            names = {p["name"] for p in operation["parameters"]}
+            form = operation["requestBody"]["content"]["application/x-www-form-urlencoded"]
+            names = set(form["schema"]["properties"])
             assert {"grant_type", "client_id", "client_secret", "code", "refresh_token"} <= names
             continue
         ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
@@ -91,7 +92,7 @@ def test_openapi_describes_every_operation(api: Api) -> None:
     assert params["properties"]["event_type"]["anyOf"][0]["enum"] == [1, 2, 3, 4, 5, 6]
     assert {
         "if": {"properties": {"query_model": {"const": 1}}, "required": ["query_model"]},
-        "then": {"required": ["device_id"]},
+        "then": {"required": ["device_id"], "properties": {"device_id": {"not": {"type": "null"}}}},
     } in params["allOf"]
 
 

@@ -58,6 +58,12 @@ class Route:
         ``"oauth"`` (query parameters, flat answer) or ``"manual"`` (an envelope operation
         that runs its own transactions: login, which must not hold the write lock while
         checking a password).
+    prepare, precheck
+        ``prepare(params)`` computes what the handler needs before the write transaction
+        (a password's argon2id hash), in one of a bounded number of hash slots;
+        ``precheck(ctx, params)`` runs before it: the cheap checks (client, SMS code,
+        throttles) that refuse a request before it costs a hash. A repeat of a recorded
+        write skips both and is replayed.
     secret, replay_guard
         Params left out of the idempotency fingerprint (passwords, SMS codes): a stored
         fingerprint with a password in it would be a fast hash of that password, next to
@@ -80,6 +86,7 @@ class Route:
     idempotent_when: Callable[[Any], bool] | None = None
     pre_caller: Callable[[Any], str] | None = None
     prepare: Callable[[Any], Any] | None = None
+    precheck: Callable[[Any, Any], None] | None = None
     stored: Callable[[Any], Any] | None = None
     replay: Callable[..., Any] | None = None
     secret: tuple[str, ...] = ()
@@ -138,6 +145,7 @@ ROUTES: tuple[Route, ...] = (
         r.Ok[r.RegisterData],
         pre_caller=_by_phone,
         prepare=lambda p: hash_password(p.password),
+        precheck=user.register_precheck,
         stored=user.register_stored,
         replay=user.register_replay,
         secret=("password", "auth_code"),
@@ -267,6 +275,7 @@ ROUTES: tuple[Route, ...] = (
         pre_when=lambda p: p.update_model == UpdateModel.RESET,
         pre_caller=lambda p: f"reset|{p.area_code}|{p.phone}",
         prepare=lambda p: hash_password(p.new_password),
+        precheck=user.update_pwd_precheck,
         secret=("new_password", "old_password", "auth_code"),
         replay_guard=user.update_pwd_replay_guard,
     ),

@@ -15,17 +15,20 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
+import anyio
 import orjson
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from opslib.server.context import Context
 from opslib.server.errors import ApiError, OAuthError
+from opslib.server.security import Secret, wire_default
 from opslib.server.services import oauth
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
+gone = logging.getLogger("opslib.server.clients")
 
 GRANT_TYPES = ("authorization_code", "refresh_token")
 _MAX_LENGTH = {
@@ -38,62 +41,106 @@ _MAX_LENGTH = {
 }
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
-# The OpenAPI description of the inputs (the endpoint parses them itself).
-QUERY_PARAMETERS = [
-    {
-        "name": name,
-        "in": "query",
-        "required": name in ("grant_type", "client_id", "client_secret"),
-        "schema": (
+# The OpenAPI description of the inputs (the endpoint parses them itself): the form body,
+# whose JSON Schema can say which fields each grant_type requires; the same fields are
+# accepted as query parameters (spec §4.2), which OpenAPI cannot tie to one another.
+_GRANT_NEEDS = {"authorization_code": ("code", "redirect_uri"), "refresh_token": ("refresh_token",)}
+FORM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        name: (
             {"type": "string", "enum": list(GRANT_TYPES)}
             if name == "grant_type"
             else {"type": "string", "minLength": 1, "maxLength": limit}
-        ),
-    }
-    for name, limit in _MAX_LENGTH.items()
-]
+        )
+        for name, limit in _MAX_LENGTH.items()
+    },
+    "required": ["grant_type", "client_id", "client_secret"],
+    "allOf": [
+        {
+            "if": {"properties": {"grant_type": {"const": grant}}, "required": ["grant_type"]},
+            "then": {"required": list(needs)},
+        }
+        for grant, needs in _GRANT_NEEDS.items()
+    ],
+}
+REQUEST_BODY = {
+    "required": True,
+    "description": (
+        "The parameters as form fields, or as query parameters; client_id and client_secret"
+        " also as HTTP Basic. A parameter given twice is a 400 invalid_request."
+    ),
+    "content": {"application/x-www-form-urlencoded": {"schema": FORM_SCHEMA}},
+}
 
 
-def _basic_credentials(request: Request) -> tuple[str, str] | None:
-    header = request.headers.get("authorization")
-    if header is None:
-        return None
+SECRET_PARAMETERS = ("client_secret", "code", "refresh_token")
+Params = dict[str, str | Secret]
+"""The token op's parameters by name; the secret ones held as :class:`Secret`."""
+
+
+def _decode_basic(header: str) -> tuple[str, Secret] | OAuthError:
+    """HTTP Basic client credentials (RFC 6749 §2.3.1 form-encodes both), or the error.
+
+    The error is returned, not raised: this frame holds the raw header.
+    """
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "basic":
-        raise OAuthError(400, "invalid_request", "Authorization: only Basic is accepted here")
+        return OAuthError(400, "invalid_request", "Authorization: only Basic is accepted here")
+    malformed = OAuthError(401, "invalid_client", "Authorization: malformed Basic credentials")
     try:
         decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
-        raise OAuthError(
-            401, "invalid_client", "Authorization: malformed Basic credentials"
-        ) from None
+        return malformed
     client_id, sep, secret = decoded.partition(":")
     if not sep:
-        raise OAuthError(401, "invalid_client", "Authorization: malformed Basic credentials")
-    return unquote_plus(client_id), unquote_plus(secret)  # RFC 6749 §2.3.1 form-encodes both
+        return malformed
+    return unquote_plus(client_id), Secret(unquote_plus(secret))
 
 
-async def _inputs(request: Request, max_body: int) -> dict[str, str]:
+async def _form_pairs(request: Request, max_body: int) -> list[tuple[str, str]] | Exception:
+    """The query's and the form body's fields in order, or the error (returned: this frame
+    holds them in plain text)."""
     pairs = list(request.query_params.multi_items())
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type == "application/x-www-form-urlencoded":
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > max_body:
-                raise ApiError(413, f"body: larger than {max_body} bytes")
-        try:
-            pairs += parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
-        except UnicodeDecodeError:
-            raise OAuthError(400, "invalid_request", "body: form fields must be UTF-8") from None
-    values: dict[str, str] = {}
+    if content_type != "application/x-www-form-urlencoded":
+        return pairs
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > max_body:
+            return ApiError(413, f"body: larger than {max_body} bytes")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return OAuthError(400, "invalid_request", "body: form fields must be UTF-8")
+    return pairs + parse_qsl(text, keep_blank_values=True, strict_parsing=False)
+
+
+def _params(pairs: list[tuple[str, str]]) -> Params | OAuthError:
+    """The known parameters, each at most once (RFC 6749 §3.2), secrets wrapped."""
+    values: Params = {}
     for name, value in pairs:
         if name not in _MAX_LENGTH:
             continue
         if name in values:
-            raise OAuthError(400, "invalid_request", f"{name}: given more than once")
-        values[name] = value
-    basic = _basic_credentials(request)
+            return OAuthError(400, "invalid_request", f"{name}: given more than once")
+        values[name] = Secret(value) if name in SECRET_PARAMETERS else value
+    return values
+
+
+async def _inputs(request: Request, max_body: int) -> Params:
+    pairs = await _form_pairs(request, max_body)
+    values = pairs if isinstance(pairs, Exception) else _params(pairs)
+    del pairs
+    if isinstance(values, Exception):
+        raise values
+    basic: tuple[str, Secret] | None = None
+    if "authorization" in request.headers:
+        decoded = _decode_basic(request.headers["authorization"])
+        if isinstance(decoded, OAuthError):
+            raise decoded
+        basic = decoded
     if basic is not None:
         if "client_secret" in values:
             raise OAuthError(
@@ -105,7 +152,7 @@ async def _inputs(request: Request, max_body: int) -> dict[str, str]:
     return values
 
 
-def _check(values: dict[str, str]) -> None:
+def _check(values: Params) -> None:
     for name in ("grant_type", "client_id", "client_secret"):
         if not values.get(name):
             raise OAuthError(400, "invalid_request", f"{name}: required")
@@ -113,10 +160,7 @@ def _check(values: dict[str, str]) -> None:
         raise OAuthError(
             400, "unsupported_grant_type", "grant_type: must be authorization_code or refresh_token"
         )
-    needed = (
-        ("code", "redirect_uri") if values["grant_type"] == GRANT_TYPES[0] else ("refresh_token",)
-    )
-    for name in needed:
+    for name in _GRANT_NEEDS[str(values["grant_type"])]:
         if not values.get(name):
             raise OAuthError(400, "invalid_request", f"{name}: required for this grant_type")
     for name, value in values.items():
@@ -126,31 +170,52 @@ def _check(values: dict[str, str]) -> None:
             )
 
 
-def grant(ctx: Context, values: dict[str, str]) -> dict[str, Any]:
+def _text(values: Params, name: str) -> str:
+    value = values[name]
+    assert isinstance(value, str)
+    return value
+
+
+def _secret(values: Params, name: str) -> Secret:
+    value = values[name]
+    assert isinstance(value, Secret)
+    return value
+
+
+def grant(ctx: Context, values: Params) -> dict[str, Any]:
     """Check the client, then exchange the code or rotate the refresh token."""
-    oauth.check_client(ctx, client_id=values["client_id"], client_secret=values["client_secret"])
+    client_id = _text(values, "client_id")
+    oauth.check_client(ctx, client_id=client_id, client_secret=_secret(values, "client_secret"))
     if values["grant_type"] == "authorization_code":
-        return oauth.exchange_code(ctx, client_id=values["client_id"], code=values["code"])
-    return oauth.refresh(ctx, client_id=values["client_id"], refresh_token=values["refresh_token"])
+        return oauth.exchange_code(ctx, client_id=client_id, code=_secret(values, "code"))
+    return oauth.refresh(ctx, client_id=client_id, refresh_token=_secret(values, "refresh_token"))
 
 
 def _flat(status: int, payload: dict[str, Any]) -> Response:
-    return Response(
-        orjson.dumps(payload), status_code=status, media_type="application/json", headers=NO_STORE
-    )
+    # the tokens issued are Secrets until here, the wire
+    body = orjson.dumps(payload, default=wire_default)
+    return Response(body, status_code=status, media_type="application/json", headers=NO_STORE)
 
 
 def build_endpoint(
-    run: Callable[[dict[str, str]], dict[str, Any]], *, max_body: int
+    run: Callable[[Params], dict[str, Any]],
+    *,
+    max_body: int,
+    limiter: Callable[[], anyio.CapacityLimiter] | None = None,
 ) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction."""
+    """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction, on a
+    worker thread of ``limiter()`` (the pre-login ones) when given."""
 
     async def token_access(request: Request) -> Response:
         started = time.perf_counter()
         try:
             values = await _inputs(request, max_body)
             _check(values)
-            response = _flat(200, await run_in_threadpool(run, values))
+            if limiter is None:
+                answer = await run_in_threadpool(run, values)
+            else:
+                answer = await anyio.to_thread.run_sync(run, values, limiter=limiter())
+            response = _flat(200, answer)
         except OAuthError as exc:
             body = {
                 "error_code": exc.status,
@@ -160,6 +225,16 @@ def build_endpoint(
             response = _flat(exc.status, body)
             if exc.error == "invalid_client" and "authorization" in request.headers:
                 response.headers["WWW-Authenticate"] = 'Basic realm="opslib"'
+        except ClientDisconnect:  # nobody is left to answer: not an error of the platform
+            gone.info("POST /token/access: the client went away before its request arrived")
+            response = _flat(
+                400,
+                {
+                    "error_code": 400,
+                    "error": "invalid_request",
+                    "error_description": "body: the client went away",
+                },
+            )
         except ApiError as exc:  # 413 from the body cap
             response = _flat(
                 exc.status,

@@ -47,6 +47,16 @@ def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
     return auth.register(ctx, p)
 
 
+def register_precheck(ctx: Context, p: RegisterParams) -> None:
+    """Before the password is hashed: a registered client and a usable register code."""
+    auth.register_precheck(ctx, p)
+
+
+def update_pwd_precheck(ctx: Context, p: UpdatePwdParams) -> None:
+    """Before the new password is hashed: the old password (throttled) or the reset code."""
+    auth.update_password_precheck(ctx, p)
+
+
 def register_stored(data: dict[str, Any]) -> dict[str, Any]:
     """What an idempotent register keeps: never the authorization code itself."""
     return {**data, "code": ""}

@@ -12,6 +12,7 @@ from opslib.server import security
 from opslib.server.context import Caller, Context, gmt
 from opslib.server.errors import ApiError, too_many
 from opslib.server.models import LoginParams, RegisterParams, UpdatePwdParams
+from opslib.server.security import Secret
 from opslib.server.services.codes import check_code
 from opslib.server.store import tokens as tokens_store
 from opslib.server.store import users as users_store
@@ -27,7 +28,7 @@ def _dummy_hash() -> str:
     return security.hash_password(uuid.uuid4().hex)
 
 
-def authenticate(conn: sqlite3.Connection, *, access_token: str, now: int) -> Caller:
+def authenticate(conn: sqlite3.Connection, *, access_token: Secret, now: int) -> Caller:
     """The caller behind ``access_token`` (401 if invalid/expired/revoked, 403 if inactive)."""
     row = tokens_store.get_access_caller(conn, token_hash=security.sha256_hex(access_token))
     if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
@@ -43,9 +44,10 @@ def require_client(conn: sqlite3.Connection, *, client_id: str) -> None:
         raise ApiError(401, "params.client_id: unknown client")
 
 
-def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> str:
-    """A new single-use authorization code for ``/token/access`` (stored hashed)."""
-    code = security.new_token()
+def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> Secret:
+    """A new single-use authorization code for ``/token/access`` (stored hashed; revealed
+    only when the answer is written)."""
+    code = Secret(security.new_token())
     tokens_store.insert_auth_code(
         ctx.conn,
         code_hash=security.sha256_hex(code),
@@ -114,15 +116,34 @@ def login(ctx: Context, p: LoginParams) -> dict[str, Any]:
             assert user is not None  # a login code is only ever sent to a registered phone
             return _finish_login(ctx, user, client_id=p.client_id)
     assert p.password is not None
-    with ctx.db.write():
+    with ctx.db.read():  # cheap: a throttled phone costs no hash slot
         _check_login_throttle(ctx, area_code=area_code, phone=phone)
-        users_store.add_login_failure(ctx.conn, area_code=area_code, phone=phone, now=ctx.now)
-    user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
-    password_hash = user["password_hash"] if user else _dummy_hash()
-    if not security.verify_password(password_hash, p.password) or user is None:
+    with ctx.guards.hashes.slot():
+        with ctx.db.write():
+            _check_login_throttle(ctx, area_code=area_code, phone=phone)
+            users_store.add_login_failure(ctx.conn, area_code=area_code, phone=phone, now=ctx.now)
+        user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
+        password_hash = user["password_hash"] if user else _dummy_hash()
+        right = ctx.guards.hashes.compute(security.verify_password, password_hash, p.password)
+    if not right or user is None:
         raise ApiError(422, BAD_LOGIN)
     with ctx.db.write():
         return _finish_login(ctx, user, client_id=p.client_id)
+
+
+def register_precheck(ctx: Context, p: RegisterParams) -> None:
+    """What register checks before hashing the password: the client, then the code
+    (a wrong one counts an attempt, §6.1); the handler checks both again and consumes it."""
+    require_client(ctx.conn, client_id=p.client_id)
+    with ctx.db.write():
+        check_code(
+            ctx,
+            area_code=p.area_code,
+            phone=p.phone,
+            purpose=CodeModel.REGISTER,
+            code=p.auth_code,
+            consume=False,
+        )
 
 
 def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
@@ -170,26 +191,76 @@ def password_owner(ctx: Context, p: UpdatePwdParams) -> str | None:
     return None if user is None else str(user["user_id"])
 
 
-def require_same_password(ctx: Context, *, user_id: str | None, password: str) -> None:
+def require_same_password(ctx: Context, *, user_id: str | None, password: Secret) -> None:
     """409 unless ``password`` is the user's current one (the replay guard of writes whose
     password is left out of the idempotency fingerprint)."""
     user = None if user_id is None else users_store.get_user(ctx.conn, user_id=user_id)
-    if user is None or not security.verify_password(user["password_hash"], password):
+    if user is None:
+        raise ApiError(409, REUSED_MESSAGE_ID)
+    with ctx.guards.hashes.slot():
+        right = ctx.guards.hashes.compute(security.verify_password, user["password_hash"], password)
+    if not right:
         raise ApiError(409, REUSED_MESSAGE_ID)
 
 
-def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
-    """Change (model 1) or reset (model 2) a password; revokes every token of the user."""
+def _own_user(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
+    """The caller's user row; 403 if the params name another phone."""
+    user = users_store.get_user(ctx.conn, user_id=ctx.user.user_id)
+    assert user is not None
+    for name in ("area_code", "phone"):
+        given = getattr(p, name)
+        if given is not None and given != user[name]:
+            raise ApiError(403, f"params.{name}: must be the caller's own")
+    return user
+
+
+def update_password_precheck(ctx: Context, p: UpdatePwdParams) -> None:
+    """What update_pwd checks before hashing the new password.
+
+    Change (1): the old password, throttled with the failed logins of the user's phone
+    (§6.3): counted as a failure before the check and cleared when right, like a login.
+    Reset (2): the reset code (a wrong one counts an attempt).
+    """
     if p.update_model == UpdateModel.CHANGE:
-        user = users_store.get_user(ctx.conn, user_id=ctx.user.user_id)
-        assert user is not None
-        for name in ("area_code", "phone"):
-            given = getattr(p, name)
-            if given is not None and given != user[name]:
-                raise ApiError(403, f"params.{name}: must be the caller's own")
         assert p.old_password is not None
-        if not security.verify_password(user["password_hash"], p.old_password):
+        user = _own_user(ctx, p)
+        phone = {"area_code": user["area_code"], "phone": user["phone"]}
+        with ctx.db.read():
+            _check_login_throttle(ctx, **phone)
+        with ctx.guards.hashes.slot():
+            with ctx.db.write():
+                _check_login_throttle(ctx, **phone)
+                users_store.add_login_failure(ctx.conn, now=ctx.now, **phone)
+            right = ctx.guards.hashes.compute(
+                security.verify_password, user["password_hash"], p.old_password
+            )
+        if not right:
             raise ApiError(422, "params.old_password: wrong password")
+        with ctx.db.write():
+            users_store.clear_login_failures(ctx.conn, **phone)
+        return
+    assert p.area_code is not None
+    assert p.phone is not None
+    assert p.auth_code is not None
+    with ctx.db.write():
+        check_code(
+            ctx,
+            area_code=p.area_code,
+            phone=p.phone,
+            purpose=CodeModel.RESET_PASSWORD,
+            code=p.auth_code,
+            consume=False,
+        )
+
+
+def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
+    """Change (model 1) or reset (model 2) a password; revokes every token of the user.
+
+    The old password or the reset code was checked by :func:`update_password_precheck`
+    before the new one was hashed; a reset code is checked again and consumed here.
+    """
+    if p.update_model == UpdateModel.CHANGE:
+        user = _own_user(ctx, p)
     else:
         assert p.area_code is not None
         assert p.phone is not None
@@ -202,11 +273,12 @@ def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
             code=p.auth_code,
             consume=True,
         )
-        user = users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone)
-        if user is None:  # no reset code is ever sent to an unknown phone
+        found = users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone)
+        if found is None:  # no reset code is ever sent to an unknown phone
             raise ApiError(
                 422, "params.auth_code: wrong, expired or already used verification code"
             )
+        user = found
     users_store.set_password(
         ctx.conn, user_id=user["user_id"], password_hash=ctx.prepared, now=ctx.now
     )

@@ -6,6 +6,7 @@ from opslib.enums import CodeModel
 from opslib.server import security
 from opslib.server.context import Context
 from opslib.server.errors import ApiError, too_many
+from opslib.server.security import Secret
 from opslib.server.sms import SmsMessage
 from opslib.server.store import sms as sms_store
 from opslib.server.store import users as users_store
@@ -41,7 +42,7 @@ def send_code(ctx: Context, *, area_code: str, phone: str, purpose: int) -> None
     registered = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
     if (registered is None) != (purpose == CodeModel.REGISTER):
         return
-    code = security.new_sms_code()
+    code = Secret(security.new_sms_code())
     sms_store.put_code(
         ctx.conn,
         area_code=area_code,
@@ -55,7 +56,7 @@ def send_code(ctx: Context, *, area_code: str, phone: str, purpose: int) -> None
 
 
 def check_code(
-    ctx: Context, *, area_code: str, phone: str, purpose: int, code: str, consume: bool
+    ctx: Context, *, area_code: str, phone: str, purpose: int, code: Secret, consume: bool
 ) -> None:
     """Verify ``code``; a wrong one counts an attempt (kept even though this raises 422).
 

@@ -10,7 +10,7 @@ import orjson
 from opslib.enums import DeviceStatus, Owned
 from opslib.server import security
 from opslib.server.context import Context
-from opslib.server.errors import ApiError
+from opslib.server.errors import ApiError, too_many
 from opslib.server.models import BindParams, QueryByUserParams, UpdateInfoParams
 from opslib.server.store import devices as devices_store
 from opslib.server.store import products as products_store
@@ -18,6 +18,24 @@ from opslib.server.store import users as users_store
 from opslib.server.store.devices import DEVICE_VIEW_COLUMNS
 
 DEVICE_NOT_FOUND = "params.device_id: device not found"
+TOO_MANY_SECRETS = "device_secret: too many wrong secrets for this device or address; retry later"
+
+
+def check_secret_throttle(ctx: Context, *, device_id: str, field: str) -> None:
+    """429 while the device, or the caller's address, has too many wrong secrets (§8)."""
+    guards = ctx.guards
+    wait = max(
+        guards.device_failures.wait_ms(device_id, now_ms=ctx.now),
+        guards.address_failures.wait_ms(ctx.client, now_ms=ctx.now),
+    )
+    if wait:
+        raise too_many(f"{field}{TOO_MANY_SECRETS}", wait)
+
+
+def secret_failed(ctx: Context, *, device_id: str) -> None:
+    """Count a wrong (or unknown device's) secret for the device and the caller's address."""
+    ctx.guards.device_failures.add(device_id, now_ms=ctx.now)
+    ctx.guards.address_failures.add(ctx.client, now_ms=ctx.now)
 
 
 def _wire(r: Sequence[Any]) -> dict[str, Any]:
@@ -136,8 +154,11 @@ def bind(ctx: Context, p: BindParams) -> dict[str, Any]:
             now=ctx.now,
         )
         return {}
+    check_secret_throttle(ctx, device_id=p.device_id, field="params.")
     if not security.matches(p.device_secret, device["secret_hash"]):
+        secret_failed(ctx, device_id=p.device_id)
         raise ApiError(422, "params.device_secret: does not match the device")
+    ctx.guards.device_failures.clear(p.device_id)
     if device["product_id"] != p.product_id:
         raise ApiError(400, "params.product_id: is not the device's product")
     owner = devices_store.get_owner_binding(ctx.conn, device_id=p.device_id)

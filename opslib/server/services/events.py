@@ -21,6 +21,7 @@ from opslib.server.context import Context
 from opslib.server.errors import ApiError
 from opslib.server.models import QueryRecordParams, ReportRequest
 from opslib.server.services import paging
+from opslib.server.services.devices import check_secret_throttle, secret_failed
 from opslib.server.store import devices as devices_store
 from opslib.server.store import events as events_store
 from opslib.server.store import users as users_store
@@ -48,6 +49,7 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
             bucket_ms=ctx.settings.event_bucket_ms,
         )
     else:
+        owner: str | None = None
         if p.query_model == RecordQueryModel.DEVICE:
             assert p.device_id is not None
             scope, key = "device", p.device_id
@@ -59,6 +61,11 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
             )
             if not visible:
                 raise ApiError(404, "params.device_id: device not found")
+            if not caller.is_ops:
+                # An event belongs to the device's owner when it happened (its stored
+                # user_id): a new owner does not read what the device did for the previous one.
+                binding = devices_store.get_owner_binding(ctx.conn, device_id=key)
+                owner = binding["user_id"] if binding is not None else ""
         else:
             assert p.user_id_param is not None
             scope, key = "user", p.user_id_param
@@ -68,7 +75,13 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
             if not visible:
                 raise ApiError(404, "params.user_id_param: user not found")
         total = events_store.scoped_count(
-            ctx.conn, scope=scope, key=key, start=p.start, end=p.end, event_type=p.event_type
+            ctx.conn,
+            scope=scope,
+            key=key,
+            start=p.start,
+            end=p.end,
+            event_type=p.event_type,
+            owner=owner,
         )
         page = "[]"
         if offset < total:
@@ -81,6 +94,7 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
                 event_type=p.event_type,
                 limit=limit,
                 offset=offset,
+                owner=owner,
             )
     return {
         "total": total,
@@ -92,10 +106,13 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
 
 def report(ctx: Context, req: ReportRequest) -> dict[str, Any]:
     """Store a device's events and update its status, properties, version, last seen."""
+    check_secret_throttle(ctx, device_id=req.device_id, field="")
     device = devices_store.get_device(ctx.conn, device_id=req.device_id)
     # An unknown device answers exactly like a wrong secret: device_ids cannot be probed.
     if device is None or not security.matches(req.device_secret, device["secret_hash"]):
+        secret_failed(ctx, device_id=req.device_id)
         raise ApiError(401, BAD_DEVICE)
+    ctx.guards.device_failures.clear(req.device_id)
     owner = devices_store.get_owner_binding(ctx.conn, device_id=req.device_id)
     owner_id = owner["user_id"] if owner else ""
     properties = orjson.loads(device["properties"] or "{}")

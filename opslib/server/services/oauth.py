@@ -18,15 +18,16 @@ from opslib.enums import UserStatus
 from opslib.server import security
 from opslib.server.context import Context
 from opslib.server.errors import OAuthError
+from opslib.server.security import Secret, reveal, wire_default
 from opslib.server.store import tokens as tokens_store
 from opslib.server.store import users as users_store
 
 
-def _keystream(token: str, size: int) -> bytes:
-    return hashlib.shake_256(b"opslib-refresh-replay\x00" + token.encode()).digest(size)
+def _keystream(token: str | Secret, size: int) -> bytes:
+    return hashlib.shake_256(b"opslib-refresh-replay\x00" + reveal(token).encode()).digest(size)
 
 
-def seal(token: str, payload: bytes) -> bytes:
+def seal(token: str | Secret, payload: bytes) -> bytes:
     """Encrypt ``payload`` with a keystream derived from ``token`` (XOR; also decrypts).
 
     Examples
@@ -37,7 +38,7 @@ def seal(token: str, payload: bytes) -> bytes:
     return bytes(a ^ b for a, b in zip(payload, _keystream(token, len(payload)), strict=True))
 
 
-def check_client(ctx: Context, *, client_id: str, client_secret: str) -> None:
+def check_client(ctx: Context, *, client_id: str, client_secret: Secret) -> None:
     """401 ``invalid_client`` unless the credentials match (constant-time compare)."""
     row = tokens_store.get_client(ctx.conn, client_id=client_id)
     expected = row["secret_hash"] if row else security.sha256_hex(uuid.uuid4().hex)
@@ -47,7 +48,7 @@ def check_client(ctx: Context, *, client_id: str, client_secret: str) -> None:
 
 def _issue_pair(ctx: Context, *, user_id: str, client_id: str, family_id: str) -> dict[str, Any]:
     s = ctx.settings
-    access, refresh = security.new_token(), security.new_token()
+    access, refresh = Secret(security.new_token()), Secret(security.new_token())
     for token, kind, ttl_s in (
         (access, "access", s.access_token_ttl_s),
         (refresh, "refresh", s.refresh_token_ttl_s),
@@ -77,7 +78,7 @@ def _require_active(ctx: Context, user_id: str) -> None:
         raise OAuthError(400, "invalid_grant", "the user is unknown, locked or disabled")
 
 
-def exchange_code(ctx: Context, *, client_id: str, code: str) -> dict[str, Any]:
+def exchange_code(ctx: Context, *, client_id: str, code: Secret) -> dict[str, Any]:
     """Trade an authorization code for a token pair; a second use revokes the first's."""
     code_hash = security.sha256_hex(code)
     row = tokens_store.get_auth_code(ctx.conn, code_hash=code_hash)
@@ -98,7 +99,31 @@ def exchange_code(ctx: Context, *, client_id: str, code: str) -> dict[str, Any]:
     return _issue_pair(ctx, user_id=row["user_id"], client_id=client_id, family_id=row["family_id"])
 
 
-def refresh(ctx: Context, *, client_id: str, refresh_token: str) -> dict[str, Any]:
+def _replayed(ctx: Context, row: Any, refresh_token: Secret) -> dict[str, Any] | None:
+    """The pair a rotated refresh token was exchanged for, if within the grace and alive."""
+    within_grace = ctx.now - row["rotated_at"] <= ctx.settings.refresh_replay_grace_ms
+    if not within_grace or row["replay_blob"] is None:
+        return None
+    pair = orjson.loads(seal(refresh_token, bytes(row["replay_blob"])))
+    answer = {
+        "access_token": Secret(pair["access_token"]),
+        "refresh_token": Secret(pair["refresh_token"]),
+    }
+    del pair
+    access = tokens_store.get_token(
+        ctx.conn, token_hash=security.sha256_hex(answer["access_token"]), kind="access"
+    )
+    if access is None or access["revoked_at"] is not None:
+        return None
+    return {
+        "error_code": 200,
+        **answer,
+        "expires_in": max(0, (access["expires_at"] - ctx.now) // 1000),
+        "openid": row["user_id"],
+    }
+
+
+def refresh(ctx: Context, *, client_id: str, refresh_token: Secret) -> dict[str, Any]:
     """Rotate a refresh token; replaying the old one within the grace returns the same pair."""
     token_hash = security.sha256_hex(refresh_token)
     row = tokens_store.get_token(ctx.conn, token_hash=token_hash, kind="refresh")
@@ -110,20 +135,9 @@ def refresh(ctx: Context, *, client_id: str, refresh_token: str) -> dict[str, An
         raise OAuthError(400, "invalid_grant", "refresh token expired")
     _require_active(ctx, row["user_id"])
     if row["rotated_at"] is not None:
-        within_grace = ctx.now - row["rotated_at"] <= ctx.settings.refresh_replay_grace_ms
-        if within_grace and row["replay_blob"] is not None:
-            pair = orjson.loads(seal(refresh_token, bytes(row["replay_blob"])))
-            access = tokens_store.get_token(
-                ctx.conn, token_hash=security.sha256_hex(pair["access_token"]), kind="access"
-            )
-            if access is not None and access["revoked_at"] is None:
-                return {
-                    "error_code": 200,
-                    "access_token": pair["access_token"],
-                    "refresh_token": pair["refresh_token"],
-                    "expires_in": max(0, (access["expires_at"] - ctx.now) // 1000),
-                    "openid": row["user_id"],
-                }
+        replayed = _replayed(ctx, row, refresh_token)
+        if replayed is not None:
+            return replayed
         tokens_store.revoke_family(ctx.conn, family_id=row["family_id"], now=ctx.now)
         raise OAuthError(
             400, "invalid_grant", "refresh token already used; its family is revoked", persist=True
@@ -131,10 +145,17 @@ def refresh(ctx: Context, *, client_id: str, refresh_token: str) -> dict[str, An
     answer = _issue_pair(
         ctx, user_id=row["user_id"], client_id=client_id, family_id=row["family_id"]
     )
-    pair = orjson.dumps(
-        {"access_token": answer["access_token"], "refresh_token": answer["refresh_token"]}
-    )
     tokens_store.mark_rotated(
-        ctx.conn, token_hash=token_hash, now=ctx.now, replay_blob=seal(refresh_token, pair)
+        ctx.conn,
+        token_hash=token_hash,
+        now=ctx.now,
+        # sealed in one expression: the pair in plain text is never a local
+        replay_blob=seal(
+            refresh_token,
+            orjson.dumps(
+                {"access_token": answer["access_token"], "refresh_token": answer["refresh_token"]},
+                default=wire_default,
+            ),
+        ),
     )
     return answer

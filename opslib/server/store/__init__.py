@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 log = logging.getLogger("opslib.server")
 BUSY_TIMEOUT_MS = 5000
 
@@ -70,8 +70,11 @@ def init_schema(conn: sqlite3.Connection, *, event_indexes: bool = True) -> None
             raise RuntimeError(
                 f"database schema version {row[0]} is newer than this opslib ({SCHEMA_VERSION})"
             )
-        elif int(row[0]) < 2:
-            _events_v2(conn, sql)
+        else:
+            if int(row[0]) < 2:
+                _events_v2(conn, sql)
+            if int(row[0]) < 3:
+                _phones_v3(conn)
     if event_indexes:
         create_event_indexes(conn)
 
@@ -93,6 +96,77 @@ def _events_v2(conn: sqlite3.Connection, schema_sql: str) -> None:
     conn.execute(f"INSERT INTO events ({columns}) SELECT {columns} FROM events_v1")
     conn.execute("DROP TABLE events_v1")
     conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+
+
+def _phones_v3(conn: sqlite3.Connection) -> None:
+    """Schema 2 → 3: phone numbers without leading zeros (area code and phone, protocol §5).
+
+    Users, SMS codes and sends, login failures and the phone-keyed idempotency records are
+    rewritten in the caller's transaction. Two users whose numbers become one cannot both
+    keep theirs: the conversion then stops with an error naming them and changes nothing.
+    """
+    from opslib.server.fields import strip_zeros
+
+    def norm(area_code: str, phone: str) -> tuple[str, str]:
+        return strip_zeros(area_code), strip_zeros(phone)
+
+    holders: dict[tuple[str, str], list[str]] = {}
+    for user_id, area_code, phone in conn.execute("SELECT user_id, area_code, phone FROM users"):
+        holders.setdefault(norm(area_code, phone), []).append(user_id)
+    clashes = {k: v for k, v in holders.items() if len(v) > 1}
+    if clashes:
+        listed = "; ".join(
+            f"+{a} {p}: users {', '.join(sorted(v))}" for (a, p), v in clashes.items()
+        )
+        raise RuntimeError(
+            "cannot convert the database to schema 3 (phone numbers without leading zeros):"
+            f" these users would share a number: {listed}. Change their numbers first."
+        )
+    changed = 0
+    for user_id, area_code, phone in conn.execute(
+        "SELECT user_id, area_code, phone FROM users"
+    ).fetchall():
+        if norm(area_code, phone) != (area_code, phone):
+            conn.execute(
+                "UPDATE users SET area_code = ?, phone = ? WHERE user_id = ?",
+                (*norm(area_code, phone), user_id),
+            )
+            changed += 1
+    # One live code per number and purpose: of codes that become one, the newest stays.
+    codes = conn.execute("SELECT * FROM sms_codes ORDER BY created_at").fetchall()
+    conn.execute("DELETE FROM sms_codes")
+    for code in codes:
+        conn.execute(
+            "INSERT OR REPLACE INTO sms_codes (area_code, phone, purpose, code_hash, created_at,"
+            " expires_at, attempts, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (*norm(code[0], code[1]), *code[2:8]),
+        )
+    for table in ("sms_sends", "login_failures"):
+        for rowid, area_code, phone in conn.execute(
+            f"SELECT rowid, area_code, phone FROM {table}"
+        ).fetchall():
+            if norm(area_code, phone) != (area_code, phone):
+                conn.execute(
+                    f"UPDATE {table} SET area_code = ?, phone = ? WHERE rowid = ?",
+                    (*norm(area_code, phone), rowid),
+                )
+    # Pre-login writes are keyed by "<client_id or reset>|<area_code>|<phone>" (routes).
+    for caller, operation, message_id in conn.execute(
+        "SELECT caller, operation, message_id FROM idempotency"
+        " WHERE operation IN ('/user/auth_code', '/user/register', '/user/update_pwd')"
+    ).fetchall():
+        parts = caller.rsplit("|", 2)
+        if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
+            continue
+        key = "|".join((parts[0], *norm(parts[1], parts[2])))
+        if key != caller:
+            conn.execute(
+                "UPDATE OR IGNORE idempotency SET caller = ?"
+                " WHERE caller = ? AND operation = ? AND message_id = ?",
+                (key, caller, operation, message_id),
+            )
+    log.info("schema 3: %d users' phone numbers without leading zeros", changed)
+    conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
 
 
 def create_event_indexes(conn: sqlite3.Connection) -> None:

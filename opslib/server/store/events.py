@@ -62,8 +62,9 @@ def scoped_count(
     start: int,
     end: int,
     event_type: int | None,
+    owner: str | None = None,
 ) -> int:
-    """Events of one device or one user in ``[start, end)``."""
+    """Events of one device or one user in ``[start, end)`` (stored with user ``owner``)."""
     index, column = SCOPES[scope]
     sql = (
         f"SELECT COUNT(*) FROM events INDEXED BY {index} WHERE {column} = ? AND ts >= ? AND ts < ?"
@@ -72,6 +73,9 @@ def scoped_count(
     if event_type is not None:
         sql += " AND event_type = ?"
         args.append(event_type)
+    if owner is not None:
+        sql += " AND user_id = ?"
+        args.append(owner)
     return int(conn.execute(sql, args).fetchone()[0])
 
 
@@ -85,8 +89,10 @@ def scoped_page(
     event_type: int | None,
     limit: int,
     offset: int,
+    owner: str | None = None,
 ) -> str:
-    """One page of a device's or a user's events as a JSON array, by (ts, event_id)."""
+    """One page of a device's or a user's events as a JSON array, by (ts, event_id); only
+    those stored with user ``owner`` when given."""
     index, column = SCOPES[scope]
     sql = (
         f"SELECT wire AS j FROM events INDEXED BY {index} WHERE {column} = ? AND ts >= ? AND ts < ?"
@@ -95,6 +101,9 @@ def scoped_page(
     if event_type is not None:
         sql += " AND event_type = ?"
         args.append(event_type)
+    if owner is not None:
+        sql += " AND user_id = ?"
+        args.append(owner)
     return _page_json(conn, f"{sql} {_ORDER}", (*args, limit, offset))
 
 

@@ -118,7 +118,7 @@ def test_a_schema_1_database_gains_the_stored_records(tmp_path: Path) -> None:
 
     conn = store.connect(path)
     store.init_schema(conn)
-    assert store.schema_version(conn) == 2
+    assert store.schema_version(conn) == store.SCHEMA_VERSION
     columns = [r[1] for r in conn.execute("PRAGMA table_xinfo(events)")]
     assert columns[-1] == "wire"
     assert conn.execute("SELECT COUNT(*) FROM events WHERE wire IS NULL").fetchone() == (0,)
@@ -128,4 +128,4 @@ def test_a_schema_1_database_gains_the_stored_records(tmp_path: Path) -> None:
     assert {"events_order", "events_type", "events_device", "events_user"} <= indexes
     assert "events_v1" not in {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     store.init_schema(conn)  # once migrated, opening again changes nothing
-    assert store.schema_version(conn) == 2
+    assert store.schema_version(conn) == store.SCHEMA_VERSION

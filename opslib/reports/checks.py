@@ -1,0 +1,343 @@
+"""What a report's parameters mean, declared in its notebook, and their checks before a run.
+
+The types of the ``parameters`` cell (``int``, ``list[str]``...) are checked by
+:mod:`opslib.reports.params`. What a value means is declared in the notebook's metadata,
+under ``opslib``::
+
+    "opslib": {
+      "kinds": {"start": "time", "end": "time", "event_types": "event_types",
+                "freq": "freq", "status": "device_status", "products_path": "input_file",
+                "audit_log": "output_file", "days": "positive"},
+      "window": ["start", "end"],
+      "together": [["area_code", "phone"]],
+      "needs_role": {"apply": "admin"}
+    }
+
+Every check runs before a kernel starts; a refusal is one line naming the parameter, the
+value and the accepted forms. Paths are resolved against the caller's directory (the
+notebook runs in its run directory, where a relative path would point elsewhere).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from opslib import enums
+from opslib.reports.params import ParameterError, ReportParameter
+
+__all__ = [
+    "KINDS",
+    "CheckedParameters",
+    "ReportChecks",
+    "check_parameters",
+    "check_values",
+    "read_checks",
+]
+
+_TIME_FORMS = (
+    "an ISO 8601 time ('2026-02-28', '2026-02-28T06:00:00Z'), epoch seconds, 'now', or an "
+    "offset from now such as '-7d', '-36h', '-15m'"
+)
+
+
+@dataclass(frozen=True)
+class ReportChecks:
+    """The ``opslib`` metadata of a notebook: what its parameters mean."""
+
+    kinds: dict[str, str] = field(default_factory=dict)
+    window: tuple[str, str] | None = None
+    together: list[list[str]] = field(default_factory=list)
+    needs_role: dict[str, str] = field(default_factory=dict)
+
+    def role_needed(self, values: Mapping[str, Any]) -> tuple[str, str] | None:
+        """``(parameter, role)`` when a true-valued parameter needs a role, else None."""
+        for name, role in self.needs_role.items():
+            if values.get(name):
+                return name, role
+        return None
+
+
+def read_checks(notebook: str | os.PathLike[str]) -> ReportChecks:
+    """The checks a notebook declares (none when it declares nothing).
+
+    Raises
+    ------
+    ParameterError
+        When the metadata names a kind this runner does not know.
+    """
+    doc = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    meta = (doc.get("metadata") or {}).get("opslib") or {}
+    kinds = {str(k): str(v) for k, v in (meta.get("kinds") or {}).items()}
+    unknown = sorted(set(kinds.values()) - set(KINDS))
+    if unknown:
+        raise ParameterError(
+            f"{Path(notebook).name}: metadata opslib.kinds names unknown kinds {unknown}; "
+            f"known: {', '.join(KINDS)}"
+        )
+    window = meta.get("window")
+    return ReportChecks(
+        kinds=kinds,
+        window=(str(window[0]), str(window[1])) if window else None,
+        together=[[str(n) for n in group] for group in meta.get("together") or []],
+        needs_role={str(k): str(v) for k, v in (meta.get("needs_role") or {}).items()},
+    )
+
+
+def _refuse(name: str, value: Any, problem: str, accepted: str) -> ParameterError:
+    return ParameterError(f"parameter {name!r} = {value!r}: {problem}; accepted: {accepted}")
+
+
+def _time(name: str, value: Any, base: Path) -> Any:
+    from opslib.timeutil import to_epoch_ms
+
+    try:
+        to_epoch_ms(value)
+    except (ValueError, TypeError):
+        raise _refuse(name, value, _time_problem(value), _TIME_FORMS) from None
+    return value
+
+
+def _time_problem(value: Any) -> str:
+    """Why a time was refused, in pandas' words when it looks like a date (``2026-02-30``)."""
+    import pandas as pd
+
+    try:
+        pd.Timestamp(str(value).strip())
+    except ValueError as exc:
+        detail = str(exc).split(":")[0].strip()
+        if "out of range" in detail or "must be in" in detail:
+            return f"not a calendar date ({detail})"
+    return "not a time"
+
+
+def _event_types(name: str, value: Any, base: Path) -> Any:
+    from opslib.analysis import event_type_values
+
+    labels = enums.labels(enums.EventType)
+    for item in value or []:
+        try:
+            event_type_values([item])
+        except ValueError:
+            allowed = ", ".join(labels.values())
+            raise _refuse(
+                name, item, "not an event type", f"{allowed} (or the numbers {min(labels)}-"
+                f"{max(labels)}); several as a,b or a JSON list"
+            ) from None  # fmt: skip
+    return value
+
+
+def _freq(name: str, value: Any, base: Path) -> Any:
+    from pandas.tseries.frequencies import to_offset
+
+    accepted = "a pandas frequency such as 15min, 1h, 6h, 1D, 1W"
+    try:
+        offset = to_offset(str(value))
+    except ValueError:
+        raise _refuse(name, value, "not a time bucket", accepted) from None
+    if offset.n <= 0:
+        raise _refuse(name, value, "a bucket must be longer than zero", accepted)
+    return value
+
+
+def _device_status(name: str, value: Any, base: Path) -> Any:
+    labels = enums.labels(enums.DeviceStatus)
+    text = str(value).strip().lower()
+    if text == "" or text in labels.values() or (text.isdigit() and int(text) in labels):
+        return value
+    allowed = ", ".join(f"{label} ({number})" for number, label in labels.items())
+    raise _refuse(name, value, "not a device status", f"{allowed}, or empty for all")
+
+
+def _input_file(name: str, value: Any, base: Path) -> Any:
+    if not value:
+        return value
+    path = (base / Path(str(value)).expanduser()).resolve()
+    if not path.is_file():
+        raise _refuse(
+            name, value, f"no such file ({path})",
+            f"a path to an existing file, relative to {base}",
+        )  # fmt: skip
+    return str(path)
+
+
+def _output_file(name: str, value: Any, base: Path) -> Any:
+    if not value:
+        return value
+    path = (base / Path(str(value)).expanduser()).resolve()
+    if not path.parent.is_dir():
+        raise _refuse(
+            name, value, f"its directory {path.parent} does not exist",
+            f"a file path in an existing directory, relative to {base}",
+        )  # fmt: skip
+    if path.is_dir():
+        raise _refuse(name, value, f"{path} is a directory", "a file path")
+    return str(path)
+
+
+def _positive(name: str, value: Any, base: Path) -> Any:
+    if value <= 0:
+        raise _refuse(name, value, "must be above zero", "a number above zero")
+    return value
+
+
+def _non_negative(name: str, value: Any, base: Path) -> Any:
+    if value < 0:
+        raise _refuse(name, value, "must not be negative", "zero or more")
+    return value
+
+
+KINDS: dict[str, Callable[[str, Any, Path], Any]] = {
+    "time": _time,
+    "event_types": _event_types,
+    "freq": _freq,
+    "device_status": _device_status,
+    "input_file": _input_file,
+    "output_file": _output_file,
+    "positive": _positive,
+    "non_negative": _non_negative,
+}
+"""Each kind of parameter a notebook may declare, and its check (returns the value to use)."""
+
+
+def check_values(
+    checks: ReportChecks,
+    declared: Mapping[str, ReportParameter],
+    values: dict[str, Any],
+    *,
+    base: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Check the given ``values`` (already of their types) by kind, window and pairing.
+
+    Parameters
+    ----------
+    checks
+        :func:`read_checks` of the notebook.
+    declared
+        The notebook's parameters (their defaults complete the window and the pairs).
+    values
+        The given values, coerced by :func:`~opslib.reports.params.validate_parameters`.
+    base
+        The directory relative paths are resolved against (default: the current one).
+
+    Returns
+    -------
+    dict
+        ``values`` with paths made absolute.
+
+    Raises
+    ------
+    ParameterError
+        One line: the parameter, the value, the accepted forms.
+
+    Examples
+    --------
+    >>> checks = ReportChecks(kinds={"freq": "freq"})
+    >>> declared = {"freq": ReportParameter("freq", "str", "1h", "")}
+    >>> check_values(checks, declared, {"freq": "15min"})
+    {'freq': '15min'}
+    >>> check_values(checks, declared, {"freq": "0h"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    opslib.reports.params.ParameterError: parameter 'freq' = '0h': a bucket must be ...
+    """
+    where = Path(base) if base is not None else Path.cwd()
+    out = dict(values)
+    for name, value in values.items():
+        kind = checks.kinds.get(name)
+        if kind is not None:
+            out[name] = KINDS[kind](name, value, where)
+    effective = {name: param.default for name, param in declared.items()} | out
+    if checks.window:
+        _check_window(*checks.window, effective)
+    for group in checks.together:
+        given = [name for name in group if effective.get(name)]
+        if given and len(given) != len(group):
+            missing = [name for name in group if name not in given]
+            shown = ", ".join(f"{n}={effective.get(n)!r}" for n in group)
+            raise ParameterError(
+                f"parameters {' and '.join(group)} go together ({shown}): give "
+                f"{', '.join(missing)} as well, or none of them"
+            )
+    return out
+
+
+def _check_window(start: str, end: str, values: Mapping[str, Any]) -> None:
+    from opslib.analysis import resolve_window
+
+    try:
+        resolve_window(values.get(start, ""), values.get(end, ""))
+    except (ValueError, TypeError) as exc:
+        problem = "before 1970" if "1970" in str(exc) else f"{start} is not before {end}"
+        raise ParameterError(
+            f"parameters {start!r} = {values.get(start)!r} and {end!r} = {values.get(end)!r}: "
+            f"{problem}; accepted: a {start} before the {end}, both after 1970"
+        ) from None
+
+
+@dataclass(frozen=True)
+class CheckedParameters:
+    """A report's parameters after every check: what it declares, means and is given."""
+
+    declared: dict[str, ReportParameter]
+    checks: ReportChecks
+    values: dict[str, Any]
+
+
+def check_parameters(
+    notebook: str | os.PathLike[str],
+    given: Mapping[str, Any],
+    *,
+    base: str | os.PathLike[str] | None = None,
+) -> CheckedParameters:
+    """Names, types, then meanings of the given values; nothing runs.
+
+    Raises
+    ------
+    UnknownParameterError, ParameterError
+        One line naming the parameter, the value and what is accepted.
+
+    Examples
+    --------
+    >>> check_parameters(find_notebook("event_analysis"), {"freq": "banana"})  # doctest: +SKIP
+    Traceback (most recent call last):
+    ...
+    ParameterError: parameter 'freq' = 'banana': not a time bucket; accepted: ...
+    """
+    from opslib.reports.params import inspect_report, validate_parameters
+
+    declared = inspect_report(notebook)
+    checks = read_checks(notebook)
+    values = validate_parameters(declared, dict(given))
+    return CheckedParameters(declared, checks, check_values(checks, declared, values, base=base))
+
+
+class RoleRefused(ParameterError):
+    """A parameter needs a role the run's account does not have."""
+
+
+def check_role(checked: CheckedParameters, platform: Any) -> None:
+    """Refuse a run whose parameters need a role the account lacks (``apply`` needs admin).
+
+    A platform that does not say the account's role (``platform.role`` empty) is not
+    refused here; the platform then refuses the writes themselves.
+
+    Raises
+    ------
+    RoleRefused
+        Naming the parameter, the role, the account and the platform.
+    """
+    need = checked.checks.role_needed(checked.values)
+    if need is None or not platform.role:
+        return
+    name, role = need
+    rank = {label: value for value, label in enums.labels(enums.Role).items()}
+    if rank.get(platform.role, 0) >= rank.get(role, 0):
+        return
+    raise RoleRefused(
+        f"parameter {name!r} = {checked.values[name]!r} needs the {role} role; the account "
+        f"{platform.account} on {platform.name} has not: use the profile of an {role} account"
+    )
