@@ -7,6 +7,9 @@ test can refer to them by name.
 from __future__ import annotations
 
 # --- HTTP ---------------------------------------------------------------------------
+# Codings offered to a platform that is not on loopback, best first (httpx decodes each):
+# zstd's pages are the smallest and the quickest to decode (docs/performance.md).
+ACCEPT_ENCODING = "zstd, gzip, deflate"
 # Finite timeouts in seconds. A read of 1000 events takes a few milliseconds on the
 # reference platform; 30 s leaves room for a slow network or a busy database.
 DEFAULT_CONNECT_TIMEOUT = 5.0
@@ -40,7 +43,8 @@ DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
 # a 150 ms link at 20 Mbit/s or 100-row pages at 40 ms; within the platform's rate below).
 MAX_CONCURRENCY = 32
 DEFAULT_CONCURRENCY = MAX_CONCURRENCY
-INITIAL_IN_FLIGHT = 4  # where a read starts: enough for loopback, doubled within a few RTTs
+# The fewest a read starts with (more when its first page's round trip is long, _in_flight).
+INITIAL_IN_FLIGHT = 4
 SLOW_START_GROWTH = 1.125  # slow start goes on while a round's throughput grows this much
 # Pages queued beyond what the link and the platform hold (Little's law, see _in_flight):
 # fewer than QUEUE_LOW, one more in flight; more than QUEUE_HIGH, one fewer.

@@ -12,6 +12,12 @@ also be sent early, from the reading thread, their answers read later
 for a free connection; when its answer is not a clean success the regular call above is
 made instead.
 
+Answers come compressed where it pays (protocol §2): every request offers the codings httpx
+decodes (``gzip``, ``deflate``, and ``zstd`` with the ``zstandard`` package, which opslib
+requires), and httpx decodes the answer over either transport; to a platform on a loopback
+address it offers none (:func:`accept_encoding`), as there bytes cost nothing and decoding
+costs the reading thread.
+
 A 429 or 503, to a regular call or to a request sent early, is told to every read of the
 client that listens (:meth:`HTTP.throttle_listener`): the platform's rate limit is per
 token, so every read of the session slows down (:mod:`opslib.client._in_flight`).
@@ -22,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import enum
+import ipaddress
 import logging
 import random
 import threading
@@ -44,14 +51,16 @@ from opslib.exceptions import (
     make_status_error,
 )
 
-__all__ = ["HTTP", "EarlyAnswer", "Safety", "default_timeout", "status_error"]
+__all__ = ["HTTP", "EarlyAnswer", "Safety", "accept_encoding", "default_timeout", "status_error"]
 
 log = logging.getLogger("opslib")
 
 # The request never reached the platform: always safe to send again.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-# The request may have reached the platform and the answer was lost.
+# The request may have reached the platform and the answer was lost (or came garbled: a
+# compressed body that does not decode).
 _MAYBE_SENT = (
+    httpx.DecodingError,
     httpx.ReadError,
     httpx.WriteError,
     httpx.ReadTimeout,
@@ -77,6 +86,23 @@ def default_timeout() -> httpx.Timeout:
         write=C.DEFAULT_WRITE_TIMEOUT,
         pool=C.DEFAULT_POOL_TIMEOUT,
     )
+
+
+def accept_encoding(base_url: str) -> str:
+    """The ``Accept-Encoding`` of every request to ``base_url``: ``identity`` to a loopback
+    host (``localhost``, 127.0.0.0/8, ``::1``), else every coding httpx decodes.
+
+    >>> accept_encoding("http://127.0.0.1:8000")
+    'identity'
+    >>> "zstd" in accept_encoding("https://platform.example")
+    True
+    """
+    host = httpx.URL(base_url).host
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name
+        loopback = False
+    return "identity" if loopback else C.ACCEPT_ENCODING
 
 
 def _user_agent() -> str:
@@ -183,7 +209,11 @@ class HTTP:
                 max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             transport=transport,
-            headers={"User-Agent": _user_agent(), "Accept": "application/json"},
+            headers={
+                "User-Agent": _user_agent(),
+                "Accept": "application/json",
+                "Accept-Encoding": accept_encoding(self.base_url),
+            },
             follow_redirects=False,
         )
         self._urls: dict[str, httpx.URL] = {}
@@ -437,7 +467,7 @@ class EarlyAnswer:
         try:
             response = self._exchange.finish()
             response.read()
-        except httpx.TransportError as exc:
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
             return None
         self._seen(response.status_code)
