@@ -11,8 +11,12 @@ at most :data:`~opslib.client._constants.MAX_CONCURRENCY`):
   seen (the first page, fetched alone, sets it first) is the link's and platform's own;
   ``limit - throughput × that latency`` is then the pages beyond what they hold: waiting in
   a queue somewhere (in socket buffers, at the link, in the platform), buying nothing.
-- **slow start**: from :data:`~opslib.client._constants.INITIAL_IN_FLIGHT` the limit doubles
-  each round while throughput grows by an eighth or more and nothing queues;
+- **the start**: enough pages to keep the reading thread busy for one round trip, the
+  first page's latency over the time the reader took to type it (at least
+  :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`): a few on loopback, the cap across
+  an ocean, so that a far read does not spend its first round trips growing;
+- **slow start**: from there the limit doubles each round while throughput grows by an
+  eighth or more and nothing queues;
 - **additive increase**: then it grows by one a round while fewer than
   :data:`~opslib.client._constants.QUEUE_LOW` pages queue, and **shrinks by one** when more
   than :data:`~opslib.client._constants.QUEUE_HIGH` do (rising latency);
@@ -28,6 +32,7 @@ docs/performance.md has the figures on shaped links.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +51,9 @@ class InFlight:
         The most pages in flight.
     latency
         Seconds the first page took alone (its request sent, its answer read).
+    per_page
+        Seconds the reading thread took to type the first page (None: unknown, start at
+        :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`).
     clock
         Seconds, monotonic (tests pass a fake one).
     """
@@ -55,10 +63,14 @@ class InFlight:
         cap: int,
         *,
         latency: float,
+        per_page: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cap = max(1, cap)
-        self.limit = min(C.INITIAL_IN_FLIGHT, self.cap)
+        start = C.INITIAL_IN_FLIGHT
+        if per_page is not None and per_page > 0:
+            start = max(start, math.ceil(latency / per_page))
+        self.limit = min(start, self.cap)
         self.base_latency = max(latency, 1e-6)
         self.slow_start = True
         self._clock = clock

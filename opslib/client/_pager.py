@@ -210,9 +210,13 @@ class Pager:
         """Pages from ``first_no`` on, in order, until the last one wanted or a short one."""
         sent = time.monotonic()
         data = self._fetch(first_no, self.page_size)
-        window = self.in_flight = InFlight(self.concurrency, latency=time.monotonic() - sent)
+        received = time.monotonic()
         first = self._page(first_no, data)
         del data
+        typed = time.monotonic()
+        window = self.in_flight = InFlight(
+            self.concurrency, latency=received - sent, per_page=typed - received
+        )
         yield first
         last_no = self._last_page(first_no, first.total)
         if first.rows < self.page_size or first_no >= last_no:

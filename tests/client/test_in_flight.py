@@ -41,6 +41,22 @@ def test_a_read_starts_with_a_few_pages_in_flight_within_the_cap() -> None:
     assert window(cap=0)[0].limit == 1
 
 
+@pytest.mark.parametrize(
+    ("latency", "per_page", "cap", "start"),
+    [
+        (0.004, 0.002, 32, C.INITIAL_IN_FLIGHT),  # loopback: the fewest
+        (0.040, 0.003, 32, 14),  # 40 ms: the reader busy for one round trip
+        (0.150, 0.003, 32, 32),  # 150 ms: the cap
+        (0.150, 0.003, 8, 8),
+        (0.040, 0.0, 32, C.INITIAL_IN_FLIGHT),  # nothing known
+    ],
+)
+def test_a_far_platform_starts_with_a_round_trip_of_pages(
+    latency: float, per_page: float, cap: int, start: int
+) -> None:
+    assert InFlight(cap, latency=latency, per_page=per_page).limit == start
+
+
 def test_a_far_link_with_room_grows_to_the_cap() -> None:
     # 40 ms a page and no bandwidth limit: throughput grows with every page in flight
     flight, clock = window()
