@@ -8,6 +8,7 @@ import httpx
 import pytest
 from pandas.testing import assert_frame_equal
 
+from client.faults import Faults, Sent
 from opslib.client import _constants as C
 from opslib.client import _http
 from opslib.client._http import accept_encoding
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from tests.conftest import Platform
 
 RECORDS = "/device/query_record"
+
+
+def page_no(sent: Sent) -> int:
+    return int((sent.body or {}).get("params", {}).get("page_no", 0))
 
 
 class Seen:
@@ -91,3 +96,22 @@ def test_compressed_pages_are_decoded_into_the_same_frame(
     pages = [(coding, early) for path, _, coding, early in seen.answers if path == RECORDS]
     assert {coding for coding, _ in pages} == {"zstd"}
     assert {early for _, early in pages} == {True, False}  # both ways of reading a page
+
+
+@pytest.mark.parametrize("transport", [StdlibTransport, httpx.HTTPTransport])
+def test_a_page_that_does_not_decode_is_read_again(
+    platform: Platform, transport: type[httpx.BaseTransport]
+) -> None:
+    """A zstd answer that is not zstd (a broken proxy, a cut body): that page is asked for
+    again, as a lost answer is, and the frame is whole."""
+    whole = platform.connect().events.list("-30d", end="2100-01-01", page_size=20)
+    faults = Faults(transport())
+
+    def garbled(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Encoding": "zstd"}, content=b"not zstd")
+
+    faults._add(RECORDS, "garbled", garbled, 1, lambda sent: page_no(sent) == 3)
+    df = platform.connect(transport=faults).events.list("-30d", end="2100-01-01", page_size=20)
+    assert_frame_equal(df, whole)
+    third = [s for s in faults.to(RECORDS) if page_no(s) == 3]
+    assert [s.fault for s in third] == ["garbled", ""]
