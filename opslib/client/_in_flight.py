@@ -7,10 +7,12 @@ goes, from what the reading thread sees, between 1 and the cap (``connect(concur
 at most :data:`~opslib.client._constants.MAX_CONCURRENCY`):
 
 - **rounds**: every ``limit`` pages taken end a round; its throughput is pages taken per
-  second, and by Little's law its latency is ``limit / throughput``. The smallest latency
-  seen (the first page, fetched alone, sets it first) is the link's and platform's own;
-  ``limit - throughput × that latency`` is then the pages beyond what they hold: waiting in
-  a queue somewhere (in socket buffers, at the link, in the platform), buying nothing.
+  second. The first page's latency (fetched alone, nothing queued) is the link's and the
+  platform's own; by Little's law ``throughput × that latency`` pages are all the link and
+  the platform hold at that throughput, and ``limit`` minus that is the pages waiting in a
+  queue somewhere (socket buffers, the link, the platform), buying nothing. (A round's own
+  ``limit / throughput`` is no measure of it: pages that had arrived while the reader
+  typed others are taken in a burst, and such a round's latency looks near zero.)
 - **the start**: enough pages to keep the reading thread busy for one round trip, the
   first page's latency over the time the reader took to type it (at least
   :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`): a few on loopback, the cap across
@@ -116,8 +118,6 @@ class InFlight:
             self._round_pages = 0
 
     def _end_round(self, rate: float) -> None:
-        latency = self.limit / rate
-        self.base_latency = min(self.base_latency, latency)
         queued = self.limit - rate * self.base_latency
         grew = rate >= self._last_rate * C.SLOW_START_GROWTH
         self._last_rate = rate
