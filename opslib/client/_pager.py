@@ -160,7 +160,6 @@ class Pager:
         self.concurrency = max(1, concurrency)
         self.desc = desc
         self._listen = listen
-        self.in_flight: InFlight | None = None  # the last read's, for tests and benchmarks
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -214,7 +213,7 @@ class Pager:
         first = self._page(first_no, data)
         del data
         typed = time.monotonic()
-        window = self.in_flight = InFlight(
+        window = InFlight(
             self.concurrency, latency=received - sent, per_page=typed - received
         )
         yield first
