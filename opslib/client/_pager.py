@@ -213,9 +213,7 @@ class Pager:
         first = self._page(first_no, data)
         del data
         typed = time.monotonic()
-        window = InFlight(
-            self.concurrency, latency=received - sent, per_page=typed - received
-        )
+        window = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
         yield first
         last_no = self._last_page(first_no, first.total)
         if first.rows < self.page_size or first_no >= last_no:
