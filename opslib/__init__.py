@@ -9,6 +9,7 @@ Every operation returns a typed pandas DataFrame; see ``docs/client.md``.
 """
 
 from opslib.client import Client, Secret, connect, gc_threshold
+from opslib.dialects import Dialect
 from opslib.exceptions import (
     APIError,
     AuthenticationError,
@@ -16,6 +17,7 @@ from opslib.exceptions import (
     BulkWriteError,
     ConfigError,
     Conflict,
+    IncompleteRead,
     NotFound,
     OpsError,
     OutcomeUnknown,
@@ -27,6 +29,7 @@ from opslib.exceptions import (
     TransportError,
     VerificationFailed,
 )
+from opslib.probing import ProbeResult, probe
 
 __all__ = [
     "APIError",
@@ -36,11 +39,14 @@ __all__ = [
     "Client",
     "ConfigError",
     "Conflict",
+    "Dialect",
+    "IncompleteRead",
     "NotFound",
     "OpsError",
     "OutcomeUnknown",
     "PayloadTooLarge",
     "PermissionDenied",
+    "ProbeResult",
     "RateLimited",
     "RequestTimeout",
     "Secret",
@@ -49,4 +55,5 @@ __all__ = [
     "VerificationFailed",
     "connect",
     "gc_threshold",
+    "probe",
 ]

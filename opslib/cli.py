@@ -29,6 +29,30 @@ def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=None,
         help="per-token requests per second (0 turns the limit off)",
     )
+    from opslib.dialects import Dialect
+
+    p.add_argument(
+        "--dialect",
+        choices=Dialect.names(),
+        default="opslib",
+        help="how the platform decides what the spec leaves open (default: opslib's own)",
+    )
+
+
+def _add_probe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "probe",
+        help="learn a platform's dialect with reads only; print a profile section to paste",
+    )
+    p.add_argument("base_url", help="the platform, e.g. https://ops.example.com")
+    p.add_argument("--client-id", help="default: OPSLIB_CLIENT_ID")
+    p.add_argument("--client-secret", help="default: OPSLIB_CLIENT_SECRET")
+    p.add_argument("--area-code", help="default: OPSLIB_AREA_CODE")
+    p.add_argument("--phone", help="default: OPSLIB_PHONE (an ops account learns the most)")
+    p.add_argument("--password", help="default: OPSLIB_PASSWORD (else asked for)")
+    p.add_argument("--profile", default="platform", help="the profile the section is for")
+    p.add_argument("--base", default="opslib", help="the dialect to start from")
+    p.add_argument("--out", help="also write the section to this file")
 
 
 def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,6 +101,8 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
     _add_platform(run)
     run.add_argument("--label", default="", help="a suffix for the run directory's name")
+    _add_verbose(run)
+    _add_notify(run)
     run.add_argument(
         "--cell-timeout", type=float, default=None, help="seconds one cell may take (default 600)"
     )
@@ -94,6 +120,8 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     run_all.add_argument("--out", default=None, help="overrides the file's `out`")
     _add_platform(run_all)
+    _add_verbose(run_all)
+    _add_notify(run_all)
     parallel = run_all.add_mutually_exclusive_group()
     parallel.add_argument(
         "--dask",
@@ -118,6 +146,32 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--older-than", type=float, metavar="DAYS", help="remove runs started over DAYS days ago"
     )
     prune.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
+
+
+def _add_verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also a line as each section (notebook heading) of a report ends, with its time",
+    )
+
+
+def _add_notify(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--notify",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="also tell this Apprise URL how the run went (repeatable; added to the "
+        "config file's [notify] urls)",
+    )
+    p.add_argument(
+        "--notify-when",
+        choices=["failure", "partial", "always"],
+        default=None,
+        help="when to tell (default: the config file's, else failure)",
+    )
 
 
 def _add_platform(p: argparse.ArgumentParser) -> None:
@@ -159,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _add_server(sub)
     _add_seed(sub)
+    _add_probe(sub)
     _add_simulate(sub)
     _add_demo(sub)
     _add_report(sub)
@@ -204,8 +259,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.server.runner import serve
 
         return serve(
-            args.db, host=args.host, port=args.port, seed=args.seed, rate_limit=args.rate_limit
+            args.db,
+            host=args.host,
+            port=args.port,
+            seed=args.seed,
+            rate_limit=args.rate_limit,
+            dialect=args.dialect,
         )
+    if args.command == "probe":
+        from opslib.probing import probe_command
+
+        return probe_command(args)
     if args.command == "seed":
         from opslib.server.seed import seed_command
 

@@ -17,12 +17,15 @@
     ├── TransportError              the network failed (wraps the httpx error)
     │   └── RequestTimeout          a connect, read, write or pool timeout (also a TimeoutError)
     ├── OutcomeUnknown              a write was sent but no answer came back, retries exhausted
-    └── BulkWriteError              some rows of a bulk write failed (``results`` holds them all)
+    ├── BulkWriteError              some rows of a bulk write failed (``results`` holds them all)
+    └── IncompleteRead              a list read got fewer rows than the platform's ``total``
 
 :class:`APIError` carries ``code`` (the error_code), ``error_msg`` (the platform's sentence,
 naming the field), ``message_id`` and ``operation`` (the path). Errors of the token
 operation are chosen by HTTP status like the others and also carry the OAuth ``error``
-(``invalid_grant``, ``invalid_client``, ...). No message ever contains a password, a code, a
+(``invalid_grant``, ``invalid_client``, ...). A platform of another dialect
+(:mod:`opslib.dialects`) may use codes of its own: ``code`` is then the platform's code and
+the class the one its dialect maps it to. No message ever contains a password, a code, a
 token or a client secret: the platform's messages name fields, never values of secrets, and
 the client never formats request parameters into a message.
 """
@@ -42,6 +45,7 @@ __all__ = [
     "BulkWriteError",
     "ConfigError",
     "Conflict",
+    "IncompleteRead",
     "NotFound",
     "OpsError",
     "OutcomeUnknown",
@@ -52,6 +56,7 @@ __all__ = [
     "ServerError",
     "TransportError",
     "VerificationFailed",
+    "error_class",
     "make_status_error",
 ]
 
@@ -154,6 +159,19 @@ _BY_CODE: dict[int, type[APIError]] = {
 }
 
 
+def error_class(name: str) -> type[APIError]:
+    """The :class:`APIError` subclass called ``name`` (a dialect's code table names them).
+
+    >>> error_class("NotFound").__name__
+    'NotFound'
+    """
+    classes: list[type[APIError]] = [APIError, ServerError, *_BY_CODE.values()]
+    cls = {c.__name__: c for c in classes}.get(name)
+    if cls is None:
+        raise ValueError(f"no APIError class called {name!r}")
+    return cls
+
+
 def make_status_error(
     code: int,
     error_msg: str,
@@ -163,9 +181,12 @@ def make_status_error(
     error: str | None = None,
     retry_after: float | None = None,
     response: httpx.Response | None = None,
+    cls: type[APIError] | None = None,
 ) -> APIError:
-    """Choose the :class:`APIError` subclass for ``code``; the one place that does."""
-    cls = _BY_CODE.get(code)
+    """Choose the :class:`APIError` subclass for ``code`` (unless a dialect chose ``cls``);
+    the one place that does."""
+    if cls is None:
+        cls = _BY_CODE.get(code)
     if cls is None:
         cls = ServerError if code >= 500 else APIError
     kwargs: dict[str, Any] = {
@@ -211,3 +232,30 @@ class BulkWriteError(OpsError):
     def __init__(self, message: str, *, results: pd.DataFrame) -> None:
         self.results = results
         super().__init__(message)
+
+
+class IncompleteRead(OpsError):
+    """A list read got fewer rows than the platform says exist (``total``), duplicates
+    dropped: a page came back short or the paging went wrong. Nothing is returned rather
+    than a silently partial frame.
+
+    ``expected`` and ``got`` are row counts; ``operation`` is the path read.
+    """
+
+    def __init__(self, *, operation: str, expected: int, got: int, detail: str = "") -> None:
+        self.operation = operation
+        self.expected = expected
+        self.got = got
+        extra = f": {detail}" if detail else ""
+        super().__init__(
+            f"{operation}: the platform says {expected} rows exist, the read got {got}{extra}"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_incomplete, (self.operation, self.expected, self.got, str(self)))
+
+
+def _rebuild_incomplete(operation: str, expected: int, got: int, text: str) -> IncompleteRead:
+    err = IncompleteRead(operation=operation, expected=expected, got=got)
+    err.args = (text,)
+    return err

@@ -39,6 +39,7 @@ class Platform:
     admin_password: str = field(default="", repr=False)
     user_phone: str = ""
     user_password: str = field(default="", repr=False)
+    dialect: str | None = None  # the dialect the platform speaks (None: the reference one)
 
     @property
     def outbox(self) -> Path:
@@ -74,10 +75,24 @@ class Platform:
             "password": password,
         }
 
+    def code(self, status: int) -> int:
+        """The platform's error_code for a failure the reference platform signals with
+        ``status`` (its dialect's first code for the same exception class)."""
+        if self.dialect is None:
+            return status
+        from opslib.dialects import Dialect
+
+        name = Dialect().errors.codes[status]
+        codes = Dialect.named(self.dialect).errors.codes
+        return next(code for code, cls in codes.items() if cls == name)
+
     def connect(self, role: str = "ops", **kwargs: Any) -> Any:
-        """An ``opslib.Client`` logged in as the demo account of ``role``."""
+        """An ``opslib.Client`` logged in as the demo account of ``role`` (in the platform's
+        dialect)."""
         import opslib
 
+        if self.dialect is not None:
+            kwargs.setdefault("dialect", self.dialect)
         return opslib.connect(self.base_url, **{**self.credentials(role), **kwargs})
 
 
@@ -136,11 +151,13 @@ def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-def _start(db: Path, settings: Any = None) -> Platform:
+def _start(db: Path, settings: Any = None, dialect: str | None = None) -> Platform:
     from opslib.server.runner import start_in_thread
 
-    base_url, stop = start_in_thread(db, settings=settings)
-    return Platform(base_url=base_url.rstrip("/"), db=db, stop=stop, **_demo_fields())
+    base_url, stop = start_in_thread(db, settings=settings, dialect=dialect)
+    return Platform(
+        base_url=base_url.rstrip("/"), db=db, stop=stop, dialect=dialect, **_demo_fields()
+    )
 
 
 @pytest.fixture(scope="session")
@@ -154,15 +171,24 @@ def platform(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 @pytest.fixture
-def platform_factory(seeded_db: Path, tmp_path: Path) -> Iterator[Callable[..., Platform]]:
+def platform_dialect() -> str | None:
+    """The dialect ``platform_factory`` platforms speak (tests/client/resources: both)."""
+    return None
+
+
+@pytest.fixture
+def platform_factory(
+    seeded_db: Path, tmp_path: Path, platform_dialect: str | None
+) -> Iterator[Callable[..., Platform]]:
     """Start platforms of the test's own: ``platform_factory(**server_settings)``.
 
     Keyword arguments replace fields of ``opslib.server.config.Settings`` (e.g.
-    ``access_token_ttl_s=2``). Each platform serves its own copy of the seeded database.
+    ``access_token_ttl_s=2``); ``dialect=`` names the dialect it speaks (default
+    ``platform_dialect``). Each platform serves its own copy of the seeded database.
     """
     started: list[Platform] = []
 
-    def make(**settings: Any) -> Platform:
+    def make(dialect: str | None = None, **settings: Any) -> Platform:
         server_settings = None
         if settings:
             from opslib.server.config import Settings
@@ -170,7 +196,7 @@ def platform_factory(seeded_db: Path, tmp_path: Path) -> Iterator[Callable[..., 
             server_settings = Settings(**settings)
         db = tmp_path / f"platform-{len(started)}.db"
         _copy_db(seeded_db, db)
-        running = _start(db, server_settings)
+        running = _start(db, server_settings, dialect or platform_dialect)
         started.append(running)
         return running
 

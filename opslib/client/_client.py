@@ -22,6 +22,7 @@ from opslib.client import _constants as C
 from opslib.client._http import Safety
 from opslib.client._session import Session
 from opslib.client._settings import Secret
+from opslib.dialects import Dialect, resolve_dialect
 from opslib.exceptions import ConfigError
 
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ class Client:
         Where token expiry is read from (epoch seconds); tests pass a fake one.
     profile
         The config-file profile the settings came from (:attr:`profile`).
+    dialect
+        The platform's :class:`~opslib.Dialect` or a built-in name; default the reference
+        platform's.
     """
 
     def __init__(
@@ -73,6 +77,7 @@ class Client:
         concurrency: int = C.DEFAULT_CONCURRENCY,
         clock: Callable[[], float] = time.time,
         profile: str | None = None,
+        dialect: Dialect | str | None = None,
     ) -> None:
         if not base_url:
             raise ConfigError("Client needs a base_url; use opslib.connect() for the embedded one")
@@ -89,6 +94,7 @@ class Client:
             transport=transport,
             concurrency=concurrency,
             clock=clock,
+            dialect=resolve_dialect(dialect),
         )
         self._profile = profile
 
@@ -104,6 +110,7 @@ class Client:
         max_retries: int = C.DEFAULT_MAX_RETRIES,
         transport: httpx.BaseTransport | None = None,
         concurrency: int = C.DEFAULT_CONCURRENCY,
+        dialect: Dialect | str | None = None,
     ) -> Client:
         """A client that calls as ``user_id`` with an access token another client holds.
 
@@ -127,6 +134,7 @@ class Client:
             max_retries=max_retries,
             transport=transport,
             concurrency=concurrency,
+            dialect=resolve_dialect(dialect),
         )
         return cls._of(session)
 

@@ -16,6 +16,7 @@ from opslib.client import _constants as C
 from opslib.client._client import Client
 from opslib.client._session import Session
 from opslib.client._settings import Secret, resolve_settings
+from opslib.dialects import Dialect
 from opslib.exceptions import ConfigError
 
 __all__ = ["connect"]
@@ -35,6 +36,7 @@ def connect(
     max_retries: int = C.DEFAULT_MAX_RETRIES,
     transport: httpx.BaseTransport | None = None,
     concurrency: int = C.DEFAULT_CONCURRENCY,
+    dialect: Dialect | str | None = None,
 ) -> Client:
     """Connect to a platform and log in; with nothing configured, to the embedded demo one.
 
@@ -72,6 +74,11 @@ def connect(
     concurrency
         The most requests in flight while a list reads its pages after the first (1..32);
         the number in flight adapts to the link below it (docs/client.md).
+    dialect
+        How the platform decides what the interface spec leaves open: an
+        :class:`opslib.Dialect`, a built-in name (``"vendor"``), else ``OPSLIB_DIALECT``,
+        else the profile's ``dialect``; default the reference platform's. ``opslib probe``
+        finds a platform's and writes it as a profile section.
 
     Returns
     -------
@@ -93,6 +100,7 @@ def connect(
         password=password,
         profile=profile,
         token_cache=token_cache,
+        dialect=dialect,
     )
     if settings.embedded:
         from opslib.client._embedded import embedded_settings

@@ -25,6 +25,9 @@ MAX_RETRY_DELAY = 8.0  # cap of one backoff sleep
 DEFAULT_RETRY_DEADLINE = 60.0  # total seconds a call may spend retrying
 MAX_RETRY_AFTER = 30.0  # a longer Retry-After (an SMS or login throttle) is raised, not waited
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+# A platform that signals failure only in the body: answers up to this size are looked into
+# for a "too many requests" code (failures are a sentence; pages of records are larger).
+BODY_FAILURE_MAX_BYTES = 4096
 
 # --- Tokens ---------------------------------------------------------------------------
 # Refresh an access token this many seconds before it expires, but never earlier than

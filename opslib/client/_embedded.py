@@ -5,6 +5,8 @@ demo database in the user's cache directory (``<user cache dir>/opslib/demo.db``
 first use. ``OPSLIB_EMBEDDED_DB`` and ``OPSLIB_EMBEDDED_SCALE`` override the database path
 and the seed scale (tests and CI use a small database). The server package is imported only
 here, and only when the embedded platform is needed, so ``import opslib`` stays light.
+``connect(dialect="vendor")`` with nothing else configured starts one speaking that dialect
+(one per database and dialect).
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ import platformdirs
 
 from opslib.client._constants import APP_NAME, EMBEDDED_DB_FILENAME, EMBEDDED_DEFAULT_SCALE
 from opslib.client._settings import Settings, with_defaults
+from opslib.dialects import Dialect
 
 __all__ = ["EmbeddedPlatform", "embedded_db_path", "embedded_platform", "embedded_settings"]
 
 log = logging.getLogger("opslib")
 
 _lock = threading.Lock()
-_running: dict[Path, EmbeddedPlatform] = {}
+_running: dict[tuple[Path, str], EmbeddedPlatform] = {}  # by database and dialect (as TOML)
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,13 @@ def _ensure_seeded(db: Path, scale: str) -> None:
         marker.write_text(f"scale={scale}\n", encoding="utf-8")
 
 
-def embedded_platform() -> EmbeddedPlatform:
+def embedded_platform(dialect: Dialect | None = None) -> EmbeddedPlatform:
     """Start the embedded platform, or return the one this process already runs.
+
+    Parameters
+    ----------
+    dialect
+        The dialect it speaks (default the reference platform's).
 
     Returns
     -------
@@ -99,17 +107,19 @@ def embedded_platform() -> EmbeddedPlatform:
     'http://127.0.0.1:40123'
     """
     db = embedded_db_path()
+    spoken = dialect or Dialect()
     with _lock:
-        running = _running.get(db)
+        key = (db, spoken.to_toml())
+        running = _running.get(key)
         if running is not None:
             return running
         scale = os.environ.get("OPSLIB_EMBEDDED_SCALE") or EMBEDDED_DEFAULT_SCALE
         _ensure_seeded(db, scale)
         from opslib.server.runner import start_in_thread
 
-        base_url, stop = start_in_thread(db)
+        base_url, stop = start_in_thread(db, dialect=spoken)
         platform = EmbeddedPlatform(base_url=base_url.rstrip("/"), db_path=db, stop=stop)
-        _running[db] = platform
+        _running[key] = platform
         atexit.register(_stop_quietly, stop)
         log.info("embedded platform at %s over %s", platform.base_url, db)
         return platform
@@ -125,7 +135,7 @@ def embedded_settings(settings: Settings) -> Settings:
     account too, unless the settings name an account of their own."""
     from opslib.server import demo
 
-    platform = embedded_platform()
+    platform = embedded_platform(settings.dialect)
     account = {}
     if settings.phone is None:
         account = {

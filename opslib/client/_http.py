@@ -6,6 +6,9 @@ neither (the exchange of an authorization code, a login by SMS code) are repeate
 the request certainly never left (a refused connection). ``_should_retry`` decides, one
 commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
 
+What a success and a failure look like, and the token call's form, follow the client's
+dialect (:mod:`opslib.client._dialect`).
+
 Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
 also be sent early, from the reading thread, their answers read later
 (:meth:`HTTP.send_early`): that is only a first attempt, never retried, and never waiting
@@ -41,14 +44,14 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
+from opslib.client._dialect import Edge
 from opslib.client._stdlib_transport import Pending, SendsAhead, make_transport
+from opslib.dialects import Dialect
 from opslib.exceptions import (
     APIError,
     OutcomeUnknown,
     RequestTimeout,
-    ServerError,
     TransportError,
-    make_status_error,
 )
 
 __all__ = ["HTTP", "EarlyAnswer", "Safety", "accept_encoding", "default_timeout", "status_error"]
@@ -140,26 +143,41 @@ def _loads(response: httpx.Response) -> Any:
         return None
 
 
-def status_error(response: httpx.Response, *, operation: str, message_id: str = "") -> APIError:
-    """The :class:`APIError` for a failed envelope or token response."""
+def status_error(
+    response: httpx.Response, *, operation: str, message_id: str = "", edge: Edge | None = None
+) -> APIError:
+    """The :class:`APIError` for a failed envelope or token response (read by ``edge``'s
+    dialect, default the reference platform's)."""
     body = _loads(response)
-    code = response.status_code
-    msg = f"HTTP {code} with a body that is not platform JSON"
-    oauth = None
-    if isinstance(body, dict):
-        code = int(body.get("error_code") or code)
-        msg = str(body.get("error_msg") or body.get("error_description") or msg)
-        oauth = body.get("error") if isinstance(body.get("error"), str) else None
-        message_id = str(body.get("message_id") or message_id)
-    return make_status_error(
-        code,
-        msg,
-        message_id=message_id,
+    return (edge or _REFERENCE).error(
+        response.status_code,
+        body,
         operation=operation,
-        error=oauth,
+        message_id=message_id,
         retry_after=_retry_after(response, body),
         response=response,
     )
+
+
+_REFERENCE = Edge()
+
+
+class _RedactQuery(logging.Filter):
+    """Drops the query string from httpx's request log lines: the token call's parameters
+    (client_secret, code, refresh_token) travel there (spec §4.2)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(
+            isinstance(a, httpx.URL) and a.query for a in record.args
+        ):
+            record.args = tuple(
+                a.copy_with(query=None) if isinstance(a, httpx.URL) and a.query else a
+                for a in record.args
+            )
+        return True
+
+
+logging.getLogger("httpx").addFilter(_RedactQuery())
 
 
 class HTTP:
@@ -178,6 +196,8 @@ class HTTP:
     transport
         An httpx transport (tests wrap the real one to inject faults); by default
         :func:`~opslib.client._stdlib_transport.make_transport` picks one for ``base_url``.
+    dialect
+        How the platform signals success and failure (default the reference platform's).
     max_connections
         Connections to the platform at once (the pages in flight of a read and a few more).
     """
@@ -190,9 +210,11 @@ class HTTP:
         max_retries: int = C.DEFAULT_MAX_RETRIES,
         retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
         transport: httpx.BaseTransport | None = None,
+        dialect: Dialect | None = None,
         max_connections: int = C.MAX_CONCURRENCY + C.EXTRA_CONNECTIONS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.edge = Edge(dialect)
         self.max_retries = max_retries
         self.retry_deadline = retry_deadline
         # How retries wait and measure their deadline (tests pass fakes that do not wait).
@@ -275,8 +297,12 @@ class HTTP:
         the new access token with the same message_id.
         """
 
+        sent: dict[str, Any] = {}
+
         def make() -> httpx.Request:
-            content = orjson.dumps(build_body())
+            body = build_body()
+            sent["params"] = body.get("params") or {}
+            content = orjson.dumps(body)
             headers = {"Content-Type": "application/json"}
             return self._client.build_request(
                 "POST", self._url(path), content=content, headers=headers
@@ -284,18 +310,13 @@ class HTTP:
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
         body = _loads(response)
-        if (
-            response.status_code == 200
-            and path in C.BARE_STRING_OPERATIONS
-            and isinstance(body, str)
-        ):
-            return body
-        if response.status_code == 200 and isinstance(body, dict):
-            if body.get("error_code") == 200:
-                return body.get("data", {})
-            if body.get("error_code") is None:
-                raise ServerError(200, "the answer has no error_code", operation=path)
-        raise status_error(response, operation=path, message_id=message_id)
+        status = response.status_code
+        if status == 200 and path in C.BARE_STRING_OPERATIONS and isinstance(body, str):
+            return self.edge.bare(path, sent["params"], body, status)
+        data = self.edge.data(status, body)
+        if data is not None:
+            return data
+        raise status_error(response, operation=path, message_id=message_id, edge=self.edge)
 
     @property
     def sends_early(self) -> bool:
@@ -320,23 +341,30 @@ class HTTP:
             timeout=self._early_timeout,
         )
         try:
-            return EarlyAnswer(self._early.start(request), path, self._seen)
+            return EarlyAnswer(self._early.start(request), path, self.edge, self._seen)
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
 
     def post_form(self, path: str, form: Mapping[str, str], *, safety: Safety) -> dict[str, Any]:
-        """POST the token operation: fields in a form body (never in the URL, which httpx
-        logs), flat JSON out."""
+        """POST the token operation: its fields in the query string (the spec) or a form
+        body, as the dialect says; flat JSON out, ``expires_in`` in seconds.
+
+        httpx's request log line shows the URL with the query replaced (``_RedactQuery``).
+        """
+        in_query = self.edge.dialect.token.params == "query"
 
         def make() -> httpx.Request:
+            if in_query:
+                return self._client.build_request("POST", self._url(path), params=dict(form))
             return self._client.build_request("POST", self._url(path), data=dict(form))
 
         response = self._send(make, operation=path, message_id="", safety=safety)
         body = _loads(response)
-        if response.status_code == 200 and isinstance(body, dict) and body.get("error_code") == 200:
-            return body
-        raise status_error(response, operation=path)
+        tokens = self.edge.token_body(response.status_code, body)
+        if tokens is not None:
+            return tokens
+        raise status_error(response, operation=path, edge=self.edge)
 
     # -- retries -----------------------------------------------------------------------
 
@@ -381,7 +409,8 @@ class HTTP:
         what = f"POST {operation} (attempt {attempt + 1})"
         backoff = random.uniform(0, min(C.MAX_RETRY_DELAY, C.INITIAL_RETRY_DELAY * 2**attempt))  # noqa: S311 - jitter, not crypto
 
-        if response is not None and response.status_code not in C.RETRY_STATUSES:
+        status = self._status(response) if response is not None else 0
+        if response is not None and status not in C.RETRY_STATUSES:
             # A success or a business error (400/401/403/404/409/413/422/500): final.
             return None
         if attempt >= self.max_retries:
@@ -403,7 +432,6 @@ class HTTP:
                 return None
         else:
             assert response is not None
-            status = response.status_code
             retry_after = _retry_after(response, None)
             if status == 429:
                 # Throttled before any work was done: wait as long as the platform asks.
@@ -433,6 +461,23 @@ class HTTP:
         log.debug("%s: retrying in %.2fs: %s", what, delay, reason)
         return delay
 
+    def _status(self, response: httpx.Response) -> int:
+        """The HTTP status an answer stands for: a platform signalling failures only in the
+        body (HTTP 200) says "too many requests" with a code its dialect maps to RateLimited,
+        which is waited out like a 429."""
+        status = response.status_code
+        if (
+            status != 200
+            or self.edge.dialect.errors.signalling == "status"
+            or len(response.content) > C.BODY_FAILURE_MAX_BYTES
+        ):
+            return status
+        body = _loads(response)
+        code = body.get("error_code") if isinstance(body, dict) else None
+        if isinstance(code, int) and self.edge.dialect.errors.codes.get(code) == "RateLimited":
+            return 429
+        return status
+
     def _transport_failure(
         self, exc: httpx.HTTPError, operation: str, message_id: str, safety: Safety
     ) -> Exception:
@@ -456,9 +501,12 @@ class HTTP:
 class EarlyAnswer:
     """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
 
-    def __init__(self, exchange: Pending, path: str, seen: Callable[[int], None]) -> None:
+    def __init__(
+        self, exchange: Pending, path: str, edge: Edge, seen: Callable[[int], None]
+    ) -> None:
         self._exchange = exchange
         self._path = path
+        self._edge = edge
         self._seen = seen
 
     def data(self) -> dict[str, Any] | None:
@@ -472,10 +520,9 @@ class EarlyAnswer:
             return None
         self._seen(response.status_code)
         body = _loads(response) if response.status_code == 200 else None
-        if isinstance(body, dict) and body.get("error_code") == 200:
-            data = body.get("data")
-            if isinstance(data, dict):
-                return data
+        data = self._edge.data(response.status_code, body)
+        if isinstance(data, dict):
+            return data
         log.debug("POST %s sent early: HTTP %d, not a success", self._path, response.status_code)
         return None
 

@@ -23,10 +23,18 @@ envelope) makes that page go through the regular call. Over any other transport 
 own behind a proxy) a pool of up to ``concurrency`` threads fetches the pages by the
 regular call and types each in the thread that fetched it.
 
-Every page carries the same filters; only ``page_no`` changes. Reading stops at the total,
-the limit, or the first short page (the data shrank while it was read); pages still in
-flight then are dropped. Offset paging over data that grows while it is read can show a
-record twice; :meth:`Pager.frame` keeps the first and sorts by the schema's order.
+Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
+says how many pages there are (``total`` counts records, or pages where the dialect says
+so, ``paging.total``: the last page is then read second, to count its rows, and ``total``
+is the records' count from there on); reading goes on to the last of them (or the limit)
+whatever the size of the pages in between. A platform serving fewer rows than asked (a
+page cap below the size asked, without an error) is followed: the rest is asked at the
+size it served.
+
+Invariant: a read returns every row the platform says exists or raises
+:class:`~opslib.IncompleteRead` naming expected and got. A short page is never taken as
+the end; offset paging over data that changes while it is read can show a record twice
+and skip another, and :meth:`Pager.frame` counts the rows after dropping duplicates.
 """
 
 from __future__ import annotations
@@ -50,6 +58,8 @@ from opslib.client._in_flight import InFlight
 from opslib.client._row_order import dedupe_and_sort
 from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
+from opslib.dialects import Paging
+from opslib.exceptions import IncompleteRead
 
 __all__ = ["Pager", "check_page_size"]
 
@@ -77,6 +87,18 @@ class _Page:
     total: int
     rows: int
     columns: PageColumns
+
+
+@dataclass
+class _Tally:
+    """What one read was told and what it got, to check the invariant at its end."""
+
+    first_no: int = 1
+    last_no: int = 1
+    size: int = 0
+    total: int = 0  # the platform's total (records, or pages: Paging.total)
+    rows: int = 0  # rows received, duplicates included
+    short: list[int] | None = None  # pages before the last with fewer rows than served
 
 
 class _Started(Protocol):
@@ -131,6 +153,11 @@ class Pager:
     on_data
         Sees each page's ``data`` before it is typed (the event cache keeps each record's
         raw properties).
+    paging
+        The platform's paging (the dialect's): the largest page it serves, what ``total``
+        counts. Default the reference platform's.
+    operation
+        The path read, named by :class:`~opslib.IncompleteRead`.
     """
 
     def __init__(
@@ -147,6 +174,8 @@ class Pager:
         desc: str = "",
         on_data: Callable[[dict[str, Any]], None] | None = None,
         listen: Callable[[Callable[[], None]], AbstractContextManager[None]] | None = None,
+        paging: Paging | None = None,
+        operation: str = "",
     ) -> None:
         self._fetch = fetch
         self._send = send
@@ -154,8 +183,12 @@ class Pager:
         self.list_key = list_key
         self.schema = schema
         self.limit = _check_limit(limit)
-        size = check_page_size(page_size)
+        self.paging = paging if paging is not None else Paging()
+        self.operation = operation or list_key
+        size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
+        self._tally = _Tally()
+        self._stash: tuple[int, dict[str, Any]] | None = None  # a page read ahead of its turn
         self.progress = progress
         self.concurrency = max(1, concurrency)
         self.desc = desc
@@ -166,16 +199,14 @@ class Pager:
         if self.limit == 0:
             return self.schema.empty()
         columns: list[PageColumns] = []
-        total = 0
         for page in self._pages(1):
-            if page.page_no == 1:
-                total = page.total
             if page.rows or page.page_no == 1:
                 columns.append(page.columns)
         order = join_order(columns)
         df = build_frame(columns, self.schema)
         del columns
         df = dedupe_and_sort(df, self.schema, order=order)
+        total = self._check(len(df))
         if self.limit is not None and len(df) > self.limit:
             df = df.iloc[: self.limit].reset_index(drop=True)
         df.attrs = {"total": total}
@@ -196,17 +227,20 @@ class Pager:
         seen = 0
         for page in self._pages(page_no):
             df = build_frame([page.columns], self.schema)
-            df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": page.total}
+            total = self._tally.total
+            df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": total}
             if self.limit is not None and seen + len(df) > self.limit:
                 df = df.iloc[: self.limit - seen]
             seen += len(df)
             if page.rows:
                 yield df
+        self._check(self._tally.rows)
 
     # -- the one loop ------------------------------------------------------------------
 
     def _pages(self, first_no: int) -> Iterator[_Page]:
-        """Pages from ``first_no`` on, in order, until the last one wanted or a short one."""
+        """Pages from ``first_no`` on, in order, to the last one the total or the limit
+        says; a short page in between does not end the read (:meth:`_check` raises)."""
         sent = time.monotonic()
         data = self._fetch(first_no, self.page_size)
         received = time.monotonic()
@@ -214,9 +248,13 @@ class Pager:
         del data
         typed = time.monotonic()
         window = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
-        yield first
+        self._follow_cap(first_no, first)
+        if self.paging.total == "pages":
+            first.total = self._records_of_pages(first_no, first)
         last_no = self._last_page(first_no, first.total)
-        if first.rows < self.page_size or first_no >= last_no:
+        tally = self._tally = _Tally(first_no, last_no, self.page_size, first.total, first.rows, [])
+        yield first
+        if first_no >= last_no:
             return
         bar = self._bar(last_no - first_no + 1)
         pool = None
@@ -248,11 +286,13 @@ class Pager:
                     start_more()  # pages stay in flight while this one is read and typed
                     page = started.result()
                     window.taken()
+                    tally.rows += page.rows
+                    if page.rows < self.page_size and page.page_no < last_no:
+                        assert tally.short is not None
+                        tally.short.append(page.page_no)
                     if bar is not None:
                         bar.update(1)
                     yield page
-                    if page.rows < self.page_size:
-                        return  # the data shrank while it was read: later pages are empty
         finally:
             for started in in_flight:
                 started.cancel()
@@ -267,6 +307,10 @@ class Pager:
         """Start a page: in the pool, or its request sent early. None: it could not be sent
         and other pages are in flight (try again later); ``alone``, it goes by the regular
         call instead."""
+        stash = self._stash
+        if stash is not None and stash[0] == page_no:
+            self._stash = None
+            return _SentEarly(None, lambda _: self._page(page_no, stash[1]))
         if pool is not None:
             return pool.submit(self._page, page_no)
         assert self._send is not None
@@ -285,6 +329,62 @@ class Pager:
         records = data.get(self.list_key) or []
         columns = page_columns(records, self.schema, defer=True)
         return _Page(page_no, int(data.get("total") or 0), len(records), columns)
+
+    def _follow_cap(self, first_no: int, first: _Page) -> None:
+        """A first page with fewer rows than asked while more exist: the platform caps its
+        pages below the size asked (without an error). Ask the rest at the size served."""
+        if first.rows >= self.page_size:
+            return
+        if self.paging.total == "pages":
+            more = first.total > first_no
+        else:
+            more = first.total > (first_no - 1) * self.page_size + first.rows
+        if not more:
+            return
+        if first.rows == 0 or first_no != 1:
+            raise IncompleteRead(
+                operation=self.operation,
+                expected=first.total,
+                got=first.rows,
+                detail=(
+                    f"page {first_no} held {first.rows} rows where {self.page_size} were asked "
+                    f"and the total says more exist (paging.total counts "
+                    f"{self.paging.total}); if the platform caps its pages, set "
+                    "paging.max_page_size in its dialect"
+                ),
+            )
+        self.page_size = first.rows
+
+    def _records_of_pages(self, first_no: int, first: _Page) -> int:
+        """The records a total counting pages stands for: full pages but the last, whose
+        rows are counted (one request more when it is not the first)."""
+        pages = first.total
+        if pages <= first_no:
+            return (first_no - 1) * self.page_size + first.rows if pages == first_no else 0
+        data = self._fetch(pages, self.page_size)
+        self._stash = (pages, data)  # typed in its turn, not fetched again
+        last = len(data.get(self.list_key) or [])
+        return (pages - 1) * self.page_size + last
+
+    def _check(self, got: int) -> int:
+        """The invariant at a read's end: ``got`` rows (duplicates dropped) against what the
+        total promised; raises :class:`~opslib.IncompleteRead`, else returns the total."""
+        t = self._tally
+        expected = max(0, t.total - (t.first_no - 1) * t.size)
+        if self.limit is not None:
+            expected = min(expected, self.limit)
+        if got < expected:
+            short = f"; short pages: {t.short[:10]}" if t.short else ""
+            raise IncompleteRead(
+                operation=self.operation,
+                expected=expected,
+                got=got,
+                detail=(
+                    f"{t.rows} rows came in {t.last_no - t.first_no + 1} pages of "
+                    f"{t.size}{short}, duplicates dropped"
+                ),
+            )
+        return t.total
 
     def _last_page(self, first_no: int, total: int) -> int:
         last = math.ceil(total / self.page_size)

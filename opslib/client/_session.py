@@ -27,7 +27,8 @@ from opslib.client import _constants as C
 from opslib.client._http import HTTP, EarlyAnswer, Safety
 from opslib.client._settings import Secret, Settings
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
-from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied
+from opslib.dialects import Dialect
+from opslib.exceptions import APIError, AuthenticationError, ConfigError, PermissionDenied
 
 __all__ = ["FetchPage", "SendPage", "Session"]
 
@@ -59,6 +60,8 @@ class Session:
         that many and :data:`~opslib.client._constants.EXTRA_CONNECTIONS` more.
     clock
         Where token expiry is read from (epoch seconds); tests pass a fake one.
+    dialect
+        The platform's :class:`~opslib.dialects.Dialect` (default the reference platform's).
     """
 
     def __init__(
@@ -74,6 +77,7 @@ class Session:
         transport: httpx.BaseTransport | None = None,
         concurrency: int = C.DEFAULT_CONCURRENCY,
         clock: Callable[[], float] = time.time,
+        dialect: Dialect | None = None,
     ) -> None:
         self.concurrency = check_concurrency(concurrency)
         self.http = HTTP(
@@ -82,8 +86,10 @@ class Session:
             max_retries=max_retries,
             retry_deadline=retry_deadline,
             transport=transport,
+            dialect=dialect,
             max_connections=self.concurrency + C.EXTRA_CONNECTIONS,
         )
+        self.dialect = self.http.edge.dialect
         self.tokens = TokenManager(
             self.http,
             client_id=client_id,
@@ -103,6 +109,7 @@ class Session:
         """
         if settings.base_url is None or not settings.client_id or settings.client_secret is None:
             raise ConfigError("a session needs a base_url, a client_id and a client_secret")
+        options.setdefault("dialect", settings.dialect)
         session = cls(
             settings.base_url,
             client_id=settings.client_id,
@@ -172,7 +179,8 @@ class Session:
         safety: Safety | None = None,
         message_id: str | None = None,
     ) -> Any:
-        """One envelope call: token in params, one refresh and retry on 401.
+        """One envelope call: token in params, one refresh and retry when the platform says
+        the token expired (a 401, or a code of the dialect's ``errors.token_expired_codes``).
 
         The message_id is fixed for the whole call, so every retry of a write (after a
         dropped answer, a 503 or a token refresh) is replayed, not written again.
@@ -190,10 +198,14 @@ class Session:
 
         try:
             return self.http.post_envelope(path, build, message_id=mid, safety=safety)
-        except AuthenticationError:
-            if not auth or "token" not in used:
+        except APIError as exc:
+            if not auth or "token" not in used or not self.http.edge.token_expired(exc):
                 raise
-            log.debug("%s: 401 with the current access token; refreshing and retrying once", path)
+            log.debug(
+                "%s: %s with the current access token; refreshing and retrying once",
+                path,
+                exc.code,
+            )
             self.tokens.after_unauthorized(used["token"])
         return self.http.post_envelope(path, build, message_id=mid, safety=safety)
 
@@ -201,7 +213,8 @@ class Session:
         self, path: str, params: dict[str, Any], message_id: str, *, auth: bool = True
     ) -> dict[str, Any]:
         """The request envelope of one attempt: the current access token in its params."""
-        body = dict(params)
+        body = self.http.edge.params(path, params)
+        body = dict(body) if body is params else body
         if path in C.CLIENT_ID_OPERATIONS:
             body = {"client_id": self.client_id, **body}
         if auth:
@@ -233,17 +246,25 @@ class Session:
     def may_read_fleet(self) -> bool:
         """Whether the caller may read the whole fleet (ops, admin); learned once per user.
 
-        Tries the fleet once (a one-row device page with ``user_id ""``); a 403 means no.
+        Tries the fleet once (a one-row device page with ``user_id ""``). Only a positive
+        signal counts: a page holding a device. A refusal (403), or an empty success (what
+        some platforms answer instead of refusing), means no: the caller's own are read
+        then, which for an empty fleet is the same empty answer.
         """
         user = self.user_id or ""
         if user not in self._fleet:
             try:
-                self.call("/device/query_by_user", {"user_id": "", "page_no": 1, "page_size": 1})
+                data = self.call(
+                    "/device/query_by_user", {"user_id": "", "page_no": 1, "page_size": 1}
+                )
             except PermissionDenied:
                 log.debug("the fleet is refused (403): reading the caller's own instead")
                 self._fleet[user] = False
             else:
-                self._fleet[user] = True
+                rows = data.get("device_list") if isinstance(data, dict) else None
+                self._fleet[user] = bool(rows)
+                if not rows:
+                    log.debug("the fleet answered empty: not proof of access; reading own")
         return self._fleet[user]
 
     def close(self) -> None:

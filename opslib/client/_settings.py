@@ -2,11 +2,16 @@
 
 Resolution order, per setting: the argument given to ``connect()``, then the environment
 (``OPSLIB_BASE_URL``, ``OPSLIB_CLIENT_ID``, ``OPSLIB_CLIENT_SECRET``, ``OPSLIB_AREA_CODE``,
-``OPSLIB_PHONE``, ``OPSLIB_PASSWORD``, ``OPSLIB_TOKEN_CACHE``), then the selected profile of
+``OPSLIB_PHONE``, ``OPSLIB_PASSWORD``, ``OPSLIB_TOKEN_CACHE``, ``OPSLIB_DIALECT`` naming a
+built-in dialect), then the selected profile of
 the config file (``OPSLIB_CONFIG``, else ``<user config dir>/opslib/config.toml``, which is
 ``~/.config/opslib/config.toml`` on Linux). The profile is the ``profile`` argument, else
 ``OPSLIB_PROFILE``, else the file's ``default_profile``, else a profile named ``default``.
 With no base URL from any of them, connect() uses the embedded reference platform.
+
+A profile's platform dialect (:class:`~opslib.dialects.Dialect`) is its ``dialect`` key: a
+built-in name (``dialect = "vendor"``) or a ``[profiles.NAME.dialect]`` table (``base =
+"vendor"`` and the fields that differ, as ``opslib probe`` writes it).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import platformdirs
 
 from opslib.client._constants import APP_NAME, TOKEN_CACHE_FILENAME
+from opslib.dialects import Dialect, resolve_dialect
 from opslib.exceptions import ConfigError
 
 __all__ = ["Secret", "Settings", "config_path", "resolve_settings"]
@@ -78,6 +84,7 @@ class Settings:
     """The resolved settings of one client; secrets are :class:`Secret`.
 
     ``base_url`` None means "use the embedded platform". ``token_cache`` None means off.
+    ``dialect`` None means the reference platform's.
     """
 
     base_url: str | None = None
@@ -88,6 +95,7 @@ class Settings:
     password: Secret | None = None
     profile: str | None = None
     token_cache: Path | None = None
+    dialect: Dialect | None = None
 
     @property
     def embedded(self) -> bool:
@@ -102,9 +110,11 @@ _ENV = {
     "phone": "OPSLIB_PHONE",
     "password": "OPSLIB_PASSWORD",
     "token_cache": "OPSLIB_TOKEN_CACHE",
+    "dialect": "OPSLIB_DIALECT",
 }
 _SECRETS = ("client_secret", "password")
-_PROFILE_KEYS = frozenset(_ENV)
+# A profile may also hold its reports' notification table (opslib.reports.notify).
+_PROFILE_KEYS = frozenset({*_ENV, "notify"})
 
 
 def config_path() -> Path:
@@ -174,6 +184,7 @@ def resolve_settings(
     password: str | Secret | None = None,
     profile: str | None = None,
     token_cache: str | os.PathLike[str] | bool | None = None,
+    dialect: Dialect | str | dict[str, Any] | None = None,
 ) -> Settings:
     """Resolve every setting: arguments, then environment, then the config-file profile.
 
@@ -190,6 +201,7 @@ def resolve_settings(
         "phone": phone,
         "password": password,
         "token_cache": token_cache,
+        "dialect": dialect,
     }
     profile_name = profile or os.environ.get("OPSLIB_PROFILE") or None
     profile_name, table = _load_profile(profile_name, config_path())
@@ -209,6 +221,12 @@ def resolve_settings(
     if values["base_url"]:
         values["base_url"] = values["base_url"].rstrip("/")
     values["token_cache"] = _token_cache_path(values["token_cache"])
+    if values["dialect"] is not None:
+        try:
+            values["dialect"] = resolve_dialect(values["dialect"])
+        except ConfigError as exc:
+            where = f" (profile {profile_name!r})" if table.get("dialect") is not None else ""
+            raise ConfigError(f"{exc}{where}") from None
     settings = Settings(profile=profile_name, **values)
     if settings.base_url is not None and not settings.client_id:
         raise ConfigError(

@@ -4,8 +4,11 @@ Flow (protocol §6.2-6.3): ``/user/login`` answers an authorization code, ``/tok
 exchanges it for an access and a refresh token; the refresh grant rotates both. The
 :class:`TokenManager` refreshes ahead of expiry under a lock, so when several threads find
 the token expiring at once one of them refreshes and the others wait and reuse the result.
-A refresh token the platform refuses (``invalid_grant``) is answered by a fresh login when
-the password is known. Tokens are kept as :class:`~opslib.client._settings.Secret` and never logged.
+A refresh token the platform refuses (``invalid_grant``, or a code the dialect lists in
+``errors.token_refused_codes``) is answered by a fresh login when the password is known.
+The user is the login answer's ``data.user_id`` (the dialect's ``token.user_id_field``);
+the token answer's ``openid`` is kept apart, as a platform may scope it to the app.
+Tokens are kept as :class:`~opslib.client._settings.Secret` and never logged.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ log = logging.getLogger("opslib")
 class Tokens:
     """An access/refresh token pair, when it expires (epoch seconds) and whose it is.
 
-    Without a refresh token (a token given to :meth:`TokenManager.use`) nothing is renewed.
+    ``user_id`` is the user the platform knows (the envelope's ``user_id``); ``openid`` is
+    what the token answer said, which a platform may make differ from it. Without a refresh
+    token (a token given to :meth:`TokenManager.use`) nothing is renewed.
     """
 
     access_token: Secret
@@ -47,6 +52,7 @@ class Tokens:
     expires_in: int
     expires_at: float
     openid: str
+    user_id: str = ""
 
     def needs_refresh(self, now: float) -> bool:
         if self.refresh_token is None:
@@ -61,6 +67,7 @@ class Tokens:
             "expires_in": self.expires_in,
             "expires_at": self.expires_at,
             "openid": self.openid,
+            "user_id": self.user_id,
         }
 
     @classmethod
@@ -71,17 +78,22 @@ class Tokens:
             expires_in=int(doc["expires_in"]),
             expires_at=float(doc["expires_at"]),
             openid=str(doc["openid"]),
+            user_id=str(doc.get("user_id") or doc["openid"]),
         )
 
     @classmethod
-    def from_response(cls, body: dict[str, Any], now: float) -> Tokens:
+    def from_response(cls, body: dict[str, Any], now: float, user_id: str | None = None) -> Tokens:
+        """Tokens from the token answer (``expires_in`` already in seconds); ``user_id``
+        from the login answer, else the openid (the reference platform's are equal)."""
         expires_in = int(body.get("expires_in") or 0)
+        openid = str(body.get("openid") or "")
         return cls(
             access_token=Secret(str(body["access_token"])),
             refresh_token=Secret(str(body["refresh_token"])),
             expires_in=expires_in,
             expires_at=now + expires_in,
-            openid=str(body.get("openid") or ""),
+            openid=openid,
+            user_id=user_id or openid,
         )
 
 
@@ -174,7 +186,7 @@ class TokenManager:
     @property
     def user_id(self) -> str | None:
         tokens = self._tokens
-        return tokens.openid if tokens else None
+        return tokens.user_id if tokens else None
 
     @property
     def tokens(self) -> Tokens | None:
@@ -183,7 +195,7 @@ class TokenManager:
     def use(self, access_token: Secret, user_id: str) -> None:
         """Call with ``access_token`` as ``user_id`` from now on; it is never renewed."""
         with self._lock:
-            self._tokens = Tokens(access_token, None, 0, math.inf, user_id)
+            self._tokens = Tokens(access_token, None, 0, math.inf, user_id, user_id)
             self.credentials = None
 
     # -- the token every call uses -----------------------------------------------------
@@ -237,14 +249,15 @@ class TokenManager:
             )
         log.debug("refreshing the access token: %s", why)
         try:
-            self._set(self.refresh_grant(tokens.refresh_token))
+            self._set(self.refresh_grant(tokens.refresh_token, tokens.user_id))
             return
         except APIError as exc:
             creds = self.credentials
-            if exc.error != "invalid_grant" or creds is None or creds.password is None:
+            refused = self._http.edge.refused_refresh(exc)
+            if not refused or creds is None or creds.password is None:
                 self._drop_cached()
                 raise
-            log.info("the refresh token was refused (invalid_grant); logging in again")
+            log.info("the refresh token was refused (%s); logging in again", exc.error or exc.code)
         self.login_password(creds.area_code, creds.phone, creds.password)
 
     # -- grants ------------------------------------------------------------------------
@@ -261,16 +274,20 @@ class TokenManager:
             **fields,
         }
 
-    def refresh_grant(self, refresh_token: Secret) -> Tokens:
+    def refresh_grant(self, refresh_token: Secret, user_id: str | None = None) -> Tokens:
         body = self._http.post_form(
             "/token/access",
             self._form(grant_type="refresh_token", refresh_token=refresh_token.get_secret_value()),
             safety=Safety.READ,  # the platform replays a refresh repeated within 60 s
         )
-        return Tokens.from_response(body, self._clock())
+        return Tokens.from_response(body, self._clock(), user_id)
 
-    def exchange(self, code: str | Secret) -> Tokens:
-        """Exchange an authorization code and make the new tokens current."""
+    def exchange(self, code: str | Secret, user_id: str | None = None) -> Tokens:
+        """Exchange an authorization code and make the new tokens current.
+
+        ``user_id`` is the login or register answer's (the dialect's ``user_id_field``);
+        without it the token answer's openid stands for it.
+        """
         value = code.get_secret_value() if isinstance(code, Secret) else code
         body = self._http.post_form(
             "/token/access",
@@ -279,9 +296,9 @@ class TokenManager:
             ),
             safety=Safety.ONCE,  # a second exchange revokes the first one's tokens
         )
-        tokens = Tokens.from_response(body, self._clock())
+        tokens = Tokens.from_response(body, self._clock(), user_id)
         with self._lock:
-            if self.user_id == tokens.openid:
+            if self.user_id == tokens.user_id:
                 self._set(tokens)
             else:
                 # Another user: forget the old credentials before anything is cached.
@@ -319,7 +336,7 @@ class TokenManager:
             Safety.READ,  # a repeated password login only issues another code
         )
         with self._lock:
-            self.exchange(str(data.pop("code")))
+            self.exchange(str(data.pop("code")), self.user_id_of(data))
             self.credentials = Credentials(area_code, phone, password)
             self._save_cached()
         return data
@@ -337,10 +354,15 @@ class TokenManager:
             Safety.ONCE,  # the SMS code is consumed by the first login
         )
         with self._lock:
-            self.exchange(str(data.pop("code")))
+            self.exchange(str(data.pop("code")), self.user_id_of(data))
             self.credentials = Credentials(area_code, phone, None)
             self._save_cached()
         return data
+
+    def user_id_of(self, data: dict[str, Any]) -> str | None:
+        """The user_id in a login or register answer's ``data`` (the dialect's field)."""
+        value = data.get(self._http.edge.dialect.token.user_id_field)
+        return str(value) if value not in (None, "") else None
 
     # -- cache -------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 >>> from opslib import reports
 >>> sorted(reports.report_names())  # doctest: +SKIP
 ['event_analysis', 'fleet_inventory', 'product_upkeep', 'user_lookup']
->>> reports.run_report("fleet_inventory", {"silent_days": 14}, profile="prod").outcome  # doctest: +SKIP
+>>> run = reports.run_report("fleet_inventory", profile="prod")  # doctest: +SKIP
+>>> run.outcome  # doctest: +SKIP
 'ok'
 
 Modules: ``params`` (inspection and coercion), ``checks`` (what values mean, checked

@@ -12,10 +12,14 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-__all__ = ["descendants", "start_worker", "stop_tree", "wait_or_stop"]
+__all__ = ["TICK", "descendants", "start_worker", "stop_tree", "wait_or_stop"]
+
+TICK = 0.5  # seconds between looks at a run's progress while it runs
 
 
 def start_worker(job: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -31,13 +35,26 @@ def start_worker(job: Path, env: Mapping[str, str], log: Path) -> subprocess.Pop
         )
 
 
-def wait_or_stop(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+def wait_or_stop(
+    proc: subprocess.Popen[bytes], timeout: float, tick: Callable[[], Any] | None = None
+) -> bool:
     """Wait for the worker; past ``timeout`` seconds stop it with its tree. True: timed out.
 
+    ``tick`` is called every :data:`TICK` seconds while waiting (to relay progress).
     An interruption (Ctrl-C) stops the tree too, then propagates.
     """
+    deadline = time.monotonic() + timeout
     try:
-        proc.wait(timeout)
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                proc.wait(max(0.0, min(left, TICK)) if tick else max(0.0, left))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+                if tick:
+                    tick()
     except subprocess.TimeoutExpired:
         stop_tree(proc)
         return True

@@ -54,6 +54,11 @@ class RunFiles:
         return self.run_dir / ".result.json"
 
     @property
+    def progress(self) -> Path:
+        """The sections the worker finished, one JSON line each (``--verbose``)."""
+        return self.run_dir / ".progress.jsonl"
+
+    @property
     def log(self) -> Path:
         """The worker's output (papermill's and the kernel's start-up messages)."""
         return self.run_dir / _LOG
@@ -78,8 +83,10 @@ def write_job(
     parameters: dict[str, Any],
     cell_timeout: float,
     kernel_name: str | None,
+    sections: bool = False,
 ) -> None:
-    """The worker's job: which notebook, with which parameters, where, and how long a cell."""
+    """The worker's job: which notebook, with which parameters, where, how long a cell,
+    and (``sections``) where to append each section as it ends."""
     job = {
         "input": str(notebook),
         "output": str(files.notebook),
@@ -88,6 +95,7 @@ def write_job(
         "cell_timeout": cell_timeout,
         "kernel_name": kernel_name,
         "result": str(files.result),
+        "progress": str(files.progress) if sections else "",
     }
     files.job.write_text(json.dumps(job), encoding="utf-8")
 
@@ -99,12 +107,13 @@ def take_worker_result(files: RunFiles) -> dict[str, Any]:
         worker = json.loads(files.result.read_text(encoding="utf-8"))
         files.result.unlink()
     files.job.unlink(missing_ok=True)
+    files.progress.unlink(missing_ok=True)
     return worker
 
 
 def exported_files(files: RunFiles) -> list[str]:
     """What the notebook wrote into its directory (not the runner's own files)."""
-    own = {STATUS_FILE, _LOG, files.job.name, files.result.name}
+    own = {STATUS_FILE, _LOG, files.job.name, files.result.name, files.progress.name}
     own |= {files.notebook.name, files.html.name}
     return sorted(str(p) for p in files.run_dir.iterdir() if p.is_file() and p.name not in own)
 
@@ -117,11 +126,13 @@ def record_unrun(
     parameters: Mapping[str, Any],
     outcome: str,
     reason: str,
+    cause: int,
     error: dict[str, Any] | None = None,
     platform: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """A run directory with only ``status.json``, for an entry that never ran its notebook
-    (``skipped`` after the platform failed, or a Dask task that never returned)."""
+    (``skipped`` after the platform failed or while another run held its lock, or a Dask
+    task that never returned); ``cause`` says why (:class:`~opslib.reports.causes.Cause`)."""
     now = dt.datetime.now(dt.UTC)
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(report).stem) or "unknown"
     run_dir = new_run_dir(out_dir, name, now, label)
@@ -141,6 +152,7 @@ def record_unrun(
         label=label,
         reason=reason,
         platform=dict(platform or {}),
+        cause=int(cause),
     )
     write_status(result)
     return result

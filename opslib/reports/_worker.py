@@ -2,7 +2,9 @@
 
 The runner starts this module as a child process in a new session, so that a whole-run
 timeout can stop it together with its kernel. It reads a job (JSON file given as the only
-argument), runs papermill, and writes the outcome as JSON next to the job.
+argument), runs papermill, and writes the outcome as JSON next to the job. When the job
+names a ``progress`` file, each section (notebook heading) that ends is appended to it as
+a JSON line, which the runner relays (``--verbose``).
 
 On POSIX the kernel talks over Unix sockets in a private temporary directory rather than
 TCP: jupyter_client picks free TCP ports by binding and releasing them, so runs started
@@ -37,6 +39,44 @@ def _kernel_manager_class(socket_dir: str) -> Any:
     return IpcKernelManager
 
 
+def _section_engine(progress: str) -> str:
+    """Register papermill's nbclient engine under ``opslib-sections``, appending one JSON
+    line to ``progress`` as each section (notebook heading) ends: its name and seconds."""
+    import time
+
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    from opslib.reports._outcome import section_of
+
+    def write(section: str, seconds: float) -> None:
+        with open(progress, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"section": section, "seconds": round(seconds, 2)}) + "\n")
+
+    class SectionEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man: Any, kernel_name: Any, **kwargs: Any) -> Any:
+            current: list[Any] = []  # [section, its start] once a cell has started
+            cell_start = nb_man.cell_start
+
+            def start(cell: Any, cell_index: Any = None, **kw: Any) -> Any:
+                section = section_of(nb_man.nb.cells, cell_index or 0)
+                if not current or current[0] != section:
+                    if current:
+                        write(current[0], time.monotonic() - current[1])
+                    current[:] = [section, time.monotonic()]
+                return cell_start(cell, cell_index, **kw)
+
+            nb_man.cell_start = start
+            try:
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            finally:
+                if current:
+                    write(current[0], time.monotonic() - current[1])
+
+    papermill_engines.register("opslib-sections", SectionEngine)
+    return "opslib-sections"
+
+
 def run(job: dict[str, Any]) -> dict[str, Any]:
     """Run papermill for a job; return the outcome (never raises for a notebook error)."""
     import papermill
@@ -48,6 +88,8 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         # Short on purpose: a Unix socket path is limited to about 100 characters.
         socket_dir = tempfile.mkdtemp(prefix="opslib-k-")
         extra["kernel_manager_class"] = _kernel_manager_class(socket_dir)
+    if job.get("progress"):
+        extra["engine_name"] = _section_engine(job["progress"])
     try:
         papermill.execute_notebook(
             job["input"],

@@ -3,10 +3,12 @@
 
 ``opslib/cli.py`` declares the arguments; this module does the work.
 
-Exit statuses: 0 success; 1 a report ran and failed, was partial or timed out, or the
-platform could not be reached or refused the login; 2 nothing was run because the report,
-a parameter name or value, the role it needs, the platform configuration or the run-all
-file was refused. Every refusal is one line on stderr.
+Exit statuses are causes (:mod:`opslib.reports.causes`): 0 ok; 1 a report failed in its
+own logic or data (or was partial); 2 nothing was run because the report, a parameter name
+or value, the role it needs, the platform configuration or the run-all file was refused;
+3 the platform could not be reached or refused the login; 4 a timeout or a dead kernel;
+5 another run holds the lock. run-all exits with the most severe cause of its reports.
+Every refusal is one line on stderr.
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports._discovery import ReportNotFound, report_names
+from opslib.reports.causes import Cause
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
+from opslib.reports.locks import RunLocked
+from opslib.reports.notify import NotifyConfigError
 from opslib.reports.params import ParameterError, inspect_report
 from opslib.reports.platform import PlatformNotConfigured, PlatformUnavailable
 from opslib.reports.status import RunResult
 
 __all__ = ["default_config", "demo_command", "products_command", "report_command"]
 
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
+EXIT_OK, EXIT_REFUSED = int(Cause.OK), int(Cause.USAGE)
 CONFIG_NAME = "reports.toml"
 
 
@@ -57,6 +62,11 @@ def _list() -> int:
     return EXIT_OK
 
 
+def _echo(line: str) -> None:
+    """A progress line, flushed at once (journalctl and cron logs show it as it happens)."""
+    print(line, flush=True)
+
+
 def _print_result(result: RunResult) -> None:
     if result.ok:
         print(result.summary(), flush=True)
@@ -78,7 +88,9 @@ def _split_parameters(pairs: list[str]) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    command = "report run"
     try:
+        settings = _notify_settings(args)
         result = run_report(
             args.name,
             _split_parameters(args.parameter),
@@ -89,19 +101,70 @@ def _run(args: argparse.Namespace) -> int:
             cell_timeout=args.cell_timeout or DEFAULT_CELL_TIMEOUT,
             run_timeout=args.run_timeout or DEFAULT_RUN_TIMEOUT,
             self_contained=args.self_contained,
+            echo=_echo,
+            sections=args.verbose,
         )
-    except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
-        _say("report run", f"{exc}; nothing was run")
+    except NotifyConfigError as exc:
+        _say(command, f"{exc}; nothing was run")
         return EXIT_REFUSED
+    except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
+        return _refused(command, exc, Cause.USAGE, settings, args)
     except PlatformUnavailable as exc:
-        _say("report run", f"{exc}; nothing was run")
-        return EXIT_FAILED
+        return _refused(command, exc, Cause.PLATFORM, settings, args)
+    except RunLocked as exc:
+        return _refused(command, exc, Cause.LOCKED, settings, args)
     from opslib.reports.index import write_index
 
     _print_result(result)
     print(f"status: {Path(result.run_dir) / 'status.json'}")
-    print(f"index: {write_index(args.out)}")
-    return EXIT_OK if result.ok else EXIT_FAILED
+    index = write_index(args.out)
+    print(f"index: {index}", flush=True)
+    _tell(settings, command, [result], result.cause, index=str(index), profile=args.profile)
+    return int(result.cause)
+
+
+def _notify_settings(args: argparse.Namespace) -> Any:
+    from opslib.reports.notify import notify_settings
+
+    return notify_settings(args.profile, urls=args.notify, when=args.notify_when)
+
+
+def _refused(
+    command: str, exc: Exception, cause: Cause, settings: Any, args: argparse.Namespace
+) -> int:
+    """A run refused before anything ran: one line, the notification, the cause."""
+    _say(command, f"{exc}; nothing was run")
+    _tell(settings, command, [], cause, stopped=str(exc), profile=args.profile)
+    return int(cause)
+
+
+def _tell(
+    settings: Any,
+    command: str,
+    results: list[RunResult],
+    cause: int,
+    *,
+    index: str = "",
+    stopped: str = "",
+    profile: str | None = None,
+    config: Path | None = None,
+) -> None:
+    """Notify when the settings want it; a target that fails is one line on stderr and is
+    counted in status.json, never a change of the exit status. ``config``: the run-all
+    file, named in the message."""
+    if not settings.wants(results, cause):
+        return
+    from opslib.reports.notify import known_secrets, record_deliveries, run_name, send
+
+    deliveries = send(
+        settings, results, run=run_name(f"{command} {config}" if config else command),
+        cause=cause, index=index, stopped=stopped,
+        secrets=known_secrets(profile),
+    )  # fmt: skip
+    record_deliveries(results, deliveries)
+    for delivery in deliveries:
+        if not delivery.delivered:
+            _say(command, f"notification not delivered to {delivery.target}: {delivery.error}")
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -115,9 +178,17 @@ def _executor(args: argparse.Namespace) -> Any:
 def _run_all(args: argparse.Namespace) -> int:
     from opslib.reports.runall import ConfigFileError, run_all
 
+    command = "report run-all"
+    try:
+        settings = _notify_settings(args)
+    except NotifyConfigError as exc:
+        _say(command, f"{exc}; nothing was run")
+        return EXIT_REFUSED
     config = Path(args.config) if args.config else default_config()
     if config is None or not config.is_file():
-        _say("report run-all", f"no run-all file ({args.config or CONFIG_NAME})")
+        missing = f"no run-all file ({args.config or CONFIG_NAME})"
+        _say(command, missing)
+        _tell(settings, command, [], Cause.USAGE, stopped=missing, profile=args.profile)
         return EXIT_REFUSED
     try:
         batch = run_all(
@@ -127,16 +198,35 @@ def _run_all(args: argparse.Namespace) -> int:
             demo=args.demo,
             progress=_print_result,
             executor=_executor(args),
+            echo=_echo,
+            sections=args.verbose,
         )
     except (ConfigFileError, PlatformNotConfigured, ValueError) as exc:
-        _say("report run-all", f"{exc}; nothing was run")
-        return EXIT_REFUSED
+        return _refused(command, exc, Cause.USAGE, settings, args)
+    except RunLocked as exc:
+        return _refused(command, exc, Cause.LOCKED, settings, args)
     if batch.stopped:
-        _say("report run-all", f"stopped: {batch.stopped}")
-    done = len(batch.results)
+        _say(command, f"stopped: {batch.stopped}")
+    _print_batch(batch)
+    _tell(
+        settings, command, batch.results, batch.cause, index=str(batch.index),
+        stopped=batch.stopped, profile=args.profile, config=config.resolve(),
+    )  # fmt: skip
+    return int(batch.cause)
+
+
+def _print_batch(batch: Any) -> None:
+    """Each run's outcome and cause, then the count, the exit status and the index."""
+    for result in batch.results:
+        cause = Cause(result.cause)
+        print(f"  {result.name}: {result.outcome}, cause {int(cause)} {cause.label}")
     good = sum(r.ok for r in batch.results)
-    print(f"{good} of {done} reports ok; index: {batch.index}")
-    return EXIT_OK if batch.ok else EXIT_FAILED
+    cause = batch.cause
+    print(
+        f"{good} of {len(batch.results)} reports ok; exit {int(cause)} ({cause.label}); "
+        f"index: {batch.index}",
+        flush=True,
+    )
 
 
 def _prune(args: argparse.Namespace) -> int:
@@ -147,9 +237,7 @@ def _prune(args: argparse.Namespace) -> int:
         _say("report prune", f"no reports directory {out}")
         return EXIT_REFUSED
     try:
-        removed = prune(
-            out, keep=args.keep, older_than_days=args.older_than, dry_run=args.dry_run
-        )
+        removed = prune(out, keep=args.keep, older_than_days=args.older_than, dry_run=args.dry_run)
     except ValueError as exc:
         _say("report prune", str(exc))
         return EXIT_REFUSED
@@ -192,7 +280,7 @@ def products_command(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     except PlatformUnavailable as exc:
         _say("products export", f"{exc}; nothing was written")
-        return EXIT_FAILED
+        return int(Cause.PLATFORM)
     with client:
         count = export_products(client, path)
     print(f"{count} products of {platform.name} written to {path}")
@@ -214,13 +302,15 @@ def demo_command(out: str = "reports", config: str | None = None) -> int:
         return EXIT_REFUSED
     print("checking the embedded demo platform (the first start seeds the demo data)...")
     try:
-        batch = run_all(path, out_dir=out, demo=True, progress=_print_result)
+        batch = run_all(path, out_dir=out, demo=True, progress=_print_result, echo=_echo)
     except (ConfigFileError, PlatformNotConfigured) as exc:
         _say("demo", str(exc))
         return EXIT_REFUSED
+    except RunLocked as exc:
+        _say("demo", f"{exc}; nothing was run")
+        return int(Cause.LOCKED)
     if batch.stopped:
         _say("demo", f"stopped: {batch.stopped}")
-    failed = sum(not r.ok for r in batch.results)
-    print(f"{len(batch.results) - failed} of {len(batch.results)} reports ok")
+    _print_batch(batch)
     print(os.fspath(batch.index))
-    return EXIT_OK if not failed else EXIT_FAILED
+    return int(batch.cause)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports._rundir import record_unrun
+from opslib.reports.causes import Cause
 from opslib.reports.runall import RunSpec
 from opslib.reports.status import SECRET_NAME, RunResult
 
@@ -141,6 +142,7 @@ def _lost(spec: RunSpec, error: Exception, keywords: dict[str, Any]) -> RunResul
         parameters=spec.parameters,
         outcome="failed",
         reason=f"The Dask task failed: {type(error).__name__}: {error}.",
+        cause=Cause.RUNTIME,
         error={"ename": type(error).__name__, "evalue": f"the Dask task failed: {error}"},
         platform=connection.platform.to_dict() if connection is not None else None,
     )

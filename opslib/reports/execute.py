@@ -19,10 +19,13 @@ The steps, one function each: :func:`check_before_run` (parameters, platform, ro
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
+import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +39,10 @@ from opslib.reports._rundir import (
     take_worker_result,
     write_job,
 )
+from opslib.reports.causes import cause_of
 from opslib.reports.checks import CheckedParameters, check_parameters, check_role
 from opslib.reports.export import export_html, plotly_js_file, problem_html
+from opslib.reports.locks import RunLock
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
@@ -56,6 +61,8 @@ __all__ = [
 DEFAULT_CELL_TIMEOUT = 600  # seconds one cell may take
 DEFAULT_RUN_TIMEOUT = 1800  # seconds a whole report may take
 
+logger = logging.getLogger("opslib.reports")
+
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
@@ -71,6 +78,7 @@ def prepare_run(
     label: str,
     cell_timeout: float,
     kernel_name: str | None,
+    sections: bool = False,
 ) -> RunFiles:
     """Create the run directory and write the worker's job; fills the runner's parameters.
 
@@ -84,7 +92,7 @@ def prepare_run(
         values["output_dir"] = str(files.run_dir)
     write_job(
         files, notebook=notebook, parameters=values, cell_timeout=cell_timeout,
-        kernel_name=kernel_name,
+        kernel_name=kernel_name, sections=sections,
     )  # fmt: skip
     return files
 
@@ -188,6 +196,8 @@ def run_report(
     kernel_name: str | None = None,
     base_dir: str | os.PathLike[str] | None = None,
     self_contained: bool = False,
+    echo: Callable[[str], Any] | None = None,
+    sections: bool = False,
 ) -> RunResult:
     """Run one report unattended and keep its notebook, HTML and status.
 
@@ -225,6 +235,11 @@ def run_report(
     self_contained
         plotly.js inside the HTML (a single file of about 5 MB) instead of one
         ``plotly-<version>.min.js`` shared by the reports of ``out_dir``.
+    echo
+        Called with a line as the run starts (its name, platform and directory) and, with
+        ``sections``, as each section (notebook heading) ends, with its duration.
+    sections
+        Report each section's end to ``echo`` (``--verbose``).
 
     Returns
     -------
@@ -238,7 +253,10 @@ def run_report(
     PlatformNotConfigured
         No platform configured, or an unknown profile (exit status 2).
     PlatformUnavailable
-        The platform does not answer or refuses the login (exit status 1).
+        The platform does not answer or refuses the login (exit status 3).
+    RunLocked
+        Another run of this report (and label) holds its lock in ``out_dir`` (exit
+        status 5); nothing was run. A lock left by a dead run is taken over with a warning.
 
     Examples
     --------
@@ -248,21 +266,87 @@ def run_report(
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
     notebook = find_notebook(name)
-    checked, connection = check_before_run(
-        notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
-        env=env, base_dir=base_dir,
-    )  # fmt: skip
+    out = Path(out_dir).resolve()
+    created = not out.exists()
+    # Before the checks, so that a second run stops at once rather than after a login.
+    lock = RunLock(out, f"{notebook.stem}/{label}" if label else notebook.stem).acquire()
+    if lock.warning():
+        logger.warning(lock.warning())
+    try:
+        checked, connection = check_before_run(
+            notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
+            env=env, base_dir=base_dir,
+        )  # fmt: skip
+    except BaseException:
+        lock.release(remove=True)
+        if created:  # a refused run leaves no directory
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+    try:
+        return _run_locked(
+            notebook, checked, connection, out=out, label=label, cell_timeout=cell_timeout,
+            run_timeout=run_timeout, kernel_name=kernel_name, self_contained=self_contained,
+            echo=echo, sections=sections,
+        )  # fmt: skip
+    finally:
+        lock.release()
+
+
+class _SectionRelay:
+    """Called while a run runs: each section the worker finished, as one line to ``echo``."""
+
+    def __init__(self, path: Path, name: str, echo: Callable[[str], Any]) -> None:
+        self.path, self.name, self.echo = path, name, echo
+        self.offset = 0
+
+    def __call__(self) -> None:
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(self.offset)
+                chunk = file.read()
+        except OSError:
+            return
+        complete = chunk[: chunk.rfind(b"\n") + 1]  # a line being written waits
+        self.offset += len(complete)
+        for line in complete.decode("utf-8").splitlines():
+            item = json.loads(line)
+            section = item["section"] or "(before the first heading)"
+            self.echo(f"{self.name}: section {section!r} took {item['seconds']:.1f} s")
+
+
+def _run_locked(
+    notebook: Path,
+    checked: CheckedParameters,
+    connection: Connection,
+    *,
+    out: Path,
+    label: str,
+    cell_timeout: float,
+    run_timeout: float,
+    kernel_name: str | None,
+    self_contained: bool,
+    echo: Callable[[str], Any] | None,
+    sections: bool,
+) -> RunResult:
+    """The run itself, once checked and holding the report's lock."""
     values = checked.values
     started = _now()
-    out = Path(out_dir).resolve()
     files = prepare_run(
         notebook, values, checked.declared, out_dir=out, started=started,
         label=label, cell_timeout=cell_timeout, kernel_name=kernel_name,
+        sections=echo is not None and sections,
     )  # fmt: skip
+    name = f"{notebook.stem}/{label}" if label else notebook.stem
+    relay = _SectionRelay(files.progress, name, echo) if echo and sections else None
+    if echo is not None:
+        echo(f"{name}: started on {connection.platform.name} in {files.run_dir}")
     t0 = time.monotonic()
     proc = start_worker(files.job, _worker_env(connection), files.log)
-    timed_out = wait_or_stop(proc, run_timeout)
+    timed_out = wait_or_stop(proc, run_timeout, relay)
     duration = time.monotonic() - t0
+    if relay is not None:
+        relay()
     worker = take_worker_result(files)
     verdict: Verdict = judge(
         files.notebook, worker, proc.returncode, timed_out=timed_out, run_timeout=run_timeout
@@ -283,5 +367,6 @@ def run_report(
         label=label,
         reason=verdict.reason,
         platform=connection.platform.to_dict(),
+        cause=int(cause_of(verdict.outcome, verdict.error)),
     )
     return finish_run(result, files, out_dir=out, self_contained=self_contained)

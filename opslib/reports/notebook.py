@@ -16,7 +16,6 @@ import pandas as pd
 
 from opslib import analysis, plots
 from opslib.reports.status import RUNNER_ENV
-from opslib.analysis._markup import markdown_text
 
 __all__ = [
     "connect",

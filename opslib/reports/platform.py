@@ -32,13 +32,13 @@ __all__ = [
     "DEMO_BANNER",
     "DEMO_LABEL",
     "Connection",
+    "PendingConnection",
     "Platform",
     "PlatformError",
     "PlatformNotConfigured",
     "PlatformUnavailable",
     "connect_checked",
     "describe",
-    "PendingConnection",
     "open_connection",
     "start_connection",
     "uses_demo",
@@ -93,8 +93,8 @@ class Platform:
 
     @property
     def host(self) -> str:
-        """The base URL's host (and port)."""
-        return urlsplit(self.base_url).netloc or self.base_url
+        """The base URL's host (and port), without any user or password in it."""
+        return urlsplit(self.base_url).netloc.rpartition("@")[2] or self.base_url
 
     @property
     def name(self) -> str:

@@ -23,7 +23,9 @@ found under ``out``, not only this batch.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import os
 import re
 import tomllib
@@ -34,9 +36,11 @@ from typing import Any
 
 from opslib.reports._discovery import ReportNotFound, find_notebook
 from opslib.reports._rundir import record_unrun
+from opslib.reports.causes import PLATFORM_ERRORS, Cause, worst
 from opslib.reports.checks import CheckedParameters, RoleRefused, check_parameters, check_role
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
 from opslib.reports.index import write_index
+from opslib.reports.locks import RUN_ALL, RunLock, RunLocked
 from opslib.reports.params import ParameterError
 from opslib.reports.platform import (
     Connection,
@@ -59,8 +63,7 @@ __all__ = [
     "write_index",
 ]
 
-# A report that failed with one of these may have lost the platform: it is checked again.
-PLATFORM_ERRORS = frozenset({"TransportError", "RequestTimeout", "AuthenticationError"})
+logger = logging.getLogger("opslib.reports")
 _CONFIG_KEYS = {"out", "cell_timeout", "run_timeout", "run"}
 _RUN_KEYS = {"report", "label", "parameters"}
 
@@ -92,6 +95,11 @@ class BatchResult:
     @property
     def ok(self) -> bool:
         return all(r.ok for r in self.results)
+
+    @property
+    def cause(self) -> Cause:
+        """The most severe cause among the runs (:func:`~opslib.reports.causes.worst`)."""
+        return worst(r.cause for r in self.results)
 
 
 def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunSpec]]:
@@ -169,8 +177,11 @@ def run_spec(
     base_dir: Path | None = None,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     run_timeout: float = DEFAULT_RUN_TIMEOUT,
+    echo: Callable[[str], Any] | None = None,
+    sections: bool = False,
 ) -> RunResult:
-    """Run one entry of a run-all file on a checked platform.
+    """Run one entry of a run-all file on a checked platform (``echo`` and ``sections``:
+    progress lines, as :func:`~opslib.reports.execute.run_report`).
 
     Examples
     --------
@@ -178,16 +189,30 @@ def run_spec(
     ...          connection=open_connection(profile="prod")).outcome  # doctest: +SKIP
     'ok'
     """
-    return run_report(
-        spec.report,
-        spec.parameters,
-        out_dir=out_dir,
-        connection=connection,
-        label=spec.label,
-        cell_timeout=cell_timeout,
-        run_timeout=run_timeout,
-        base_dir=base_dir,
-    )
+    try:
+        return run_report(
+            spec.report,
+            spec.parameters,
+            out_dir=out_dir,
+            connection=connection,
+            label=spec.label,
+            cell_timeout=cell_timeout,
+            run_timeout=run_timeout,
+            base_dir=base_dir,
+            echo=echo,
+            sections=sections,
+        )
+    except RunLocked as exc:  # another run of this entry is under way: not run
+        return record_unrun(
+            out_dir,
+            spec.report,
+            label=spec.label,
+            parameters=spec.parameters,
+            outcome="skipped",
+            reason=f"Not run: {exc}.",
+            cause=Cause.LOCKED,
+            platform=connection.platform.to_dict(),
+        )
 
 
 def _skip(specs: list[RunSpec], out: Path, why: str, platform: dict[str, Any]) -> list[RunResult]:
@@ -199,6 +224,7 @@ def _skip(specs: list[RunSpec], out: Path, why: str, platform: dict[str, Any]) -
             parameters=spec.parameters,
             outcome="skipped",
             reason=f"Not run: {why}.",
+            cause=Cause.PLATFORM,
             platform=platform,
         )
         for spec in specs
@@ -214,6 +240,8 @@ def run_all(
     env: Mapping[str, str] | None = None,
     progress: Callable[[RunResult], Any] | None = None,
     executor: Callable[..., list[RunResult]] | None = None,
+    echo: Callable[[str], Any] | None = None,
+    sections: bool = False,
 ) -> BatchResult:
     """Run every report of a run-all file, carrying on past failed reports; refresh index.html.
 
@@ -232,6 +260,9 @@ def run_all(
         The platform (see :func:`~opslib.reports.platform.open_connection`).
     progress
         Called with each :class:`RunResult` as it finishes (e.g. to print a line).
+    echo, sections
+        Called with a line as each report starts and, with ``sections``, as each of its
+        sections ends (:func:`~opslib.reports.execute.run_report`).
     executor
         Runs the entries elsewhere: ``executor(run, specs, progress)`` calls
         ``run(spec)`` for each and returns the results in the file's order (e.g.
@@ -243,6 +274,9 @@ def run_all(
         The file, an entry's report or parameter, or the role an entry needs is refused.
     PlatformNotConfigured
         No platform configured, or an unknown profile.
+    RunLocked
+        Another run-all holds the lock of the output directory (exit status 5). An entry
+        whose report another run holds is recorded ``skipped`` with cause 5.
 
     Examples
     --------
@@ -252,13 +286,47 @@ def run_all(
     """
     file = Path(config).resolve()
     settings, specs = load_config(file)
+    out = Path(out_dir or settings.get("out") or "reports").resolve()
+    created = not out.exists()
+    lock = RunLock(out, RUN_ALL).acquire()  # before the checks: a second batch stops at once
+    if lock.warning():
+        logger.warning(lock.warning())
+    try:
+        batch = _run_batch(
+            file, settings, specs, out=out, profile=profile, demo=demo, env=env,
+            progress=progress, executor=executor, echo=echo, sections=sections,
+        )  # fmt: skip
+    except BaseException:
+        lock.release(remove=True)
+        if created:  # a refused run leaves no directory
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+    lock.release()
+    return batch
+
+
+def _run_batch(
+    file: Path,
+    settings: dict[str, Any],
+    specs: list[RunSpec],
+    *,
+    out: Path,
+    profile: str | None,
+    demo: bool,
+    env: Mapping[str, str] | None,
+    progress: Callable[[RunResult], Any] | None,
+    executor: Callable[..., list[RunResult]] | None,
+    echo: Callable[[str], Any] | None,
+    sections: bool,
+) -> BatchResult:
+    """run_all's work, holding the run-all lock of ``out``."""
     pending = start_connection(profile=profile, demo=demo, env=env)
     try:  # the platform is checked while the entries are
         checked = check_specs(file, specs)
     except BaseException:
         pending.cancel()
         raise
-    out = Path(out_dir or settings.get("out") or "reports").resolve()
     try:
         connection = pending.result()
     except PlatformUnavailable as exc:
@@ -279,6 +347,8 @@ def run_all(
         base_dir=file.parent,
         cell_timeout=float(settings.get("cell_timeout", DEFAULT_CELL_TIMEOUT)),
         run_timeout=float(settings.get("run_timeout", DEFAULT_RUN_TIMEOUT)),
+        echo=echo,
+        sections=sections,
     )
     if executor is not None:
         return BatchResult(executor(run, specs, progress), write_index(out))

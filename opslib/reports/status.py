@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opslib.reports.causes import Cause
+
 __all__ = [
     "OUTCOMES",
     "OUTCOME_MIMETYPE",
@@ -43,6 +45,10 @@ class RunResult:
     ``failing_cell`` (index, execution count, section heading, start of its source) and
     ``error`` (name, value, last traceback lines) are set when a cell failed. ``platform``
     names the platform and the account (:class:`~opslib.reports.platform.Platform`).
+    ``cause`` is why it ended so, the exit status of ``opslib report run``
+    (:class:`~opslib.reports.causes.Cause`: 0 ok, 1 report, 3 platform, 4 runtime,
+    5 locked). ``notify`` counts the notification's deliveries (:mod:`opslib.reports.notify`):
+    ``targets``, ``delivered`` and each ``undelivered`` target (secrets masked) with its error.
     """
 
     report: str
@@ -62,6 +68,8 @@ class RunResult:
     label: str = ""
     reason: str = ""
     platform: dict[str, Any] = field(default_factory=dict)
+    cause: int = 0
+    notify: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -79,7 +87,9 @@ class RunResult:
         """A line for a good run; for another, what happened, where and why."""
         if self.ok:
             return f"{self.name}: ok ({self.duration_s:.1f} s) {self.html}"
-        if self.outcome == "skipped":  # run-all says why once, not once a report
+        if self.outcome == "skipped" and self.cause == Cause.LOCKED:
+            return f"{self.name}: skipped: {self.reason}"
+        if self.outcome == "skipped":  # run-all says why the platform failed once
             return f"{self.name}: skipped"
         lines = [f"{self.name}: {self.outcome} after {self.duration_s:.1f} s: {self.reason}"]
         where = self.html or self.output_notebook or self.run_dir

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from opslib.dialects import Dialect
 from opslib.server import routes
 from opslib.server.clock import Clock, SystemClock
 from opslib.server.config import Settings
@@ -194,6 +195,7 @@ def create_app(
     settings: Settings | None = None,
     clock: Clock | None = None,
     sms_gateway: SmsGateway | None = None,
+    dialect: Dialect | str | None = None,
 ) -> FastAPI:
     """Build the platform over the SQLite file ``db_path`` (schema created when missing).
 
@@ -207,6 +209,10 @@ def create_app(
         Where time comes from; tests pass a :class:`~opslib.server.clock.FakeClock`.
     sms_gateway
         Where codes are delivered; default the outbox file.
+    dialect
+        The dialect the platform speaks at its HTTP edge (a :class:`~opslib.dialects.Dialect`
+        or a built-in name, e.g. ``"vendor"``); default the reference platform's, with no
+        edge at all. The core keeps protocol.md's semantics (:mod:`opslib.server.edge`).
 
     Returns
     -------
@@ -251,4 +257,14 @@ def create_app(
         log.error("internal error: %s", type(exc).__name__)
         return failure(ApiError(500, "internal error"), "")
 
+    spoken = Dialect.named(dialect) if isinstance(dialect, str) else dialect
+    app.state.dialect = spoken or Dialect()
+    if spoken is not None and spoken != Dialect():
+        from opslib.server.edge import DialectEdge
+
+        app.add_middleware(
+            DialectEdge,
+            dialect=spoken,
+            max_body=platform.settings.max_body_bytes,
+        )
     return app

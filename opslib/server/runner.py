@@ -19,6 +19,7 @@ from pathlib import Path
 
 import uvicorn
 
+from opslib.dialects import Dialect
 from opslib.server import demo as demo_credentials
 from opslib.server.app import create_app
 from opslib.server.config import Settings
@@ -100,6 +101,7 @@ def serve(
     port: int = 8000,
     seed: str = "none",
     rate_limit: float | None = None,
+    dialect: str | None = None,
 ) -> int:
     """Serve the platform over ``db_path`` until interrupted.
 
@@ -113,6 +115,8 @@ def serve(
         ``"demo"`` or ``"small"`` seeds a database without users first; ``"none"`` never.
     rate_limit
         Per-token requests per second (0 turns the limit off); default protocol §8.
+    dialect
+        The built-in dialect to speak (``opslib.dialects``); default the reference one.
 
     Returns
     -------
@@ -122,8 +126,9 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     seeded = _seed_if_empty(db_path, seed)
     settings = _settings(rate_limit)
-    app = create_app(db_path, settings=settings)
-    print(f"opslib platform on http://{host}:{port} (database {db_path})", flush=True)
+    app = create_app(db_path, settings=settings, dialect=dialect)
+    spoken = f", dialect {dialect}" if dialect else ""
+    print(f"opslib platform on http://{host}:{port} (database {db_path}{spoken})", flush=True)
     if seeded:
         print("seeded demo credentials:")
         _print_credentials()
@@ -137,6 +142,7 @@ def start_in_thread(
     host: str = "127.0.0.1",
     port: int = 0,
     settings: Settings | None = None,
+    dialect: Dialect | str | None = None,
 ) -> tuple[str, Callable[[], None]]:
     """Serve the platform from a background thread; return once it accepts connections.
 
@@ -148,6 +154,8 @@ def start_in_thread(
         Where to listen; port 0 picks a free one.
     settings
         Server settings (default :class:`Settings`).
+    dialect
+        The dialect to speak (default the reference platform's).
 
     Returns
     -------
@@ -155,7 +163,7 @@ def start_in_thread(
         ``(base_url, stop)``; ``stop()`` shuts the server down and waits for the thread.
     """
     settings = settings or Settings()
-    app = create_app(db_path, settings=settings)
+    app = create_app(db_path, settings=settings, dialect=dialect)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))

@@ -27,7 +27,8 @@ from opslib.client._stdlib_transport import SendsAhead, StdlibTransport
 
 @dataclass
 class Sent:
-    """One request as it went out: its path, its decoded JSON body (if any), its form."""
+    """One request as it went out: its path, its decoded JSON body (if any), its form (the
+    query parameters and a form body's fields)."""
 
     path: str
     body: dict[str, Any] | None
@@ -35,6 +36,7 @@ class Sent:
     fault: str = ""
     timeout: dict[str, float | None] = field(default_factory=dict)  # httpx's, per request
     early: bool = False  # sent early, its answer read later (StdlibTransport.start)
+    query: dict[str, str] = field(default_factory=dict)  # the URL's query parameters
     in_flight: int = 0  # requests sent early and not read yet, this one included
 
     @property
@@ -179,13 +181,14 @@ class Faults(httpx.BaseTransport):
         """Record ``request`` and take the first plan that applies to it."""
         content = request.read()
         body = None
-        form: dict[str, str] = {}
+        form: dict[str, str] = dict(request.url.params)  # the token call's query parameters
         if request.headers.get("content-type", "").startswith("application/json"):
             body = orjson.loads(content)
         elif content:
-            form = dict(httpx.QueryParams(content.decode()))
+            form.update(httpx.QueryParams(content.decode()))
         timeout = request.extensions.get("timeout", {})
-        sent = Sent(request.url.path, body, form, timeout=timeout, early=early)
+        query = dict(request.url.params)
+        sent = Sent(request.url.path, body, form, timeout=timeout, early=early, query=query)
         with self._lock:
             self.sent.append(sent)
             plan = next(

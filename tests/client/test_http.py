@@ -86,10 +86,15 @@ def test_429_retry_after_is_honoured(
     assert any("429" in line for line in retry_lines(caplog))
 
 
+@pytest.mark.parametrize("dialect", [None, "vendor"])
 def test_the_platforms_own_429_is_waited_out(
-    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture, clocks: Clocks
+    platform_factory: Callable[..., Platform],
+    caplog: pytest.LogCaptureFixture,
+    clocks: Clocks,
+    dialect: str | None,
 ) -> None:
-    limited = platform_factory(rate_limit_per_s=5.0, rate_limit_burst=2.0)
+    # vendor: HTTP 200 and its code 10008 in the body, the Retry-After header kept
+    limited = platform_factory(dialect=dialect, rate_limit_per_s=5.0, rate_limit_burst=2.0)
     faults = Faults()
     client = connect(limited, faults)
     waits = Waits(client, also=lambda seconds: clocks.platform.advance(seconds=seconds))

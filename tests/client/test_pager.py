@@ -28,9 +28,18 @@ if TYPE_CHECKING:
 class Pages:
     """Serves ``rows`` records in pages and records every request (page_no, page_size)."""
 
-    def __init__(self, rows: int, *, shrink_after: int | None = None) -> None:
+    def __init__(
+        self,
+        rows: int,
+        *,
+        shrink_after: int | None = None,
+        cap: int | None = None,
+        total_in_pages: bool = False,
+    ) -> None:
         self.rows = rows
         self.shrink_after = shrink_after
+        self.cap = cap  # the platform serves at most this many rows a page, without an error
+        self.total_in_pages = total_in_pages
         self.calls: list[tuple[int, int]] = []
         self.threads: set[str] = set()
         self._lock = threading.Lock()
@@ -42,13 +51,15 @@ class Pages:
             rows = self.rows
             if self.shrink_after is not None and len(self.calls) > self.shrink_after:
                 rows = rows // 2
+        if self.cap is not None:
+            page_size = min(page_size, self.cap)
         lo = (page_no - 1) * page_size
         events = [
             {"event_id": f"e-{i:06d}", "gmt_create": "2024-05-01 00:00:00", "event_type": 1}
             for i in range(lo, min(lo + page_size, rows))
         ]
         return {
-            "total": self.rows,
+            "total": -(-self.rows // page_size) if self.total_in_pages else self.rows,
             "page_no": page_no,
             "page_size": page_size,
             "events_list": events,
@@ -110,11 +121,71 @@ def test_limit_zero_and_empty_results_keep_the_schema() -> None:
         assert df.dtypes.to_dict() == S.EVENT.empty().dtypes.to_dict()
 
 
-def test_stops_after_a_short_page() -> None:
+def test_a_short_page_is_not_the_end_and_fewer_rows_than_the_total_raise() -> None:
     pages = Pages(1_000, shrink_after=1)  # data halves after the first page
-    df = read(pages, page_size=100, concurrency=1).frame()
-    assert len(df) == 500
-    assert max(p for p, _ in pages.calls) <= 7
+    with pytest.raises(opslib.IncompleteRead, match="says 1000 rows exist, the read got 500") as e:
+        read(pages, page_size=100, concurrency=1).frame()
+    assert (e.value.expected, e.value.got) == (1_000, 500)
+    assert sorted(p for p, _ in pages.calls) == list(range(1, 11))  # every page was asked
+
+
+def test_a_page_cap_below_the_size_asked_is_followed_to_the_total() -> None:
+    # A platform capping page_size at 100 without an error: 100 of 1,567 rows came back.
+    pages = Pages(1_567, cap=100)
+    df = read(pages, page_size=1000).frame()
+    assert len(df) == 1_567
+    assert df["event_id"].is_unique
+    assert pages.calls[0] == (1, 1000)
+    assert {s for _, s in pages.calls[1:]} == {100}
+    frames = list(read(pages, page_size=1000).pages())
+    assert sum(len(f) for f in frames) == 1_567
+
+
+def test_a_total_counting_pages_reads_every_page() -> None:
+    # total counts pages: 16 pages of 100 for 1,567 rows (read as 16 rows, before).
+    pages = Pages(1_567, cap=100, total_in_pages=True)
+    paging = opslib.Dialect.named("vendor").paging
+    df = read(pages, page_size=1000, paging=paging).frame()
+    assert len(df) == 1_567
+    assert df.attrs["total"] == 1_567
+    assert {s for _, s in pages.calls} == {100}  # the dialect's cap asked from the start
+    # with the cap unknown to the dialect (1000), the cap is found and followed
+    df = read(
+        Pages(1_567, cap=100, total_in_pages=True),
+        page_size=1000,
+        paging=opslib.dialects.Paging(total="pages"),
+    ).frame()
+    assert len(df) == 1_567
+
+
+def test_a_total_counting_pages_with_a_short_page_in_between_raises() -> None:
+    pages = Pages(1_000, shrink_after=2, total_in_pages=True)
+    with pytest.raises(opslib.IncompleteRead, match="short pages"):
+        read(
+            pages, page_size=100, concurrency=1, paging=opslib.dialects.Paging(total="pages")
+        ).frame()
+
+
+def test_a_cap_found_on_a_resumed_read_raises() -> None:
+    pages = Pages(1_000, cap=100)
+    with pytest.raises(opslib.IncompleteRead, match=r"paging\.max_page_size"):
+        list(read(pages, page_size=500).pages(2))
+
+
+def test_duplicates_standing_for_missed_rows_raise() -> None:
+    inner = Pages(300)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        data = inner(page_no, page_size)
+        if page_no == 2:  # a record inserted before page 2: its first row repeats page 1's
+            data["events_list"] = [
+                inner(1, page_size)["events_list"][-1],
+                *data["events_list"][:-1],
+            ]
+        return data
+
+    with pytest.raises(opslib.IncompleteRead, match="says 300 rows exist, the read got 299"):
+        read(fetch, page_size=100).frame()  # type: ignore[arg-type]
 
 
 def test_iter_pages_yields_typed_pages_with_resume_position() -> None:
@@ -274,15 +345,13 @@ def test_an_unclean_early_answer_is_fetched_again_by_the_regular_call() -> None:
     assert [p for p, _ in pages.calls].count(4) == 1  # ... so the regular call fetched page 4
 
 
-def test_a_short_page_stops_the_read_and_drops_what_was_sent_early() -> None:
+def test_a_short_page_sent_early_is_not_the_end_and_the_read_raises() -> None:
     pages = Pages(1_000, shrink_after=3)  # from the 4th request on, half the rows
     send = EarlyPages(pages)
-    df = read(pages, page_size=100, send=send, concurrency=4).frame()
-    assert df["event_id"].is_unique
-    dropped = [p for what, p in send.log if what == "drop"]
-    assert dropped
+    with pytest.raises(opslib.IncompleteRead):
+        read(pages, page_size=100, send=send, concurrency=4).frame()
     assert send.out == 0
-    assert max(p for what, p in send.log if what == "read") < min(dropped)
+    assert [p for what, p in send.log if what == "read"] == list(range(2, 11))
 
 
 def test_a_failing_page_raises_and_drops_what_was_sent_early() -> None:

@@ -11,6 +11,8 @@ import pytest
 
 import opslib
 from opslib.client._settings import Secret, config_path, default_token_cache, resolve_settings
+from opslib.dialects import Dialect
+from opslib.exceptions import ConfigError
 
 PROFILE = """
 default_profile = "staging"
@@ -195,3 +197,35 @@ def test_token_cache_values(value: object, expected: str | None) -> None:
 
 def test_default_token_cache_is_in_the_xdg_cache_dir() -> None:
     assert default_token_cache() == Path(os.environ["XDG_CACHE_HOME"]) / "opslib" / "tokens.json"
+
+
+def test_the_dialect_from_argument_environment_and_profile(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_file.write_text(
+        "[profiles.named]\n"
+        'base_url = "http://a"\nclient_id = "c"\nclient_secret = "s"\n'
+        'dialect = "vendor"\n'
+        "[profiles.table]\n"
+        'base_url = "http://a"\nclient_id = "c"\nclient_secret = "s"\n'
+        "[profiles.table.dialect]\n"
+        'base = "vendor"\n'
+        "[profiles.table.dialect.paging]\n"
+        "max_page_size = 50\n"
+        "[profiles.bad.dialect.times]\n"
+        'range_unit = "minutes"\n'
+    )
+    assert resolve_settings(profile="named").dialect == Dialect.named("vendor")
+    table = resolve_settings(profile="table").dialect
+    assert table is not None
+    assert (table.paging.max_page_size, table.errors.signalling) == (50, "body")
+    assert resolve_settings(profile="table", dialect="opslib").dialect == Dialect()
+    with pytest.raises(ConfigError, match=r"times\.range_unit: 'minutes'.*profile 'bad'"):
+        resolve_settings(profile="bad")
+    monkeypatch.setenv("OPSLIB_DIALECT", "vendor-local")
+    env = resolve_settings(profile="table").dialect
+    assert env is not None
+    assert env.name == "vendor-local"
+    monkeypatch.setenv("OPSLIB_DIALECT", "nope")
+    with pytest.raises(ConfigError, match="unknown dialect 'nope'"):
+        resolve_settings()

@@ -40,6 +40,7 @@ def on_clock(platform: Platform, clocks: Clocks, faults: Faults, role: str = "op
         client_secret=creds["client_secret"],
         transport=faults,
         clock=clocks.client_seconds,
+        dialect=platform.dialect,
     )
     client.auth.login(creds["area_code"], creds["phone"], password=creds["password"])
     return client
@@ -54,13 +55,31 @@ def test_login_exchanges_the_code_and_knows_the_user(platform: Platform) -> None
     assert client.users.get()["phone"].item() == platform.ops_phone
 
 
-def test_token_op_credentials_travel_in_the_body_not_the_url(platform: Platform) -> None:
+def test_token_op_parameters_travel_in_the_query_string(
+    platform: Platform, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Spec §4.2 and §5.3: query parameters. A platform reading only the query string
+    # (opslib server --dialect vendor) refused the form body the client used to send.
     faults = Faults()
+    caplog.set_level(logging.INFO, logger="httpx")
     platform.connect(transport=faults)
     exchange = faults.to("/token/access")[0]
+    assert exchange.query["client_secret"] == platform.client_secret
+    assert exchange.query["grant_type"] == "authorization_code"
+    # httpx logs every request's URL at INFO: the query is dropped from its lines
+    lines = [r.getMessage() for r in caplog.records if "/token/access" in r.getMessage()]
+    assert lines
+    assert not [line for line in lines if platform.client_secret in line or "?" in line]
+
+
+def test_token_op_parameters_in_a_form_body_when_the_dialect_says(platform: Platform) -> None:
+    faults = Faults()
+    dialect = opslib.Dialect().replace(token={"params": "form"})
+    client = platform.connect(transport=faults, dialect=dialect)
+    exchange = faults.to("/token/access")[0]
+    assert not exchange.query
     assert exchange.form["client_secret"] == platform.client_secret
-    # nothing secret in the URL (httpx logs URLs at INFO)
-    assert "secret" not in exchange.path
+    assert client.user_id
 
 
 def test_a_token_expiring_mid_read_is_refreshed_and_the_read_completes(

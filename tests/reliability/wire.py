@@ -73,9 +73,12 @@ def free_port() -> int:
 class ServerProcess:
     """``opslib server`` in a subprocess on a fixed loopback port; its output goes to a log."""
 
-    def __init__(self, db: Path, log: Path, *, rate_limit: float | None = None) -> None:
+    def __init__(
+        self, db: Path, log: Path, *, rate_limit: float | None = None, dialect: str | None = None
+    ) -> None:
         self.db = db
         self.log = log
+        self.dialect = dialect
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.rate_limit = rate_limit
@@ -87,6 +90,8 @@ class ServerProcess:
         args += ["--port", str(self.port)]
         if self.rate_limit is not None:
             args += ["--rate-limit", str(self.rate_limit)]
+        if self.dialect is not None:
+            args += ["--dialect", self.dialect]
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPSLIB_")}
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -97,7 +102,7 @@ class ServerProcess:
                 raise RuntimeError(f"the server exited with {self.proc.returncode}: {self.tail()}")
             with contextlib.suppress(httpx.HTTPError):
                 r = httpx.post(f"{self.base_url}/user/none", timeout=1.0, trust_env=False)
-                if r.status_code == 404:
+                if r.status_code == 404 or self.dialect is not None:  # any answer is up
                     return
             time.sleep(0.05)
         self.kill()

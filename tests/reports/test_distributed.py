@@ -178,7 +178,7 @@ def test_cli_workers_runs_a_local_cluster_with_the_serial_exit_status(
         env_extra=run_env,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr  # a report failed, as in the serial run
-    assert "1 of 2 reports ok; index:" in done.stdout
+    assert "1 of 2 reports ok; exit 1 (report); index:" in done.stdout
     assert len(_rows(tmp_path / "o" / "index.html")) == 2
     assert "quick/broken: failed" in done.stderr
     refused = opslib_cli("report", "run-all", "--config", str(config), "--workers", "0")

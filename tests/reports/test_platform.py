@@ -163,7 +163,7 @@ def test_refused_credentials_stop_the_run_with_the_url_and_the_profile(
     done = opslib_cli(
         "report", "run", "quick", "--profile", "staging", "--out", str(tmp_path / "o")
     )
-    assert done.returncode == 1
+    assert done.returncode == 3  # the platform's cause
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(
@@ -202,7 +202,7 @@ def test_run_all_with_the_platform_down_skips_every_report_after_one_check(
         "report", "run-all", "--config", str(config), "--profile", "staging",
         "--out", str(tmp_path / "cli"),
     )  # fmt: skip
-    assert done.returncode == 1
+    assert done.returncode == 3
     assert done.stderr.splitlines() == [
         *(f"quick/n{i}: skipped" for i in range(5)),
         f"opslib report run-all: stopped: {batch.stopped}",
@@ -284,6 +284,7 @@ def test_run_all_stops_when_the_platform_goes_away_during_the_batch(
     assert batch.results[1].error["ename"] == "TransportError"
     assert batch.stopped.startswith(f"cannot reach {url} (profile staging): TransportError")
     assert batch.results[3].reason == f"Not run: {batch.stopped}."
+    assert [r.cause for r in batch.results] == [0, 3, 3, 3]
 
 
 def test_a_report_failing_on_its_own_does_not_stop_the_batch(

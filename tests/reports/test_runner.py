@@ -347,7 +347,7 @@ def test_cli_run_all_exits_1_when_a_report_fails(
         "report", "run-all", "--config", str(config), "--out", str(tmp_path / "o"), env_extra=env
     )
     assert done.returncode == 1
-    assert "0 of 1 reports ok; index:" in done.stdout
+    assert "0 of 1 reports ok; exit 1 (report); index:" in done.stdout
     assert (tmp_path / "o" / "index.html").exists()
 
 

@@ -205,7 +205,7 @@ class Auth(Resource):
             frame["user_id"] = pd.array([answer.get("user_id")], dtype=S.STRING)
         if login and answer and answer.get("code"):
             tokens = self._session.tokens
-            tokens.exchange(str(answer["code"]))
+            tokens.exchange(str(answer["code"]), tokens.user_id_of(answer))
             tokens.remember(Credentials(str(area_code), str(phone), Secret(_plain(password))))
         return frame
 
@@ -371,7 +371,7 @@ class Auth(Resource):
 
     # -- tokens ------------------------------------------------------------------------
 
-    def exchange_code(self, code: str | Secret) -> pd.DataFrame:
+    def exchange_code(self, code: str | Secret, *, user_id: str | None = None) -> pd.DataFrame:
         """Exchange an authorization code for tokens (``/token/access``, authorization_code).
 
         The client switches to the code's user. Codes come from ``/user/login`` and
@@ -381,22 +381,27 @@ class Auth(Resource):
         ----------
         code
             The authorization code.
+        user_id
+            The user the code was issued to (the ``user_id`` of the answer that carried
+            it); without it the token answer's openid stands for it, which holds on the
+            reference platform but not where openid is app-scoped.
 
         Returns
         -------
         pandas.DataFrame
-            One row: openid (the user_id), expires_in (seconds), expires_at. The tokens
-            themselves stay inside the client.
+            One row: openid, expires_in (seconds), expires_at. The tokens themselves stay
+            inside the client.
 
         Examples
         --------
         >>> client = opslib.connect()
         >>> data = client.call("/user/login", {"login_model": 1, "area_code": "1",
         ...     "phone": "5550000003", "password": "user-demo-pass"})  # doctest: +SKIP
-        >>> client.auth.exchange_code(data["code"])["openid"].item()  # doctest: +SKIP
+        >>> df = client.auth.exchange_code(data["code"], user_id=data["user_id"])  # doctest: +SKIP
+        >>> df["openid"].item()  # doctest: +SKIP
         'u-000003'
         """
-        return _token_frame(self._session.tokens.exchange(_plain(code)))
+        return _token_frame(self._session.tokens.exchange(_plain(code), user_id))
 
     def refresh(self) -> pd.DataFrame:
         """Refresh the access token now (``/token/access``, refresh_token).

@@ -73,6 +73,8 @@ class Devices(Resource):
             progress=progress,
             desc="devices",
             concurrency=self._session.concurrency,
+            paging=self._session.dialect.paging,
+            operation="/device/query_by_user",
             listen=self._session.http.throttle_listener,
         )
 

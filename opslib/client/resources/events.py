@@ -24,6 +24,7 @@ from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource, coerce_enum
+from opslib.dialects import Dialect
 from opslib.enums import EventType, RecordQueryModel
 from opslib.exceptions import AuthenticationError, ConfigError
 from opslib.timeutil import Moment, time_range
@@ -53,7 +54,7 @@ class Events(Resource):
             params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
-        elif self._session.may_read_fleet():
+        elif self._session.dialect.capabilities.fleet_events and self._session.may_read_fleet():
             params["query_model"] = int(RecordQueryModel.FLEET)
         else:
             params.update(
@@ -89,6 +90,8 @@ class Events(Resource):
             progress=progress,
             desc="events",
             concurrency=self._session.concurrency,
+            paging=self._session.dialect.paging,
+            operation="/device/query_record",
             listen=self._session.http.throttle_listener,
         )
 
@@ -272,6 +275,7 @@ class Events(Resource):
             expires_at=expires_at,
             page_size=page_size,
             concurrency=concurrency,
+            dialect=self._session.dialect,
         )
         return events_frame(reader, windows, meta, sampled=properties is None)
 
@@ -368,6 +372,7 @@ class WindowReader:
     expires_at: float = 0.0
     page_size: int = C.DEFAULT_PAGE_SIZE
     concurrency: int = C.DASK_PARTITION_CONCURRENCY
+    dialect: Dialect | None = None
 
     @property
     def identity(self) -> tuple[Any, ...]:
@@ -411,6 +416,7 @@ class WindowReader:
                 client_id=self.client_id,
                 user_id=self.user_id,
                 concurrency=self.concurrency,
+                dialect=self.dialect,
             )
         from opslib.client._settings import resolve_settings
 

@@ -90,7 +90,7 @@ def test_identity_id_taken_is_a_conflict(fresh_platform: Platform) -> None:
         ops.users.update(identity_id=taken)
     df = ops.users.update(identity_id=taken, errors="collect")
     assert df["ok"].tolist() == [False]
-    assert df["error_code"].tolist() == [409]
+    assert df["error_code"].tolist() == [fresh_platform.code(409)]
     assert "identity_id" in df["error_msg"].item()
 
 

@@ -1,0 +1,47 @@
+"""Platform dialects: one declarative object per platform, read top to bottom.
+
+A :class:`Dialect` holds every point the interface spec leaves open, each defaulting to
+the reference platform's choice. Built in: ``"opslib"`` (ours), ``"vendor"`` (a platform
+that decides the open points differently; also ``"vendor-local"`` and ``"vendor-epoch"``).
+This package is a bottom layer: it imports nothing of the client, the server or the reports.
+
+>>> from opslib.dialects import Dialect
+>>> Dialect.names()
+('opslib', 'vendor', 'vendor-epoch', 'vendor-local')
+"""
+
+from __future__ import annotations
+
+from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall, zone_of
+from opslib.dialects.reference import opslib_dialect
+from opslib.dialects.vendor import vendor_dialect, vendor_epoch_dialect, vendor_local_dialect
+
+__all__ = [
+    "Capabilities",
+    "Dialect",
+    "Errors",
+    "Paging",
+    "Times",
+    "TokenCall",
+    "resolve_dialect",
+    "zone_of",
+]
+
+Dialect.register("opslib", opslib_dialect)
+Dialect.register("vendor", vendor_dialect)
+Dialect.register("vendor-local", vendor_local_dialect)
+Dialect.register("vendor-epoch", vendor_epoch_dialect)
+
+
+def resolve_dialect(value: Dialect | str | dict | None) -> Dialect:
+    """A dialect from what a user gives: a :class:`Dialect`, a built-in name, a profile's
+    table, or None (the reference platform's).
+
+    >>> resolve_dialect("vendor").name
+    'vendor'
+    """
+    if value is None:
+        return Dialect.named("opslib")
+    if isinstance(value, Dialect):
+        return value
+    return Dialect.from_mapping(value)

@@ -1,0 +1,358 @@
+"""Tell someone how a run went: one message per ``report run`` or ``run-all``, via Apprise.
+
+Configured once in the config file (``~/.config/opslib/config.toml``, ``OPSLIB_CONFIG``),
+globally or per profile (a profile's keys override the global ones), and on the command
+line (``--notify URL``, added to the configured targets; ``--notify-when``)::
+
+    [notify]
+    when = "failure"    # failure (default) | partial | always
+    urls = ["mailtos://ops:PASSWORD@smtp.example.com?to=oncall@example.com",
+            "json://hooks.example.com/opslib"]
+
+    [profiles.prod.notify]
+    when = "partial"
+
+Each URL is one `Apprise`_ target (e-mail over SMTP, Slack, Teams, Matrix, generic JSON
+webhooks, ...). ``failure`` sends when a report failed, timed out or was skipped, or when
+nothing could run; ``partial`` also when a report was partial; ``always`` after every run.
+
+The message's first line (the e-mail subject, the webhook's ``title``) names the reports
+that did not succeed and why (the one-sentence ``reason`` of status.json); the body names
+the platform, the account, the run (command, host, start) and each report's outcome,
+cause, duration and HTML path. E-mails carry the HTML of the reports that did not succeed
+(all of them when every report is ok), up to :data:`ATTACH_LIMIT` bytes in all. No secret
+is ever sent: the text is scrubbed of every secret value the runner knows (the profile's
+and the environment's), and an HTML that holds one is not attached.
+
+A target that cannot be reached is logged and counted in each run's status.json
+(``notify``); it never changes a run's outcome or exit status.
+
+.. _Apprise: https://github.com/caronc/apprise
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from opslib.reports.causes import Cause
+from opslib.reports.platform import Platform
+from opslib.reports.status import SECRET_NAME, RunResult, write_status
+
+__all__ = [
+    "ATTACH_LIMIT",
+    "WHEN",
+    "Delivery",
+    "NotifyConfigError",
+    "NotifySettings",
+    "compose",
+    "known_secrets",
+    "notify_settings",
+    "record_deliveries",
+    "run_name",
+    "send",
+]
+
+WHEN = ("failure", "partial", "always")
+# Bytes of HTML one e-mail carries: under the 10-25 MB most mail servers accept.
+ATTACH_LIMIT = 8 * 2**20
+_EMAIL = ("mailto", "mailtos")
+_KEYS = {"urls", "when"}
+_NOT_FAILURE = ("ok", "partial")
+
+
+class NotifyConfigError(ValueError):
+    """The ``[notify]`` configuration is refused (exit status 2); names the key."""
+
+
+@dataclass(frozen=True)
+class NotifySettings:
+    """Where to send (Apprise URLs) and when (:data:`WHEN`)."""
+
+    urls: tuple[str, ...] = ()
+    when: str = "failure"
+
+    def wants(self, results: Sequence[RunResult], cause: int) -> bool:
+        """Whether a run with these results (and exit cause) is to be told.
+
+        Examples
+        --------
+        >>> NotifySettings(("json://h/x",), "failure").wants([], 0)
+        False
+        """
+        if not self.urls:
+            return False
+        if self.when == "always":
+            return True
+        if not results:
+            return cause != Cause.OK
+        if self.when == "partial":
+            return any(not r.ok for r in results)
+        return any(r.outcome not in _NOT_FAILURE for r in results)
+
+
+def _table(doc: dict[str, Any], where: str, table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise NotifyConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise NotifyConfigError(f"{where} has unknown keys {unknown}; allowed: {sorted(_KEYS)}")
+    return dict(table)
+
+
+def notify_settings(
+    profile: str | None = None, *, urls: Iterable[str] = (), when: str | None = None
+) -> NotifySettings:
+    """The notification settings of a run: the config file's ``[notify]``, the profile's
+    ``[profiles.NAME.notify]`` over it, then ``urls`` added and ``when`` (command line).
+
+    Raises
+    ------
+    NotifyConfigError
+        A key, a ``when`` or a URL list that is refused, named with the file.
+
+    Examples
+    --------
+    >>> notify_settings("prod", urls=["json://hooks.example.com/x"]).when  # doctest: +SKIP
+    'failure'
+    """
+    from opslib.client import config_path
+
+    path = config_path()
+    merged: dict[str, Any] = {}
+    doc: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise NotifyConfigError(f"cannot read the config file {path}: {exc}") from None
+    if "notify" in doc:
+        merged.update(_table(doc, f"{path}: [notify]", doc["notify"]))
+    name = profile or os.environ.get("OPSLIB_PROFILE") or doc.get("default_profile")
+    table = ((doc.get("profiles") or {}).get(name) or {}) if name else {}
+    if isinstance(table, dict) and "notify" in table:
+        merged.update(_table(doc, f"{path}: [profiles.{name}.notify]", table["notify"]))
+    configured = merged.get("urls", [])
+    if isinstance(configured, str):
+        configured = [configured]
+    if not isinstance(configured, list) or not all(isinstance(u, str) for u in configured):
+        raise NotifyConfigError(f"{path}: notify urls must be a list of Apprise URLs")
+    chosen = when or str(merged.get("when", "failure"))
+    if chosen not in WHEN:
+        raise NotifyConfigError(f"notify when = {chosen!r}; allowed: {', '.join(WHEN)}")
+    return NotifySettings(tuple(dict.fromkeys([*configured, *urls])), chosen)
+
+
+def known_secrets(profile: str | None = None) -> set[str]:
+    """Every secret value this process knows: the environment's secret-looking variables
+    and the profile's ``client_secret`` and ``password``; none ever goes out."""
+    found = {value for name, value in os.environ.items() if SECRET_NAME.search(name)}
+    try:
+        from opslib.client import resolve_settings
+
+        settings = resolve_settings(profile=profile)
+        for secret in (settings.client_secret, settings.password):
+            if secret:
+                found.add(secret.get_secret_value())
+    except Exception:  # noqa: S110 - no usable profile: nothing more to hide from it
+        pass
+    return {value for value in found if len(value) >= 4}
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
+
+
+def _platform_line(results: Sequence[RunResult]) -> str:
+    data = next((r.platform for r in results if r.platform), None)
+    if not data:
+        return ""
+    platform = Platform.from_dict(data)
+    return f"Platform: {platform.name}; account {platform.account}"
+
+
+def compose(
+    results: Sequence[RunResult], *, run: str, cause: int, index: str = "", stopped: str = ""
+) -> tuple[str, str]:
+    """The message: its first line (title) and its body, secrets not yet scrubbed.
+
+    ``run`` names the run (command, host); ``stopped`` is the one line of a run-all that
+    stopped early or of a run refused before anything ran.
+
+    Examples
+    --------
+    >>> title, body = compose([], run="opslib report run-all on ops1", cause=3,
+    ...                       stopped="cannot reach https://ops.example.com")
+    >>> title
+    'opslib report run-all on ops1: nothing was run: cannot reach https://ops.example.com'
+    """
+    bad = [r for r in results if not r.ok]
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in bad:
+        groups.setdefault((r.outcome, r.reason), []).append(r.name)
+    if not results:
+        title = f"{run}: nothing was run: {stopped}"
+    elif bad:
+        parts = [
+            f"{', '.join(names)} {outcome}: {reason}" for (outcome, reason), names in groups.items()
+        ]
+        title = "; ".join(parts)
+    else:
+        title = f"{run}: {len(results)} of {len(results)} reports ok"
+    started = min((r.started_at for r in results), default="")
+    exit_cause = Cause(cause)
+    lines = [
+        _platform_line(results),
+        f"Run: {run}" + (f", started {started}" if started else "")
+        + f"; exit {int(exit_cause)} ({exit_cause.label})",
+    ]  # fmt: skip
+    if stopped and results:
+        lines.append(f"Stopped: {stopped}")
+    lines.append("")
+    for r in results:
+        c = Cause(r.cause)
+        lines.append(f"{r.name}: {r.outcome}, cause {int(c)} {c.label}, {r.duration_s:.1f} s")
+        if r.reason:
+            lines.append(f"  {r.reason}")
+        if r.html or r.run_dir:
+            lines.append(f"  report: {r.html or r.run_dir}")
+    if index:
+        lines += ["", f"Index: {index}"]
+    return title.replace("\n", " "), "\n".join(line for line in lines if line is not None)
+
+
+@dataclass
+class Delivery:
+    """One target's answer: its URL with secrets masked, and the error when not delivered."""
+
+    target: str
+    delivered: bool
+    error: str = ""
+
+
+@dataclass
+class _Attachments:
+    paths: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _attachments(results: Sequence[RunResult], secrets: set[str]) -> _Attachments:
+    chosen = [r for r in results if not r.ok] or list(results)
+    out, total = _Attachments(), 0
+    for r in chosen:
+        if not r.html or not Path(r.html).is_file():
+            continue
+        html = Path(r.html)
+        size = html.stat().st_size
+        text = html.read_text(encoding="utf-8", errors="replace")
+        if any(value in text for value in secrets):
+            out.notes.append(f"{r.name}: HTML not attached: it holds a secret value")
+        elif total + size > ATTACH_LIMIT:
+            out.notes.append(
+                f"{r.name}: HTML not attached: {size / 2**20:.1f} MB over the "
+                f"{ATTACH_LIMIT / 2**20:.0f} MB limit of one mail"
+            )
+        else:
+            total += size
+            out.paths.append(str(html))
+    return out
+
+
+def _target(apobj: Any, url: str) -> str:
+    try:
+        return str(apobj[0].url(privacy=True))
+    except (IndexError, Exception):  # not a usable URL: show its scheme only
+        return f"{urlsplit(url).scheme or 'unknown'}://***"
+
+
+def send(
+    settings: NotifySettings,
+    results: Sequence[RunResult],
+    *,
+    run: str,
+    cause: int,
+    index: str = "",
+    stopped: str = "",
+    secrets: set[str] | None = None,
+) -> list[Delivery]:
+    """Send the message to each target of ``settings``; one :class:`Delivery` per target.
+
+    Never raises for a target that fails: its error is in the delivery.
+
+    Examples
+    --------
+    >>> settings = NotifySettings(("json://127.0.0.1:9/x",), "always")
+    >>> [d.delivered for d in send(settings, [], run="test", cause=0)]  # doctest: +SKIP
+    [False]
+    """
+    import apprise
+
+    secrets = set(secrets or ())
+    secrets |= {p for u in settings.urls if (p := urlsplit(u).password) and len(p) >= 4}
+    title, body = compose(results, run=run, cause=cause, index=index, stopped=stopped)
+    attached = _attachments(results, secrets)
+    if attached.paths or attached.notes:
+        names = ", ".join(Path(p).name for p in attached.paths) or "none"
+        body += "\n\nAttached to e-mails: " + names
+        body += "".join(f"\n  {note}" for note in attached.notes)
+    title, body = _scrub(title, secrets), _scrub(body, secrets)
+    kind = apprise.NotifyType.SUCCESS if all(r.ok for r in results) and results else (
+        apprise.NotifyType.FAILURE
+    )  # fmt: skip
+    deliveries = []
+    for url in settings.urls:
+        apobj = apprise.Apprise()
+        if not apobj.add(url):
+            deliveries.append(Delivery(_target(apobj, url), False, "not a valid Apprise URL"))
+            continue
+        target = _target(apobj, url)
+        attach = None
+        if urlsplit(url).scheme.lower() in _EMAIL and attached.paths:
+            attach = apprise.AppriseAttachment()
+            for path in attached.paths:
+                attach.add(path)
+        try:
+            result = apobj.notify(
+                body, title=title, notify_type=kind, attach=attach, body_format="text"
+            )
+        except Exception as exc:  # a target's failure never stops the run
+            deliveries.append(
+                Delivery(target, False, _scrub(f"{type(exc).__name__}: {exc}", secrets))
+            )
+            continue
+        if result:
+            deliveries.append(Delivery(target, True))
+            continue
+        logs = result.logs() if hasattr(result, "logs") else []
+        said = [e.message for e in logs if e.level in ("WARNING", "ERROR", "CRITICAL")]
+        error = said[-1] if said else "the target did not accept the message"
+        deliveries.append(Delivery(target, False, _scrub(error, secrets)))
+    return deliveries
+
+
+def record_deliveries(results: Sequence[RunResult], deliveries: Sequence[Delivery]) -> None:
+    """Count the deliveries in each run's status.json (``notify``); outcomes stay."""
+    summary = {
+        "targets": len(deliveries),
+        "delivered": sum(d.delivered for d in deliveries),
+        "undelivered": [
+            {"target": d.target, "error": d.error} for d in deliveries if not d.delivered
+        ],
+    }
+    for result in results:
+        result.notify = summary
+        if result.run_dir and Path(result.run_dir).is_dir():
+            write_status(result)
+
+
+def run_name(command: str) -> str:
+    """``opslib report run-all on host ops1``: the run, as a message names it."""
+    return f"opslib {command} on host {socket.gethostname()}"

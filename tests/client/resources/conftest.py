@@ -1,0 +1,41 @@
+"""The client's resource tests run against the platform in every dialect it speaks.
+
+``platform`` (session) and ``platform_factory`` here serve the same seeded database in the
+reference dialect and in ``vendor`` (``opslib server --dialect vendor``: failures in the
+body, ISO times at +08:00, start/end in seconds, pages capped at 100, total in pages, ...);
+``platform.connect()`` gives a client of the same dialect. A test asserting the same data
+under both proves the client reads a platform that decides the spec's open points
+differently exactly as it reads ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Platform, _copy_db, _start
+
+DIALECTS = ("opslib", "vendor")
+
+
+@pytest.fixture(scope="session", params=DIALECTS)
+def session_dialect(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def platform(
+    seeded_db: Path, tmp_path_factory: pytest.TempPathFactory, session_dialect: str
+) -> Iterator[Platform]:
+    """The shared platform of this dialect (session scope) over a copy of the seeded db."""
+    db = tmp_path_factory.mktemp(f"platform-{session_dialect}") / "platform.db"
+    _copy_db(seeded_db, db)
+    running = _start(db, dialect=None if session_dialect == "opslib" else session_dialect)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def platform_dialect(session_dialect: str) -> str | None:
+    return None if session_dialect == "opslib" else session_dialect

@@ -1,0 +1,141 @@
+"""``opslib probe`` against the reference platform in each dialect it speaks: it finds the
+dialect, says how sure it is, writes a section that connects, and never writes."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+import opslib
+from opslib.cli import main
+
+if TYPE_CHECKING:
+    from tests.conftest import Platform
+
+
+def _rows(db: object) -> dict[str, int]:
+    import sqlite3
+
+    conn = sqlite3.connect(str(db))
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("dialect", ["opslib", "vendor", "vendor-local"])
+def test_the_probe_finds_each_dialect_with_reads_only(
+    platform_factory: Callable[..., Platform], dialect: str
+) -> None:
+    platform = platform_factory(dialect=None if dialect == "opslib" else dialect)
+    creds = platform.credentials("ops")
+    before = _rows(platform.db)
+    result = opslib.probe(platform.base_url, **creds)
+    assert result.base == dialect
+    assert result.dialect == opslib.Dialect.named(dialect)
+    assert {f.confidence for f in result.findings} <= {"high", "medium", "low"}
+    found = {f.field: f for f in result.findings}
+    assert found["dialect"].value == dialect
+    assert found["times.range_unit"].confidence == "high"
+    # paste, run: the section connects and reads what the platform holds
+    section = tomllib.loads(result.to_toml("plant"))["profiles"]["plant"]["dialect"]
+    client = opslib.connect(platform.base_url, dialect=section, **creds)
+    assert len(client.events.list("-30d")) == client.events.list("-30d").attrs["total"] > 100
+    after = _rows(platform.db)
+    # a login writes its own bookkeeping (codes, tokens, gmt_last_login); nothing else moves
+    moved = {t for t in before if before[t] != after.get(t)}
+    assert moved <= {"auth_codes", "tokens", "token_families", "login_failures"}, moved
+
+
+def test_the_probe_learns_an_unknown_platform_field_by_field(
+    platform_factory: Callable[..., Platform],
+) -> None:
+    platform = platform_factory(dialect="vendor")
+    result = opslib.probe(platform.base_url, **platform.credentials("ops"))
+    found = {f.field: f for f in result.findings}
+    assert found["token.params"].value == "query"
+    assert found["errors.signalling"].value == "body"
+    assert found["errors.message_fields"].value[0] == "msg"
+    assert found["times.gmt_format"].value == "iso"
+    assert found["times.range_unit"].value == "s"
+    assert found["paging.max_page_size"].value == 100
+    assert found["paging.total"].value == "pages"
+    assert found["token.expires_in_unit"].value == "ms"
+    assert found["errors.token_refused_codes"].value == {10012}
+
+
+def test_opslib_probe_prints_the_findings_and_the_section(
+    platform_factory: Callable[..., Platform],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: object,
+) -> None:
+    platform = platform_factory(dialect="vendor")
+    creds = platform.credentials("ops")
+    monkeypatch.setenv("OPSLIB_PASSWORD", creds["password"])
+    out = f"{tmp_path}/dialect.toml"
+    code = main(
+        [
+            "probe",
+            platform.base_url,
+            "--client-id",
+            creds["client_id"],
+            "--client-secret",
+            creds["client_secret"],
+            "--area-code",
+            creds["area_code"],
+            "--phone",
+            creds["phone"],
+            "--profile",
+            "plant",
+            "--out",
+            out,
+        ]
+    )
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "[  high] times.range_unit = 's'" in text
+    assert '[profiles.plant.dialect]\nbase = "vendor"' in text
+    assert creds["password"] not in text
+    assert creds["client_secret"] not in text
+    with open(out, "rb") as handle:
+        assert tomllib.load(handle)["profiles"]["plant"]["dialect"] == {"base": "vendor"}
+
+
+def test_a_failed_login_is_a_clear_error(platform: Platform) -> None:
+    creds = {**platform.credentials("ops"), "password": "not-the-password"}
+    with pytest.raises(opslib.OpsError, match="probe: the login failed"):
+        opslib.probe(platform.base_url, **creds)
+
+
+def test_opslib_server_dialect_vendor_in_a_process_is_found(
+    seeded_db: Path, tmp_path: Path
+) -> None:
+    from conftest import _copy_db, _demo_fields
+    from reliability.wire import ServerProcess
+
+    db = tmp_path / "vendor.db"
+    _copy_db(seeded_db, db)
+    server = ServerProcess(db, tmp_path / "server.log", dialect="vendor")
+    server.start()
+    try:
+        demo = _demo_fields()
+        creds = {
+            "client_id": demo["client_id"],
+            "client_secret": demo["client_secret"],
+            "area_code": demo["area_code"],
+            "phone": demo["ops_phone"],
+            "password": demo["ops_password"],
+        }
+        result = opslib.probe(server.base_url, **creds)
+        assert result.base == "vendor"
+        client = opslib.connect(server.base_url, dialect=result.dialect, **creds)
+        assert len(client.devices.list()) == client.devices.list().attrs["total"] > 0
+    finally:
+        server.stop()
+    assert "dialect vendor" in server.tail()
