@@ -387,7 +387,7 @@ class HTTP:
                 if delay is None:
                     raise self._transport_failure(exc, operation, message_id, safety) from exc
             else:
-                self._seen(response.status_code)
+                self._seen(self._status(response))  # a rate-limit code in the body too
                 delay = self._should_retry(operation, attempt, deadline, safety, response=response)
                 if delay is None:
                     return response
