@@ -124,7 +124,9 @@ def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> 
     if p.get("audit_log"):
         parts.append(f"audit log {p['audit_log']}")
     p.pop("audit_log", None)
-    parts.extend(f"{name.replace('_', ' ')} {value}" for name, value in p.items())
+    parts.extend(
+        f"{name.replace('_', ' ')} {value}" for name, value in p.items() if value not in ([], "")
+    )  # an empty list or text means "not given": nothing to say
     if not parts:
         return "Default parameters."
     text = ", ".join(parts)
