@@ -23,6 +23,7 @@ import pandas as pd
 
 from opslib.client._http import Safety
 from opslib.client._labels import code_of, relabel
+from opslib.client._pager import Pager
 from opslib.client._schemas import FrameSchema
 from opslib.client._secrets import drop_secrets, with_secrets
 from opslib.client._session import Session
@@ -46,6 +47,21 @@ class Resource:
         """The platform's dialect (the reference platform's when the session has none)."""
         found = getattr(self._session, "dialect", None)
         return found if isinstance(found, Dialect) else Dialect()
+
+    def _paged_read(self, path: str, params: dict[str, Any], **options: Any) -> Pager:
+        """The one :class:`~opslib.client._pager.Pager` of a list operation: the session's
+        page fetch and early send for ``path``, its pages in flight, dialect and throttle
+        signals; ``options`` are the read's own (schema, list key, page size, ...)."""
+        session = self._session
+        return Pager(
+            session.page_fetch(path, params),
+            send=session.page_send(path, params),
+            concurrency=session.concurrency,
+            paging=session.dialect.paging,
+            operation=path,
+            listen=session.http.throttle_listener,
+            **options,
+        )
 
     def _schema(self, schema: FrameSchema, include_secrets: bool) -> FrameSchema:
         """The read's schema: with the secret columns only when the caller asks for them."""

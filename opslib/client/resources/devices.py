@@ -71,19 +71,15 @@ class Devices(Resource):
                 )
             user_id = "" if self._session.may_read_fleet() else (self._session.user_id or "")
         params["user_id"] = str(user_id)
-        return Pager(
-            self._session.page_fetch("/device/query_by_user", params),
-            send=self._session.page_send("/device/query_by_user", params),
+        return self._paged_read(
+            "/device/query_by_user",
+            params,
             list_key="device_list",
             schema=self._schema(S.DEVICE, include_secrets),
             page_size=page_size,
             limit=limit,
             progress=progress,
             desc="devices",
-            concurrency=self._session.concurrency,
-            paging=self._session.dialect.paging,
-            operation="/device/query_by_user",
-            listen=self._session.http.throttle_listener,
         )
 
     def list(

@@ -86,9 +86,9 @@ class Events(Resource):
         """The read of ``query`` over ``[start_ms, end_ms)``; ``on_page`` sees each page's
         ``data`` as it arrives (the event cache keeps each record's raw properties)."""
         params = {**query, "start": start_ms, "end": end_ms}
-        return Pager(
-            self._session.page_fetch("/device/query_record", params),
-            send=self._session.page_send("/device/query_record", params),
+        return self._paged_read(
+            "/device/query_record",
+            params,
             on_data=on_page,
             list_key="events_list",
             schema=S.EVENT,
@@ -96,10 +96,6 @@ class Events(Resource):
             limit=limit,
             progress=progress,
             desc="events",
-            concurrency=self._session.concurrency,
-            paging=self._session.dialect.paging,
-            operation="/device/query_record",
-            listen=self._session.http.throttle_listener,
         )
 
     def list(
