@@ -93,3 +93,27 @@ def error_code(platform: Platform, status: int, about: str = "any") -> int:
     if platform.dialect == "chint":
         return _CHINT_CODES.get((about, status), _CHINT_CODES.get(("any", status), status))
     return platform.code(status)
+
+
+def own_devices(user: Any, platform: Platform, **kwargs: Any) -> pd.DataFrame:
+    """A user's ``devices.list(**kwargs)`` of its own; where the platform requires user_id,
+    first that leaving it out raises ``opslib.Unsupported`` naming it, then with user_id."""
+    if has_fleet(platform):
+        return user.devices.list(**kwargs)
+    with pytest.raises(opslib.Unsupported, match="user_id="):
+        user.devices.list(**kwargs)
+    return user.devices.list(user.user_id, **kwargs)
+
+
+def bind_fields(platform: Platform) -> dict[str, Any]:
+    """What a device bind must carry beyond device_id, device_secret and product_id (chint
+    requires mac_addr, sdk_version, version, status and category_id)."""
+    if platform.dialect != "chint":
+        return {}
+    return {
+        "mac_addr": "AA:BB:CC:DD:EE:FF",
+        "sdk_version": "1.0.0",
+        "version": "1.0.0",
+        "status": 0,
+        "category_id": 1,
+    }
