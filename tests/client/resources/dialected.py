@@ -85,7 +85,13 @@ def fleet_events(client: Any, platform: Platform, *args: Any, **kwargs: Any) -> 
 
 # chint's business codes for failures our platform signals by HTTP status (its edge sends
 # 110000, the general error, where chint documents no code of its own)
-_CHINT_CODES = {("product", 404): 8110, ("device", 404): 8202, ("any", 409): 110000}
+_CHINT_CODES = {
+    ("product", 404): 8110,
+    ("device", 404): 8202,
+    ("any", 409): 110000,
+    ("any", 422): 8102,  # code not usable
+    ("password", 422): 8106,  # wrong password
+}
 
 
 def error_code(platform: Platform, status: int, about: str = "any") -> int:
