@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import Platform, _copy_db, _start
 
-DIALECTS = ("opslib", "vendor")
+DIALECTS = ("opslib", "vendor", "chint")
 
 
 @pytest.fixture(scope="session", params=DIALECTS)

@@ -123,3 +123,13 @@ def bind_fields(platform: Platform) -> dict[str, Any]:
         "status": 0,
         "category_id": 1,
     }
+
+
+def own_events(user: Any, platform: Platform, *args: Any, **kwargs: Any) -> pd.DataFrame:
+    """A user's own ``events.list(...)``; without a fleet query the caller's own read must
+    name its user: first that leaving it out raises ``opslib.Unsupported``, then user_id=."""
+    if has_fleet(platform):
+        return user.events.list(*args, **kwargs)
+    with pytest.raises(opslib.Unsupported, match="user_id="):
+        user.events.list(*args, **kwargs)
+    return user.events.list(*args, user_id=user.user_id, **kwargs)
