@@ -294,9 +294,11 @@ class Auth(Resource):
             "old_password": _secret(old_password),
             "new_password": _secret(new_password),
         }
+        creds = self._session.tokens.credentials
+        if creds is not None and "phone" in self._dialect.required.get("/user/update_pwd", ()):
+            params.update(area_code=creds.area_code, phone=creds.phone)  # chint requires them
         user_id = self._session.user_id
         frame = self._password_write(params, user_id, auth=True, errors=errors)
-        creds = self._session.tokens.credentials
         if bool(frame["ok"].iloc[0]) and creds is not None:
             self._session.tokens.login_password(creds.area_code, creds.phone, _secret(new_password))
         return frame

@@ -195,10 +195,14 @@ class Events(Resource):
         if users is not None:
             if device_id is not None or user_id is not None:
                 raise ValueError("give users, or device_id / user_id, not both")
+            # one range for every user: "-30d" or "now" resolved once, not per user's read
+            first_ms, last_ms = time_range(start, end)
+            first = pd.Timestamp(first_ms, unit="ms", tz="UTC")
+            last = pd.Timestamp(last_ms, unit="ms", tz="UTC")
 
             def one(user: str) -> pd.DataFrame:
                 return self.list(
-                    start, end, user_id=user, event_type=event_type, progress=False,
+                    first, last, user_id=user, event_type=event_type, progress=False,
                     page_size=page_size, cache=cache,
                 )  # fmt: skip
 

@@ -6,6 +6,11 @@ body, ISO times at +08:00, start/end in seconds, pages capped at 100, total in p
 ``platform.connect()`` gives a client of the same dialect. A test asserting the same data
 under both proves the client reads a platform that decides the spec's open points
 differently exactly as it reads ours.
+
+Under ``chint`` (``opslib server --dialect chint``, the CHINT smart cloud) the seeded database
+is first folded onto what that platform reports (``seed_as_chint``, once a session): its event
+kinds, statuses and product enums. That platform has no whole-fleet read, so the tests read
+per user there and assert the ``opslib.Unsupported`` a fleet read raises.
 """
 
 from __future__ import annotations
@@ -16,12 +21,27 @@ from pathlib import Path
 import pytest
 from conftest import Platform, _copy_db, _start
 
-DIALECTS = ("opslib", "vendor")
+DIALECTS = ("opslib", "vendor", "chint")
 
 
 @pytest.fixture(scope="session", params=DIALECTS)
 def session_dialect(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def seeded_db(
+    seeded_db: Path, tmp_path_factory: pytest.TempPathFactory, session_dialect: str
+) -> Path:
+    """The seeded database, folded onto the chint platform's data under ``chint`` (once)."""
+    if session_dialect != "chint":
+        return seeded_db
+    from opslib.server.chint_edge import seed_as_chint
+
+    db = tmp_path_factory.mktemp("seeded-chint") / "seeded.db"
+    _copy_db(seeded_db, db)
+    seed_as_chint(db)
+    return db
 
 
 @pytest.fixture(scope="session")

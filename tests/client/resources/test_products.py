@@ -8,32 +8,32 @@ import pandas as pd
 import pytest
 
 import opslib
+from client.resources.dialected import empty, error_code, fleet_devices, product_fields
 from opslib.client import _schemas as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
 
 
-def assert_schema(df: pd.DataFrame, schema: S.FrameSchema) -> None:
+def assert_schema(df: pd.DataFrame, schema: S.FrameSchema, platform: Platform) -> None:
     assert list(df.columns) == list(schema.dtypes())
-    assert df.dtypes.to_dict() == schema.empty().dtypes.to_dict()
+    assert df.dtypes.to_dict() == empty(schema, platform).dtypes.to_dict()
 
 
-def new_product(product_id: str, **over: object) -> dict[str, object]:
+def new_product(platform: Platform, product_id: str, **over: object) -> dict[str, object]:
     return {
         "product_id": product_id,
         "product_secret": "product-secret-1",
         "product_name": f"Product {product_id}",
         "category_id": 1,
         "net_type": "Wi-Fi",
-        "node_type": "direct",
-        **over,
+        **product_fields(platform, **over),
     }
 
 
 def test_categories(platform: Platform) -> None:
     df = platform.connect("user").products.categories()
-    assert_schema(df, S.CATEGORY)
+    assert_schema(df, S.CATEGORY, platform)
     assert str(df["category_id"].dtype) == "Int64"
     assert df["category_id"].is_monotonic_increasing
     assert df["category_name"].iloc[0] == "Lighting"
@@ -41,7 +41,7 @@ def test_categories(platform: Platform) -> None:
 
 def test_list_one_category(platform: Platform) -> None:
     df = platform.connect("user").products.list(1)
-    assert_schema(df, S.PRODUCT)
+    assert_schema(df, S.PRODUCT, platform)
     assert len(df) > 0
     assert set(df["category_id"]) == {1}
     assert set(df["category_name"]) == {"Lighting"}
@@ -55,7 +55,7 @@ def test_list_one_category(platform: Platform) -> None:
 def test_list_every_category(platform: Platform) -> None:
     client = platform.connect("user")
     df = client.products.list()
-    assert_schema(df, S.PRODUCT)
+    assert_schema(df, S.PRODUCT, platform)
     assert set(df["category_id"]) == set(client.products.categories()["category_id"])
     assert df["product_id"].is_unique
     assert df[["category_id", "product_id"]].equals(
@@ -73,16 +73,20 @@ def test_unknown_category(platform: Platform) -> None:
 
 def test_add_one_and_delete_it(fresh_platform: Platform) -> None:
     admin = fresh_platform.connect("admin")
-    df = admin.products.add(new_product("p-new-1", encrypt_type="TLS", status="released"))
-    assert_schema(df, S.PRODUCT_WRITE_RESULT)
+    chint = fresh_platform.dialect == "chint"
+    encrypt = "one secret per device" if chint else "TLS"
+    df = admin.products.add(
+        new_product(fresh_platform, "p-new-1", encrypt_type=encrypt, status="released")
+    )
+    assert_schema(df, S.PRODUCT_WRITE_RESULT, fresh_platform)
     assert df["ok"].tolist() == [True]
     assert df["product_id"].tolist() == ["p-new-1"]
     row = admin.products.list(1).set_index("product_id").loc["p-new-1"]
     assert row["net_type_name"] == "Wi-Fi"
-    assert row["encrypt_type_name"] == "TLS"
+    assert row["encrypt_type_name"] == encrypt
     assert row["status_name"] == "released"
     gone = admin.products.delete("p-new-1")
-    assert_schema(gone, S.PRODUCT_WRITE_RESULT)
+    assert_schema(gone, S.PRODUCT_WRITE_RESULT, fresh_platform)
     assert gone["ok"].tolist() == [True]
     assert "p-new-1" not in set(admin.products.list(1)["product_id"])
 
@@ -91,52 +95,68 @@ def test_bulk_add_collects_failures_per_row(fresh_platform: Platform) -> None:
     admin = fresh_platform.connect("admin")
     existing = admin.products.list(1)["product_id"].iloc[0]
     frame = pd.DataFrame(
-        [new_product("p-bulk-1"), new_product(existing), new_product("p-bulk-2", category_id=999)]
+        [
+            new_product(fresh_platform, "p-bulk-1"),
+            new_product(fresh_platform, existing),
+            new_product(fresh_platform, "p-bulk-2", category_id=999),
+        ]
     )
     df = admin.products.add(frame)
-    assert_schema(df, S.PRODUCT_WRITE_RESULT)
+    assert_schema(df, S.PRODUCT_WRITE_RESULT, fresh_platform)
     assert df["product_id"].tolist() == ["p-bulk-1", existing, "p-bulk-2"]
     assert df["ok"].tolist() == [True, False, False]
-    assert df["error_code"].tolist() == [200, fresh_platform.code(409), fresh_platform.code(404)]
+    assert df["error_code"].tolist() == [
+        200,
+        error_code(fresh_platform, 409),
+        error_code(fresh_platform, 404, "product"),
+    ]
     assert df["message_id"].is_unique
 
 
 def test_bulk_add_raise_names_the_rows(fresh_platform: Platform) -> None:
     admin = fresh_platform.connect("admin")
     existing = admin.products.list(1)["product_id"].iloc[0]
+    conflict = error_code(fresh_platform, 409)
     with pytest.raises(
         opslib.BulkWriteError,
-        match=rf"1 of 2 rows failed: row 1 \(product_id='{existing}'\): {fresh_platform.code(409)}",
+        match=rf"1 of 2 rows failed: row 1 \(product_id='{existing}'\): {conflict}",
     ):
-        admin.products.add([new_product("p-bulk-3"), new_product(existing)], errors="raise")
+        admin.products.add(
+            [new_product(fresh_platform, "p-bulk-3"), new_product(fresh_platform, existing)],
+            errors="raise",
+        )
     assert "p-bulk-3" in set(admin.products.list(1)["product_id"])
 
 
 def test_add_refuses_unknown_columns_before_sending(platform: Platform) -> None:
     with pytest.raises(ValueError, match="colour"):
-        platform.connect("admin").products.add(new_product("p-x", colour="red"))
+        platform.connect("admin").products.add(new_product(platform, "p-x", colour="red"))
     with pytest.raises(ValueError, match="net_type must be one of"):
-        platform.connect("admin").products.add(new_product("p-x", net_type="carrier pigeon"))
+        platform.connect("admin").products.add(
+            new_product(platform, "p-x", net_type="carrier pigeon")
+        )
 
 
 def test_only_admin_adds(platform: Platform) -> None:
     with pytest.raises(opslib.PermissionDenied):
-        platform.connect("ops").products.add(new_product("p-ops-1"))
+        platform.connect("ops").products.add(new_product(platform, "p-ops-1"))
 
 
 def test_bulk_delete(fresh_platform: Platform) -> None:
     admin = fresh_platform.connect("admin")
-    admin.products.add([new_product("p-del-1"), new_product("p-del-2")])
-    in_use = admin.devices.list(limit=1)["product_id"].item()
+    admin.products.add(
+        [new_product(fresh_platform, "p-del-1"), new_product(fresh_platform, "p-del-2")]
+    )
+    in_use = fleet_devices(admin, fresh_platform, limit=1)["product_id"].iloc[0]
     ids = pd.Series(["p-del-1", "p-missing", in_use, "p-del-2"])
     df = admin.products.delete(ids)
-    assert_schema(df, S.PRODUCT_WRITE_RESULT)
+    assert_schema(df, S.PRODUCT_WRITE_RESULT, fresh_platform)
     assert df["product_id"].tolist() == ids.tolist()
     assert df["ok"].tolist() == [True, False, False, True]
     assert df["error_code"].tolist() == [
         200,
-        fresh_platform.code(404),
-        fresh_platform.code(409),
+        error_code(fresh_platform, 404, "product"),
+        error_code(fresh_platform, 409),
         200,
     ]
     with pytest.raises(opslib.NotFound):
