@@ -148,6 +148,8 @@ class _Refused(Exception):
 
 def _in(path: str, envelope: dict[str, Any]) -> dict[str, Any]:
     """Their request as ours, or :class:`_Refused` (460) naming the parameter."""
+    if "params" not in envelope:  # /device/report: no params, passed as it is
+        return envelope
     params = dict(envelope.get("params") or {})
     size = params.get("page_size")
     if isinstance(size, int) and not 1 <= size <= MAX_PAGE_SIZE:
