@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarks import _platform, cache_dask, report, server
+from benchmarks import _platform, cache_dask, network, report, server
 
 UNTIL = "2026-11-01T00:00:00+00:00"
 RESULTS = Path(__file__).parent / "results"
@@ -126,7 +126,17 @@ def _print_table(title: str, rows: list[dict[str, Any]], cols: list[str]) -> Non
         print(" | ".join(str(r.get(c, "")) for c in cols))
 
 
-CASES = ["events", "matrix", "server", "transport", "devices", "report", "cache", "dask"]
+CASES = [
+    *network.LINKS,
+    "events",
+    "matrix",
+    "server",
+    "transport",
+    "devices",
+    "report",
+    "cache",
+    "dask",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,6 +162,28 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"until": UNTIL, "started": datetime.now(UTC).isoformat()}
     results["calibration_before"] = calibrate()
     print(f"machine speed before: {results['calibration_before']}")
+
+    links = [name for name in network.LINKS if name in args.only]
+    if links:
+        results["links"] = network.run_links(links, UNTIL, args.repeat, _run_once)
+        _print_table(
+            "0. across a shaped link: the demo fleet, login included (alternated runs)",
+            results["links"],
+            [
+                "title",
+                "rows",
+                "opslib_s",
+                "naive_s",
+                "floor_s",
+                "opslib_login_s",
+                "opslib_mb_on_wire",
+                "naive_mb_on_wire",
+                "opslib_vs_floor",
+                "speedup_vs_naive",
+            ],
+        )
+    if not set(args.only) - set(links):
+        return _save(results)
 
     t0 = time.perf_counter()
     db = _platform.ensure_db("bench", UNTIL)
@@ -307,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         platform.stop()
 
+    return _save(results)
+
+
+def _save(results: dict[str, Any]) -> int:
     results["calibration_after"] = calibrate()
     print(f"machine speed after: {results['calibration_after']}")
     RESULTS.mkdir(exist_ok=True)

@@ -55,12 +55,13 @@ class Platform:
             self.process.kill()
 
 
-def start(db: Path) -> Platform:
-    """Start one uvicorn worker (httptools + uvloop) over ``db`` and wait until it answers."""
+def start(db: Path, *, rate_limit: bool = False) -> Platform:
+    """Start one uvicorn worker (httptools + uvloop) over ``db`` and wait until it answers;
+    ``rate_limit``: with the platform's default per-token rate limit, else none."""
     port = free_port()
-    # --rate-limit 0: the benchmarks measure capacity, not the per-token throttle
     cmd = [sys.executable, "-m", "opslib.cli", "server", "--db", str(db), "--port", str(port)]
-    cmd += ["--rate-limit", "0"]
+    if not rate_limit:  # the loopback benchmarks measure capacity, not the per-token throttle
+        cmd += ["--rate-limit", "0"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"

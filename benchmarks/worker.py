@@ -4,13 +4,16 @@
 
 prints one JSON line: {"seconds": ..., "rows": ..., "client_cpu_s": ..., "peak_rss_mb": ...}.
 ``seconds`` and ``client_cpu_s`` (user + system CPU of this process) cover the read alone:
-logging in comes before the clock starts. Given ``server_pid`` (the platform runs on the
+logging in comes before the clock starts, unless the option ``timed_login`` is true (the
+shaped-link cases of benchmarks/network.py: a far platform's login is part of what a user
+waits for). Given ``server_pid`` (the platform runs on the
 same machine), ``server_cpu_s`` is the platform process's CPU over the same span.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import resource
@@ -67,10 +70,13 @@ class _Clock:
 
 def events_naive(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     """What users write by hand: sequential httpx over page_no, json_normalize at the end."""
+    timed = _Clock(opts) if opts.get("timed_login") else None
     user_id, token = login(base)
+    logged_in = time.perf_counter()
+    page_size = int(opts.get("page_size", 1000))
     rows: list[dict[str, Any]] = []
     page = 1
-    clock = _Clock(opts)
+    clock = timed or _Clock(opts)
     with httpx.Client(timeout=120) as client:
         while True:
             params = {
@@ -79,22 +85,25 @@ def events_naive(base: str, opts: dict[str, Any]) -> dict[str, Any]:
                 "start": opts["start"],
                 "end": opts["end"],
                 "page_no": page,
-                "page_size": 1000,
+                "page_size": page_size,
             }
             r = client.post(f"{base}/device/query_record", json=_envelope(user_id, params))
             batch = r.json()["data"]["events_list"]
             rows.extend(batch)
-            if len(batch) < 1000:
+            if len(batch) < page_size:
                 break
             page += 1
     df = pd.json_normalize(rows)
-    return clock.stop(len(df))
+    result = clock.stop(len(df))
+    if timed is not None:
+        result["login_s"] = round(logged_in - timed.t0, 3)
+    return result
 
 
-def _client(base: str, **options: Any) -> Any:
+def _connect(base: str, **options: Any) -> Any:
     import opslib
 
-    client = opslib.connect(
+    return opslib.connect(
         base,
         client_id=demo.CLIENT_ID,
         client_secret=demo.CLIENT_SECRET,
@@ -103,6 +112,10 @@ def _client(base: str, **options: Any) -> Any:
         password=demo.OPS_PASSWORD,
         **options,
     )
+
+
+def _client(base: str, **options: Any) -> Any:
+    client = _connect(base, **options)
     client.products.categories()  # log in before the clock starts
     client.devices.list(limit=1)  # and learn that the fleet may be read (one request)
     return client
@@ -111,14 +124,25 @@ def _client(base: str, **options: Any) -> Any:
 def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     """opslib's events.list into the typed frame.
 
-    Options: ``page_size``; ``concurrency`` (``connect(concurrency=)``); ``warm``: first a
-    read of ``concurrency + 1`` pages, so that the timed read finds every connection it
-    uses open (cold: only the login's connection); ``gc_threshold``: the read inside
-    ``opslib.gc_threshold(N)``, the opt-in that runs the collector less often.
+    Options: ``page_size``; ``concurrency`` (``connect(concurrency=)``, default its
+    default); ``warm``: first a read of ``concurrency + 1`` pages, so that the timed read
+    finds every connection it uses open (cold: only the login's connection);
+    ``gc_threshold``: the read inside ``opslib.gc_threshold(N)``, the opt-in that runs the
+    collector less often; ``timed_login``: the clock starts before ``connect()``.
     """
-    concurrency = int(opts.get("concurrency", 4))
+    import opslib
+
     page_size = int(opts.get("page_size", 1000))
-    client = _client(base, concurrency=concurrency)
+    options = {"concurrency": int(opts["concurrency"])} if "concurrency" in opts else {}
+    if opts.get("timed_login"):
+        clock = _Clock(opts)
+        client = _connect(base, **options)  # logs in
+        logged_in = time.perf_counter()
+        df = client.events.list(opts["start"], opts["end"], progress=False, page_size=page_size)
+        return {**clock.stop(len(df)), "login_s": round(logged_in - clock.t0, 3)}
+    default = inspect.signature(opslib.connect).parameters["concurrency"].default
+    concurrency = options.get("concurrency", default)
+    client = _client(base, **options)
     if opts.get("warm"):
         warm = page_size * (concurrency + 1)
         client.events.list(
@@ -126,8 +150,6 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
         )
     collector = contextlib.nullcontext()
     if "gc_threshold" in opts:  # the opt-in a user would ask for
-        import opslib
-
         collector = opslib.gc_threshold(int(opts["gc_threshold"]))
     with collector:
         clock = _Clock(opts)

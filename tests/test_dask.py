@@ -158,8 +158,8 @@ def test_bad_arguments(platform: Platform) -> None:
         client.events.to_dask("-1d", auth="password")
     with pytest.raises(ValueError, match="page_size"):
         client.events.to_dask("-1d", page_size=0)
-    for bad in (0, 17, 2.5, True):
-        with pytest.raises(ValueError, match="concurrency must be an integer from 1 to 16"):
+    for bad in (0, 33, 2.5, True):
+        with pytest.raises(ValueError, match="concurrency must be an integer from 1 to 32"):
             client.events.to_dask("-1d", concurrency=bad)
 
 

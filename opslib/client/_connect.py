@@ -72,8 +72,8 @@ def connect(
         An httpx transport to send requests through (testing, a custom proxy set-up);
         default httpx's own, which honours ``HTTP(S)_PROXY`` and ``NO_PROXY``.
     concurrency
-        Requests in flight while a list reads its pages after the first (1..16): raise it
-        when the platform is far away.
+        The most requests in flight while a list reads its pages after the first (1..32);
+        the number in flight adapts to the link below it (docs/client.md).
     dialect
         How the platform decides what the interface spec leaves open: an
         :class:`opslib.Dialect`, a built-in name (``"vendor"``), else ``OPSLIB_DIALECT``,

@@ -11,8 +11,19 @@ dialect (:mod:`opslib.client._dialect`).
 
 Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
 also be sent early, from the reading thread, their answers read later
-(:meth:`HTTP.send_early`): that is only a first attempt, never retried; when its answer is
-not a clean success the regular call above is made instead.
+(:meth:`HTTP.send_early`): that is only a first attempt, never retried, and never waiting
+for a free connection; when its answer is not a clean success the regular call above is
+made instead.
+
+Answers come compressed where it pays (protocol §2): every request offers the codings httpx
+decodes (``gzip``, ``deflate``, and ``zstd`` with the ``zstandard`` package, which opslib
+requires), and httpx decodes the answer over either transport; to a platform on a loopback
+address it offers none (:func:`accept_encoding`), as there bytes cost nothing and decoding
+costs the reading thread.
+
+A 429 or 503, to a regular call or to a request sent early, is told to every read of the
+client that listens (:meth:`HTTP.throttle_listener`): the platform's rate limit is per
+token, so every read of the session slows down (:mod:`opslib.client._in_flight`).
 """
 
 from __future__ import annotations
@@ -20,10 +31,12 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import enum
+import ipaddress
 import logging
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -47,6 +60,7 @@ __all__ = [
     "HTTP",
     "EarlyAnswer",
     "Safety",
+    "accept_encoding",
     "default_timeout",
     "encode",
     "reveal",
@@ -57,8 +71,10 @@ log = logging.getLogger("opslib")
 
 # The request never reached the platform: always safe to send again.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-# The request may have reached the platform and the answer was lost.
+# The request may have reached the platform and the answer was lost (or came garbled: a
+# compressed body that does not decode).
 _MAYBE_SENT = (
+    httpx.DecodingError,
     httpx.ReadError,
     httpx.WriteError,
     httpx.ReadTimeout,
@@ -84,6 +100,23 @@ def default_timeout() -> httpx.Timeout:
         write=C.DEFAULT_WRITE_TIMEOUT,
         pool=C.DEFAULT_POOL_TIMEOUT,
     )
+
+
+def accept_encoding(base_url: str) -> str:
+    """The ``Accept-Encoding`` of every request to ``base_url``: ``identity`` to a loopback
+    host (``localhost``, 127.0.0.0/8, ``::1``), else every coding httpx decodes.
+
+    >>> accept_encoding("http://127.0.0.1:8000")
+    'identity'
+    >>> "zstd" in accept_encoding("https://platform.example")
+    True
+    """
+    host = httpx.URL(base_url).host
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name
+        loopback = False
+    return "identity" if loopback else C.ACCEPT_ENCODING
 
 
 def _user_agent() -> str:
@@ -194,6 +227,8 @@ class HTTP:
         :func:`~opslib.client._stdlib_transport.make_transport` picks one for ``base_url``.
     dialect
         How the platform signals success and failure (default the reference platform's).
+    max_connections
+        Connections to the platform at once (the pages in flight of a read and a few more).
     """
 
     def __init__(
@@ -205,6 +240,7 @@ class HTTP:
         retry_deadline: float = C.DEFAULT_RETRY_DEADLINE,
         transport: httpx.BaseTransport | None = None,
         dialect: Dialect | None = None,
+        max_connections: int = C.MAX_CONCURRENCY + C.EXTRA_CONNECTIONS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.edge = Edge(dialect)
@@ -214,21 +250,28 @@ class HTTP:
         self.sleep: Callable[[float], None] = time.sleep
         self.monotonic: Callable[[], float] = time.monotonic
         if transport is None:
-            transport = make_transport(self.base_url)
+            transport = make_transport(self.base_url, max_connections=max_connections)
         # Requests can be sent early over opslib's own transport (not over httpx's).
         self._early = transport if isinstance(transport, SendsAhead) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
             limits=httpx.Limits(
-                max_connections=C.DEFAULT_MAX_CONNECTIONS,
-                max_keepalive_connections=C.DEFAULT_MAX_KEEPALIVE,
+                max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             transport=transport,
-            headers={"User-Agent": _user_agent(), "Accept": "application/json"},
+            headers={
+                "User-Agent": _user_agent(),
+                "Accept": "application/json",
+                "Accept-Encoding": accept_encoding(self.base_url),
+            },
             follow_redirects=False,
         )
         self._urls: dict[str, httpx.URL] = {}
+        # a request sent early takes a free connection or is not sent (the pool timeout 0)
+        self._early_timeout = httpx.Timeout(**{**self._client.timeout.as_dict(), "pool": 0})
+        self._listeners: list[Callable[[], None]] = []
+        self._listeners_lock = threading.Lock()
 
     def _url(self, path: str) -> httpx.URL:
         """The absolute URL of ``path``, parsed once: httpx would parse and merge it again
@@ -248,6 +291,24 @@ class HTTP:
         if client is not None and not client.is_closed:
             with contextlib.suppress(Exception):
                 client.close()
+
+    # -- throttling --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def throttle_listener(self, listener: Callable[[], None]) -> Iterator[None]:
+        """Call ``listener`` (from any thread) on every 429 or 503 while in this block."""
+        with self._listeners_lock:
+            self._listeners = [*self._listeners, listener]
+        try:
+            yield
+        finally:
+            with self._listeners_lock:
+                self._listeners = [f for f in self._listeners if f is not listener]
+
+    def _seen(self, status: int) -> None:
+        if status in C.THROTTLE_STATUSES:
+            for listener in self._listeners:
+                listener()
 
     # -- calls -------------------------------------------------------------------------
 
@@ -295,8 +356,9 @@ class HTTP:
         """Send one envelope read now; read its answer later with :meth:`EarlyAnswer.data`.
 
         A first attempt only, so that one thread keeps the platform busy while it decodes
-        the previous answer: never retried, raises nothing. None: not possible here
-        (another transport), or the request could not be sent.
+        the previous answer: never retried, never waits for a free connection, raises
+        nothing. None: not possible here (another transport), no connection free, or the
+        request could not be sent.
         """
         if self._early is None:
             return None
@@ -306,9 +368,10 @@ class HTTP:
             self._url(path),
             content=encode(body),
             headers={"Content-Type": "application/json"},
+            timeout=self._early_timeout,
         )
         try:
-            return EarlyAnswer(self._early.start(request), path, self.edge)
+            return EarlyAnswer(self._early.start(request), path, self.edge, self._seen)
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
@@ -356,6 +419,7 @@ class HTTP:
                 if delay is None:
                     raise self._transport_failure(exc, operation, message_id, safety) from exc
             else:
+                self._seen(self._status(response))  # a rate-limit code in the body too
                 delay = self._should_retry(operation, attempt, deadline, safety, response=response)
                 if delay is None:
                     return response
@@ -469,10 +533,13 @@ class HTTP:
 class EarlyAnswer:
     """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
 
-    def __init__(self, exchange: Pending, path: str, edge: Edge) -> None:
+    def __init__(
+        self, exchange: Pending, path: str, edge: Edge, seen: Callable[[int], None]
+    ) -> None:
         self._exchange = exchange
         self._path = path
         self._edge = edge
+        self._seen = seen
 
     def data(self) -> dict[str, Any] | None:
         """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
@@ -480,9 +547,10 @@ class EarlyAnswer:
         try:
             response = self._exchange.finish()
             response.read()
-        except httpx.TransportError as exc:
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
             return None
+        self._seen(response.status_code)
         body = _loads(response) if response.status_code == 200 else None
         data = self._edge.data(response.status_code, body)
         if isinstance(data, dict):

@@ -5,20 +5,23 @@ regular call, with its retries, token refresh and errors; :meth:`Session.page_fe
 <opslib.client._session.Session.page_fetch>`) and one :class:`Pager`:
 
 1. the calling thread fetches the first page, which reveals ``total``;
-2. the next pages are started ``concurrency`` ahead of the one being read, and each is typed
-   into Arrow columns (:func:`~opslib.client._frames.page_columns`) as soon as it is taken,
-   so a page's Python objects live only while it is typed and only typed columns are kept;
+2. the next pages are started ahead of the one being read, as many as
+   :class:`~opslib.client._in_flight.InFlight` says (it adapts to the link, up to
+   ``concurrency``), and each is typed into Arrow columns
+   (:func:`~opslib.client._frames.page_columns`) as soon as it is taken, so a page's Python
+   objects live only while it is typed and only typed columns are kept;
 3. the calling thread takes the pages in page order.
 
 How a page is started depends on the transport. Over opslib's own
 (:mod:`opslib.client._stdlib_transport`, the default where no proxy applies) its request is sent
 at once from the calling thread (``send``, :meth:`Session.page_send
 <opslib.client._session.Session.page_send>`), and the calling thread reads and types each
-answer in turn: no thread, nothing handed between threads. Anything but a clean answer to
-a request sent that way (no connection, a lost answer, a 401, 429 or 503, an error
+answer in turn: no thread, nothing handed between threads. A request sent that way takes
+a free connection or waits for the next round (another read may hold the pool); anything
+but a clean answer to it (no connection, a lost answer, a 401, 429 or 503, an error
 envelope) makes that page go through the regular call. Over any other transport (httpx's
-own behind a proxy) a pool of ``concurrency`` threads fetches the pages by the regular
-call and types each in the thread that fetched it.
+own behind a proxy) a pool of up to ``concurrency`` threads fetches the pages by the
+regular call and types each in the thread that fetched it.
 
 Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
 says how many pages there are (``total`` counts records, or pages where the dialect says
@@ -36,10 +39,13 @@ and skip another, and :meth:`Pager.frame` counts the rows after dropping duplica
 
 from __future__ import annotations
 
+import contextlib
 import math
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -48,6 +54,7 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client._frames import PageColumns, build_frame, join_order, page_columns
 from opslib.client._http import EarlyAnswer
+from opslib.client._in_flight import InFlight
 from opslib.client._row_order import dedupe_and_sort
 from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
@@ -137,7 +144,10 @@ class Pager:
     page_size, limit, progress
         As documented on the list methods.
     concurrency
-        Pages in flight after the first, besides the one being read.
+        The most pages in flight after the first, besides the one being read.
+    listen
+        ``listen(callback)``: a block during which ``callback`` hears of every 429 or 503
+        (:meth:`HTTP.throttle_listener <opslib.client._http.HTTP.throttle_listener>`).
     desc
         The progress bar's label.
     on_data
@@ -163,6 +173,7 @@ class Pager:
         concurrency: int = C.DEFAULT_CONCURRENCY,
         desc: str = "",
         on_data: Callable[[dict[str, Any]], None] | None = None,
+        listen: Callable[[Callable[[], None]], AbstractContextManager[None]] | None = None,
         paging: Paging | None = None,
         operation: str = "",
     ) -> None:
@@ -181,6 +192,7 @@ class Pager:
         self.progress = progress
         self.concurrency = max(1, concurrency)
         self.desc = desc
+        self._listen = listen
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -229,7 +241,13 @@ class Pager:
     def _pages(self, first_no: int) -> Iterator[_Page]:
         """Pages from ``first_no`` on, in order, to the last one the total or the limit
         says; a short page in between does not end the read (:meth:`_check` raises)."""
-        first = self._page(first_no)
+        sent = time.monotonic()
+        data = self._fetch(first_no, self.page_size)
+        received = time.monotonic()
+        first = self._page(first_no, data)
+        del data
+        typed = time.monotonic()
+        window = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
         self._follow_cap(first_no, first)
         if self.paging.total == "pages":
             first.total = self._records_of_pages(first_no, first)
@@ -247,25 +265,34 @@ class Pager:
 
         def start_more() -> None:
             nonlocal next_no
-            while next_no <= last_no and len(in_flight) < self.concurrency:
-                in_flight.append(self._start(next_no, pool))
+            while next_no <= last_no and len(in_flight) < window.limit and window.start():
+                started = self._start(next_no, pool, alone=not in_flight)
+                if started is None:
+                    return  # no free connection: this page waits for the next round
+                in_flight.append(started)
                 next_no += 1
 
+        listening = self._listen(window.throttled) if self._listen else contextlib.nullcontext()
         try:
-            while True:
-                start_more()
-                if not in_flight:
-                    return
-                started = in_flight.popleft()
-                start_more()  # N stay in flight while this page is read and typed
-                page = started.result()
-                tally.rows += page.rows
-                if page.rows < self.page_size and page.page_no < last_no:
-                    assert tally.short is not None
-                    tally.short.append(page.page_no)
-                if bar is not None:
-                    bar.update(1)
-                yield page
+            with listening:
+                while True:
+                    start_more()
+                    if not in_flight:
+                        if next_no > last_no:
+                            return
+                        time.sleep(window.wait())  # the platform's rate: the next start
+                        continue
+                    started = in_flight.popleft()
+                    start_more()  # pages stay in flight while this one is read and typed
+                    page = started.result()
+                    window.taken()
+                    tally.rows += page.rows
+                    if page.rows < self.page_size and page.page_no < last_no:
+                        assert tally.short is not None
+                        tally.short.append(page.page_no)
+                    if bar is not None:
+                        bar.update(1)
+                    yield page
         finally:
             for started in in_flight:
                 started.cancel()
@@ -274,7 +301,12 @@ class Pager:
             if bar is not None:
                 bar.close()
 
-    def _start(self, page_no: int, pool: ThreadPoolExecutor | None) -> _Started:
+    def _start(
+        self, page_no: int, pool: ThreadPoolExecutor | None, *, alone: bool
+    ) -> _Started | None:
+        """Start a page: in the pool, or its request sent early. None: it could not be sent
+        and other pages are in flight (try again later); ``alone``, it goes by the regular
+        call instead."""
         stash = self._stash
         if stash is not None and stash[0] == page_no:
             self._stash = None
@@ -283,6 +315,8 @@ class Pager:
             return pool.submit(self._page, page_no)
         assert self._send is not None
         answer = self._send(page_no, self.page_size)
+        if answer is None and not alone:
+            return None
         return _SentEarly(answer, lambda data: self._page(page_no, data))
 
     def _page(self, page_no: int, data: dict[str, Any] | None = None) -> _Page:

@@ -56,7 +56,9 @@ class Session:
     timeout, max_retries, retry_deadline, transport
         As :class:`~opslib.client._http.HTTP` takes them.
     concurrency
-        Requests in flight of a paged read after its first page.
+        The most requests in flight of a paged read after its first page (the number adapts
+        to the link below it, :mod:`opslib.client._in_flight`); the connection pool holds
+        that many and :data:`~opslib.client._constants.EXTRA_CONNECTIONS` more.
     clock
         Where token expiry is read from (epoch seconds); tests pass a fake one.
     dialect
@@ -88,6 +90,7 @@ class Session:
             retry_deadline=retry_deadline,
             transport=transport,
             dialect=dialect,
+            max_connections=self.concurrency + C.EXTRA_CONNECTIONS,
         )
         self.dialect = self.http.edge.dialect
         self.tokens = TokenManager(
@@ -272,7 +275,8 @@ class Session:
 
 
 def check_concurrency(concurrency: object) -> int:
-    """Requests in flight of a paged read: a whole number from 1 to 16, naming the bound."""
+    """The most requests in flight of a paged read: a whole number from 1 to
+    :data:`~opslib.client._constants.MAX_CONCURRENCY`, naming the bound."""
     if (
         isinstance(concurrency, bool)
         or not isinstance(concurrency, int)

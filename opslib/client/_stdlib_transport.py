@@ -118,19 +118,22 @@ class StdlibTransport(httpx.BaseTransport):
     Parameters
     ----------
     max_connections
-        Connections in use at once; a request beyond waits up to the pool timeout.
+        Connections in use at once; a request beyond waits up to the pool timeout (a
+        request sent early with a pool timeout of 0 does not wait). Default: enough for a
+        read at the largest cap of pages in flight.
     max_keepalive
-        Idle connections kept open for reuse.
+        Idle connections kept open for reuse (default: ``max_connections``).
     """
 
     def __init__(
         self,
         *,
-        max_connections: int = C.DEFAULT_MAX_CONNECTIONS,
-        max_keepalive: int = C.DEFAULT_MAX_KEEPALIVE,
+        max_connections: int = C.MAX_CONCURRENCY + C.EXTRA_CONNECTIONS,
+        max_keepalive: int | None = None,
     ) -> None:
+        self.max_connections = max_connections
         self._slots = threading.BoundedSemaphore(max_connections)
-        self._max_keepalive = max_keepalive
+        self._max_keepalive = max_connections if max_keepalive is None else max_keepalive
         self._idle: dict[_Key, list[http.client.HTTPConnection]] = {}
         self._lock = threading.Lock()
         self._ssl: ssl.SSLContext | None = None
@@ -239,13 +242,16 @@ def _proxied(url: httpx.URL) -> bool:
     return not urllib.request.proxy_bypass(url.host)
 
 
-def make_transport(base_url: str) -> httpx.BaseTransport | None:
-    """The transport for a platform at ``base_url``: :class:`StdlibTransport` unless a proxy
-    applies; ``None`` means httpx's own (which honours the proxy)."""
+def make_transport(
+    base_url: str, *, max_connections: int = C.MAX_CONCURRENCY + C.EXTRA_CONNECTIONS
+) -> httpx.BaseTransport | None:
+    """The transport for a platform at ``base_url``: :class:`StdlibTransport` with
+    ``max_connections`` unless a proxy applies; ``None`` means httpx's own (which honours the
+    proxy)."""
     url = httpx.URL(base_url)
     if url.scheme not in ("http", "https") or _proxied(url):
         return None
-    return StdlibTransport()
+    return StdlibTransport(max_connections=max_connections)
 
 
 class Exchange:

@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 
 from opslib.dialects.base import dnd_from_epoch_s, dnd_to_epoch_s
+from opslib.server.compression import compress_at_edge, take_accept_encoding
 
 __all__ = ["ChintEdge", "seed_as_chint"]
 
@@ -223,6 +224,7 @@ class ChintEdge:
         if scope["type"] != "http" or path == "/token/access" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
+        accepted = take_accept_encoding(scope)  # the core's answers come plain, to rewrite
         chunks = []
         while True:
             message = await receive()
@@ -263,7 +265,12 @@ class ChintEdge:
                 body.extend(message.get("body", b""))
 
         await self.app(scope, inner_receive, inner_send)
-        await _answer(send, self._translate(path, status, bytes(body), message_id), headers)
+        await _answer(
+            send,
+            *compress_at_edge(
+                200, self._translate(path, status, bytes(body), message_id), headers, accepted
+            ),
+        )
 
     @staticmethod
     def _translate(path: str, status: int, body: bytes, message_id: str) -> bytes:

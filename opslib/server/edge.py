@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from opslib.dialects import Dialect, zone_of
+from opslib.server.compression import compress_at_edge, take_accept_encoding
 from opslib.timeutil import GMT_FORMAT
 
 __all__ = ["DialectEdge", "TimeWriter"]
@@ -120,6 +121,7 @@ class DialectEdge:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
+        accepted = take_accept_encoding(scope)  # the core's answers come plain, to rewrite
         request = await _read(receive, self.max_body + 1)
         state: dict[str, Any] = {}
         if path == _TOKEN_PATH:
@@ -156,6 +158,7 @@ class DialectEdge:
                 for k, v in start.get("headers", [])
                 if k.lower() not in (b"content-length", b"www-authenticate")
             ]
+            body, headers = compress_at_edge(status, body, headers, accepted)
             headers.append((b"content-length", str(len(body)).encode()))
             await send({**start, "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -6,7 +6,9 @@
    role (403), per-token rate (429);
 4. the handler: reads in one snapshot; idempotent writes in one ``BEGIN IMMEDIATE``
    transaction that also checks and records the idempotency key (replay or 409), so two
-   identical requests at once write once.
+   identical requests at once write once;
+5. the answer compressed in the coding the request accepts, in the same worker thread
+   (:mod:`opslib.server.compression`).
 
 Every failure becomes the failure envelope; an unexpected exception is logged and answered
 as a 500 "internal error", never with a stack trace.
@@ -36,6 +38,7 @@ from starlette.responses import Response
 
 from opslib.server import security
 from opslib.server.clock import Clock
+from opslib.server.compression import choose_coding, compress
 from opslib.server.config import Settings
 from opslib.server.context import Caller, Context, Guards
 from opslib.server.database import Database
@@ -319,6 +322,18 @@ async def _parse(request: Request, route: Route, limit: int) -> Any:
     raise refusal
 
 
+def answer(
+    platform: Platform, route: Route, req: Any, client: str, coding: str | None
+) -> tuple[int, bytes, dict[str, str]]:
+    """:func:`execute`, then a success's body compressed in ``coding`` in the same worker
+    thread: (status, body, headers)."""
+    status, body = execute(platform, route, req, client)
+    if status != 200:
+        return status, body, {}
+    body, headers = compress(body, coding)
+    return status, body, headers
+
+
 def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awaitable[Response]]:
     """The ASGI endpoint of an envelope (or report) route."""
     model = route.request
@@ -332,13 +347,14 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
             req = await _parse(request, route, limit)
             message_id = req.message_id
             client = request.client.host if request.client is not None else ""
-            run = functools.partial(execute, platform, route, req, client)
+            coding = choose_coding(request.headers.get("accept-encoding"))
+            run = functools.partial(answer, platform, route, req, client, coding)
             if _pre_login(route, req):
                 limiter = platform.prelogin_limiter()
-                status, payload = await anyio.to_thread.run_sync(run, limiter=limiter)
+                status, payload, headers = await anyio.to_thread.run_sync(run, limiter=limiter)
             else:
-                status, payload = await run_in_threadpool(run)
-            response = json_response(status, payload)
+                status, payload, headers = await run_in_threadpool(run)
+            response = json_response(status, payload, headers)
         except ApiError as exc:
             response = failure(exc, exc.echo or message_id)
         except ClientDisconnect:  # nobody is left to answer: not an error of the platform

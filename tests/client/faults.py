@@ -39,6 +39,7 @@ class Sent:
     timeout: dict[str, float | None] = field(default_factory=dict)  # httpx's, per request
     early: bool = False  # sent early, its answer read later (StdlibTransport.start)
     query: dict[str, str] = field(default_factory=dict)  # the URL's query parameters
+    in_flight: int = 0  # requests sent early and not read yet, this one included
 
     @property
     def message_id(self) -> str | None:
@@ -68,6 +69,30 @@ class _Planned:
         pass
 
 
+class _Counted:
+    """A request sent early, counted out of ``Faults.in_flight`` when read or dropped."""
+
+    def __init__(self, faults: Faults, pending: Any) -> None:
+        self._faults = faults
+        self._pending = pending
+
+    def _done(self) -> None:
+        with self._faults._lock:
+            self._faults.in_flight -= 1
+
+    def finish(self) -> httpx.Response:
+        try:
+            return self._pending.finish()  # type: ignore[no-any-return]
+        finally:
+            self._done()
+
+    def abandon(self) -> None:
+        try:
+            self._pending.abandon()
+        finally:
+            self._done()
+
+
 class Faults(httpx.BaseTransport):
     """Records every request and applies planned faults, in order, per path."""
 
@@ -77,6 +102,7 @@ class Faults(httpx.BaseTransport):
         self._plans: list[_Plan] = []
         self._lock = threading.Lock()
         self.before: Callable[[Sent], None] | None = None  # a hook run before forwarding
+        self.in_flight = 0  # requests sent early whose answers are not read yet
         if isinstance(self.inner, SendsAhead):  # as opslib's transport does, this one does
             self.start = self._start
 
@@ -204,10 +230,12 @@ class Faults(httpx.BaseTransport):
     def _start(self, request: httpx.Request) -> Any:
         """``start``, where the inner transport sends early: requests sent early (paged
         reads) meet the same plans; ``sent[i].early`` says which went that way."""
-        _, plan = self._plan(request, early=True)
-        if plan is None:
-            return self.inner.start(request)  # type: ignore[attr-defined]
-        return _Planned(plan, request)
+        sent, plan = self._plan(request, early=True)
+        pending = _Planned(plan, request) if plan else self.inner.start(request)  # type: ignore[attr-defined]
+        with self._lock:
+            self.in_flight += 1
+            sent.in_flight = self.in_flight
+        return _Counted(self, pending)
 
     def close(self) -> None:
         self.inner.close()

@@ -16,6 +16,7 @@ from pandas.testing import assert_frame_equal
 
 import opslib
 from client.faults import Faults, Sent
+from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._stdlib_transport import StdlibTransport
@@ -438,7 +439,8 @@ def test_over_httpx_s_transport_a_pool_fetches_the_pages(
     assert not any(s.early for s in faults.sent)
     by_page = dict(threads)
     assert by_page[1] == threading.current_thread().name
-    assert {by_page[n] for n in by_page if n > 1} <= {f"opslib-page_{i}" for i in range(4)}
+    pool = {f"opslib-page_{i}" for i in range(C.MAX_CONCURRENCY)}
+    assert {by_page[n] for n in by_page if n > 1} <= pool
     pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
     assert sum(map(len, pages)) == len(whole)
 
@@ -514,3 +516,26 @@ def test_iter_pages_over_the_platform_equals_the_read(
     pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
     assert sum(map(len, pages)) == len(whole)
     assert [p.attrs["page_no"] for p in pages] == list(range(1, len(pages) + 1))
+
+
+def test_pages_in_flight_halve_when_the_platform_throttles(platform: Platform) -> None:
+    """429s to the requests of pages 30 to 33 sent early: the read sends fewer at once after
+    them than before (each page's regular call then reads it), and the frame is whole."""
+    faults = Faults()
+    throttled = range(30, 34)
+    faults.status(
+        RECORDS,
+        429,
+        headers={"Retry-After": "0"},
+        times=None,
+        when=lambda sent: sent.early and page_no(sent) in throttled,
+    )
+    client = platform.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
+    df = client.events.list("-30d", end="2100-01-01", page_size=5)
+    assert df["event_id"].is_unique
+    assert len(df) == df.attrs["total"] > 45 * 5
+    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
+    before = max(n for p, n in early.items() if p < 30)
+    after = min(n for p, n in early.items() if 34 <= p <= 38)
+    assert before == C.INITIAL_IN_FLIGHT + 1  # the cap, and the page being read
+    assert after <= before - 2  # the window halved (and grows back one page a round)

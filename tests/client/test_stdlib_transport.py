@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import orjson
@@ -118,8 +118,8 @@ def test_the_stdlib_transport_is_the_default_without_a_proxy(
     made: list[StdlibTransport] = []
 
     class Counted(StdlibTransport):
-        def __init__(self) -> None:
-            super().__init__()
+        def __init__(self, **kw: Any) -> None:
+            super().__init__(**kw)
             made.append(self)
 
     monkeypatch.setattr("opslib.client._stdlib_transport.StdlibTransport", Counted)

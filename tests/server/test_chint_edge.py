@@ -180,3 +180,69 @@ def test_do_not_disturb_is_epoch_seconds_there_minutes_here(
     assert wire[-1]["data"]["message_config"]["start"] == sent["start"]  # epoch s on the wire
     assert read["message_config.start"].item() == 1350
     assert read["message_config.end"].item() == 435
+
+
+def test_a_compressed_answer_is_translated_like_a_plain_one(
+    chint_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    # The edge rewrites the core's answers: it must not pass a compressed one through as is.
+    _, chint = chint_pair
+    client = _connect(chint, "chint", "user")  # has devices and events
+    token = client._session.tokens.access_token()
+    answers = {}
+    for n, accept in enumerate(("identity", "gzip", "zstd")):
+        envelope = {
+            "message_id": f"00000000-0000-4000-8000-00000000000{n}", "user_id": client.user_id,
+            "params": {"user_id": client.user_id, "query_model": 1, "page_no": 1,
+                       "page_size": 100, "start": 1, "end": 4_102_444_800_000,
+                       "access_token": token},
+        }  # fmt: skip
+        answers[accept] = httpx.post(
+            f"{chint.base_url}/device/query_record",
+            json=envelope,
+            headers={"Accept-Encoding": accept},
+        )
+    assert len(answers["identity"].content) > 1400, answers["identity"].text[:300]
+    assert "content-encoding" not in answers["identity"].headers
+    assert answers["gzip"].headers["content-encoding"] == "gzip"
+    assert answers["zstd"].headers["content-encoding"] == "zstd"
+    plain = answers["identity"].json()
+    assert plain["error_code"] == 200, plain
+    assert answers["gzip"].json()["data"] == plain["data"] == answers["zstd"].json()["data"]
+    rows = next(v for v in plain["data"].values() if isinstance(v, list))
+    assert rows
+    assert isinstance(rows[0]["gmt_create"], int)  # epoch ms: translated
+
+
+def test_the_vendor_edge_translates_compressed_answers_too(seeded_db: Path, tmp_path: Path) -> None:
+    from conftest import Platform
+
+    db = tmp_path / "vendor.db"
+    _copy_db(seeded_db, db)
+    url, stop = start_in_thread(db, dialect="vendor")
+    try:
+        vendor = Platform(base_url=url, db=db, stop=stop, dialect="vendor", **_demo_fields())
+        client = vendor.connect("user")
+        token = client._session.tokens.access_token()
+        answers = {}
+        for n, accept in enumerate(("identity", "zstd")):
+            envelope = {
+                "message_id": f"00000000-0000-4000-8000-00000000001{n}",
+                "user_id": client.user_id,
+                "params": {"user_id": client.user_id, "page_no": 1, "page_size": 100,
+                           "access_token": token},
+            }  # fmt: skip
+            answers[accept] = httpx.post(
+                f"{url}/device/query_by_user", json=envelope, headers={"Accept-Encoding": accept}
+            )
+        assert len(answers["identity"].content) > 1400
+        assert answers["zstd"].headers["content-encoding"] == "zstd"
+        plain = answers["identity"].json()
+        assert answers["zstd"].json()["data"] == plain["data"]
+        rows = next(v for v in plain["data"].values() if isinstance(v, list))
+        assert rows
+        times = [v for k, v in rows[0].items() if k.startswith("gmt_") and v]
+        assert times
+        assert all(str(t).endswith("+08:00") for t in times)  # the vendor's times: translated
+    finally:
+        stop()

@@ -83,6 +83,7 @@ class Devices(Resource):
             concurrency=self._session.concurrency,
             paging=self._session.dialect.paging,
             operation="/device/query_by_user",
+            listen=self._session.http.throttle_listener,
         )
 
     def list(

@@ -99,6 +99,7 @@ class Events(Resource):
             concurrency=self._session.concurrency,
             paging=self._session.dialect.paging,
             operation="/device/query_record",
+            listen=self._session.http.throttle_listener,
         )
 
     def list(
@@ -287,8 +288,8 @@ class Events(Resource):
             password or client secret); ``"environment"``: each worker logs in from its
             own ``OPSLIB_*`` environment or profile.
         concurrency
-            Pages of one partition fetched at once by its worker (1..16). Workers already
-            read partitions side by side; raise it when the platform is far away.
+            The most pages of one partition fetched at once by its worker (1..32). Workers
+            already read partitions side by side.
 
         Returns
         -------

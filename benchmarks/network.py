@@ -1,0 +1,140 @@
+"""Reads across a shaped link (benchmarks/shaped_link.py): what users of a far platform meet.
+
+Each case serves the demo fleet (``opslib seed --scale demo``: 5,000 devices, 1M events
+over 30 days) with ``opslib server`` at its default settings (the per-token rate limit on),
+puts a shaped link in front of it, and alternates in fresh processes, ``repeat`` rounds:
+
+- **opslib**: ``opslib.connect()`` then ``events.list()`` of the window;
+- **the hand-written loop**: log in with httpx, then sequential httpx over ``page_no``
+  (httpx accepts gzip and zstd by default) and ``pandas.json_normalize`` at the end.
+
+Both clocks start before logging in. The floor is what the link cannot beat: the bytes
+opslib's run moved to the client (compressed) over the bandwidth, plus the round trips of
+the login and of the token exchange. ``opslib_login_s`` says how much of opslib's time went
+to logging in (the platform hashes the password: its CPU, not the link).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from benchmarks import _platform, shaped_link
+
+
+@dataclass(frozen=True)
+class Link:
+    """A benchmark case: a window of the demo fleet read across a shaped link."""
+
+    name: str
+    title: str
+    rtt_ms: float
+    mbit: float
+    days: int
+    page_size: int = 1000
+
+
+LINKS = {
+    "link_40ms": Link("link_40ms", "7 days at 40 ms RTT, 100 Mbit/s", 40, 100, 7),
+    "link_150ms": Link("link_150ms", "1 day at 150 ms RTT, 20 Mbit/s", 150, 20, 1),
+    # the published platform serves at most 100 rows a page: both readers ask for 100
+    "link_100_rows": Link(
+        "link_100_rows", "7 days at 40 ms RTT, 100 Mbit/s, 100-row pages", 40, 100, 7, 100
+    ),
+}
+
+
+@dataclass
+class Proxy:
+    address: str  # host:port a client connects to
+    stats: str  # host:port of the byte counters
+    process: subprocess.Popen[str]
+
+    def bytes(self) -> tuple[int, int]:
+        return shaped_link.read_stats(self.stats)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def start_proxy(base_url: str, rtt_ms: float, mbit: float) -> Proxy:
+    to = base_url.removeprefix("http://")
+    cmd = [sys.executable, "-m", "benchmarks.shaped_link", "--to", to]
+    cmd += ["--rtt-ms", str(rtt_ms), "--mbit", str(mbit)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    words = proc.stdout.readline().split()  # LISTEN host:port STATS host:port
+    if len(words) != 4:
+        proc.kill()
+        raise RuntimeError("the shaped link did not start")
+    return Proxy(words[1], words[3], proc)
+
+
+def window(until: str, days: int) -> dict[str, int]:
+    end = datetime.fromisoformat(until)
+    start = end - timedelta(days=days)
+    return {"start": int(start.timestamp() * 1000), "end": int(end.timestamp() * 1000)}
+
+
+def run_link(
+    link: Link, until: str, repeat: int, run_once: Any, server_pid: int, base_url: str
+) -> dict[str, Any]:
+    """``repeat`` alternated rounds of both readers across ``link``; medians and ratios."""
+    proxy = start_proxy(base_url, link.rtt_ms, link.mbit)
+    opts = {**window(until, link.days), "page_size": link.page_size, "timed_login": True}
+    runs: dict[str, list[dict[str, Any]]] = {"events_naive": [], "events_opslib": []}
+    try:
+        url = f"http://{proxy.address}"
+        for _ in range(repeat):
+            for case in runs:
+                down0, up0 = proxy.bytes()
+                result = run_once(case, url, opts, server_pid)
+                down1, up1 = proxy.bytes()
+                result["bytes_to_client"] = down1 - down0
+                result["bytes_to_platform"] = up1 - up0
+                runs[case].append(result)
+    finally:
+        proxy.stop()
+    naive = statistics.median(r["seconds"] for r in runs["events_naive"])
+    fast = statistics.median(r["seconds"] for r in runs["events_opslib"])
+    wire = statistics.median(r["bytes_to_client"] for r in runs["events_opslib"])
+    floor = wire * 8 / (link.mbit * 1e6) + 2 * link.rtt_ms / 1000
+    return {
+        "case": link.name,
+        "title": link.title,
+        "link_address": proxy.address,  # a loopback one: opslib asks for no compression
+        "rtt_ms": link.rtt_ms,
+        "mbit": link.mbit,
+        "days": link.days,
+        "page_size": link.page_size,
+        "rows": runs["events_opslib"][0]["rows"],
+        "opslib_s": round(fast, 3),
+        "naive_s": round(naive, 3),
+        "floor_s": round(floor, 3),
+        "opslib_mb_on_wire": round(wire / 1e6, 2),
+        "naive_mb_on_wire": round(
+            statistics.median(r["bytes_to_client"] for r in runs["events_naive"]) / 1e6, 2
+        ),
+        "opslib_login_s": round(statistics.median(r["login_s"] for r in runs["events_opslib"]), 3),
+        "opslib_vs_floor": round(fast / floor, 2),
+        "speedup_vs_naive": round(naive / fast, 2),
+        "runs": runs,
+    }
+
+
+def run_links(names: list[str], until: str, repeat: int, run_once: Any) -> list[dict[str, Any]]:
+    """The cases ``names`` of :data:`LINKS`, one after another, over one demo platform."""
+    db = _platform.ensure_db("demo", until)
+    platform = _platform.start(db, rate_limit=True)
+    try:
+        return [
+            run_link(LINKS[n], until, repeat, run_once, platform.process.pid, platform.base_url)
+            for n in names
+        ]
+    finally:
+        platform.stop()
