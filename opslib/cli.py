@@ -77,6 +77,9 @@ def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--devices", type=int, default=10)
     p.add_argument("--rate", type=float, default=5.0, help="events per second in total")
     p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument(
+        "--dialect", default="opslib", help="the platform's built-in dialect (opslib, chint...)"
+    )
 
 
 def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -282,7 +285,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.server.simulate import simulate_command
 
         return simulate_command(
-            args.base_url, devices=args.devices, rate=args.rate, seconds=args.seconds
+            args.base_url,
+            devices=args.devices,
+            rate=args.rate,
+            seconds=args.seconds,
+            dialect=args.dialect,
         )
     if args.command == "demo":
         from opslib.reports.cli import demo_command

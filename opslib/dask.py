@@ -43,6 +43,7 @@ makes the partitions.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -221,6 +222,7 @@ class EventPartitions:
     ) -> pd.DataFrame:
         where = _describe(window)
         df = conform(self.read(*window), self.meta, where=where, warn=self.sampled)
+        df.attrs.update(copy.deepcopy(self.meta.attrs))  # the frame's event kinds
         return df if columns is None else df[list(columns)]
 
 

@@ -253,3 +253,45 @@ def test_a_window_is_read_with_the_token_alone_through_the_pager(
     assert {s.body["params"]["access_token"] for s in sent} == {token}
     third = [s for s in sent if s.body["params"]["page_no"] == 3]
     assert [s.fault for s in third] == ["status 503", ""]
+
+
+def test_frames_carry_the_platforms_event_kinds_under_chint(
+    seeded_db: Path, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    import dask
+    from conftest import Platform as Running
+    from conftest import _copy_db, _demo_fields
+
+    from opslib import analysis
+    from opslib.server.chint_edge import seed_as_chint
+    from opslib.server.runner import start_in_thread
+
+    db = tmp_path / "chint.db"
+    _copy_db(seeded_db, db)
+    seed_as_chint(db)
+    url, stop = start_in_thread(db, dialect="chint")
+    try:
+        client = Running(base_url=url, db=db, stop=stop, **_demo_fields()).connect(
+            "ops", dialect="chint"
+        )
+        start, end = _range()
+        with sqlite3.connect(db) as conn:  # the user with the most faults in the range
+            owner = conn.execute(
+                "SELECT user_id FROM events WHERE user_id != '' AND event_type = 4"
+                " AND ts >= ? AND ts < ? GROUP BY 1 ORDER BY count(*) DESC LIMIT 1",
+                (start, end),
+            ).fetchone()[0]
+        listed = client.events.list(start, end, user_id=owner)
+        ddf = client.events.to_dask(start, end, user_id=owner, properties={})
+        assert analysis.event_kinds(ddf) == analysis.event_kinds(listed)
+        assert not analysis.event_kinds(ddf).reports("connectivity")
+        with dask.config.set(scheduler="synchronous"):
+            got = ddf.compute()
+            first = ddf.partitions[0].compute()
+        for frame in (got, first):
+            assert frame.attrs["event_kinds"] == listed.attrs["event_kinds"]
+        assert analysis.event_kinds(got).reports("fault")
+    finally:
+        stop()

@@ -147,7 +147,7 @@ def event_kinds(events: pd.DataFrame | None = None, kinds: Any = None) -> EventK
     """The kinds to read ``events`` with: ``kinds`` if given (an :class:`EventKinds`, an
     object with one as ``event_kinds``, or a mapping ``{"kinds": {code: kind}, "labels":
     {code: label}}`` as the client puts in a frame's attrs), else the frame's own
-    (``events.attrs["event_kinds"]``), else our platform's.
+    (``events.attrs["event_kinds"]``, a Dask frame's meta's), else our platform's.
 
     Examples
     --------
@@ -155,7 +155,11 @@ def event_kinds(events: pd.DataFrame | None = None, kinds: Any = None) -> EventK
     True
     """
     if kinds is None and events is not None:
-        kinds = events.attrs.get(ATTR)
+        # a Dask frame keeps its attrs on its meta
+        attrs = getattr(events, "attrs", None)
+        if attrs is None:
+            attrs = getattr(getattr(events, "_meta", None), "attrs", None)
+        kinds = (attrs or {}).get(ATTR)
     if kinds is None:
         return REFERENCE_KINDS
     if isinstance(kinds, EventKinds):

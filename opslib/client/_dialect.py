@@ -3,7 +3,8 @@
 One :class:`Edge` per client holds its :class:`~opslib.dialects.Dialect` and is the only
 place that knows how the platform encodes what the spec leaves open:
 
-- :meth:`Edge.params` writes a request's params (``start``/``end`` in the platform's unit);
+- :meth:`Edge.params` writes a request's params (``start``/``end`` in the platform's unit,
+  the do-not-disturb ``message_config.start``/``end`` too);
 - :meth:`Edge.data` reads an envelope answer: its ``data`` on a success, else raises the
   exception the dialect maps the platform's code to, with the platform's own code and
   message (an error body is never data; a success is a success code *and* HTTP 200);
@@ -20,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from opslib.dialects import Dialect, Times, zone_of
+from opslib.dialects import Dialect, Times, dnd_from_epoch_s, dnd_to_epoch_s, zone_of
 from opslib.exceptions import APIError, ServerError, error_class, make_status_error
 from opslib.timeutil import GMT_FORMAT
 
@@ -30,6 +31,8 @@ _DIGITS = re.compile(r"^-?\d+(\.\d+)?$")
 # Epoch numbers below this are seconds, above it milliseconds (as opslib.timeutil reads).
 _SECONDS_LIMIT = 100_000_000_000
 _RANGE_PATH = "/device/query_record"
+_DND_PATH = "/user/update_sys_setting"
+_DND_FIELDS = ("start", "end")
 
 
 class Edge:
@@ -41,6 +44,7 @@ class Edge:
         self._plain_times = d.times == Times()
         self._zone = zone_of(d.times.zone)
         self._seconds = d.times.range_unit == "s"
+        self._dnd_epoch = d.times.dnd_unit == "epoch_s"
 
     # -- requests ------------------------------------------------------------------------
 
@@ -50,6 +54,8 @@ class Edge:
         With ``start``/``end`` in seconds the window is widened to whole seconds (start
         rounded down, end up): no requested record is left out.
         """
+        if self._dnd_epoch and path == _DND_PATH:
+            return self._dnd_out(params)
         if not self._seconds or path != _RANGE_PATH:
             return params
         out = dict(params)
@@ -58,6 +64,26 @@ class Edge:
         if isinstance(out.get("end"), int):
             out["end"] = -(-out["end"] // 1000)
         return out
+
+    def _dnd_out(self, params: dict[str, Any]) -> dict[str, Any]:
+        config = params.get("message_config")
+        if not isinstance(config, dict):
+            return params
+        zone = self.dialect.times.zone
+        config = {
+            k: dnd_to_epoch_s(v, zone) if k in _DND_FIELDS and isinstance(v, int) else v
+            for k, v in config.items()
+        }
+        return {**params, "message_config": config}
+
+    def _dnd_in(self, data: Any) -> None:
+        config = data.get("message_config") if isinstance(data, dict) else None
+        if not isinstance(config, dict):
+            return
+        for key in _DND_FIELDS:
+            value = config.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                config[key] = dnd_from_epoch_s(value, self.dialect.times.zone)
 
     # -- answers -------------------------------------------------------------------------
 
@@ -123,13 +149,16 @@ class Edge:
         )
 
     def data(self, status: int, body: Any) -> Any:
-        """The ``data`` of a success answer (``null`` is ``{}``), times made UTC; None when
-        the answer is not a success (the caller raises :meth:`error`)."""
+        """The ``data`` of a success answer (``null`` is ``{}``), times made UTC and the
+        do-not-disturb window minutes after midnight; None when the answer is not a success
+        (the caller raises :meth:`error`)."""
         if not self.is_success(status, body):
             return None
         data = body.get("data")
         if data is None:
             return {}
+        if self._dnd_epoch:
+            self._dnd_in(data)
         return self.times(data)
 
     def bare(self, path: str, params: Mapping[str, Any], text: str, status: int) -> str:

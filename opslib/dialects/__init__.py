@@ -13,7 +13,17 @@ This package is a bottom layer: it imports nothing of the client, the server or 
 
 from __future__ import annotations
 
-from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall, zone_of
+from opslib.dialects.base import (
+    Capabilities,
+    Dialect,
+    Errors,
+    Paging,
+    Times,
+    TokenCall,
+    dnd_from_epoch_s,
+    dnd_to_epoch_s,
+    zone_of,
+)
 from opslib.dialects.chint import chint_dialect
 from opslib.dialects.reference import opslib_dialect
 from opslib.dialects.vendor import vendor_dialect, vendor_epoch_dialect, vendor_local_dialect
@@ -25,6 +35,8 @@ __all__ = [
     "Paging",
     "Times",
     "TokenCall",
+    "dnd_from_epoch_s",
+    "dnd_to_epoch_s",
     "resolve_dialect",
     "zone_of",
 ]

@@ -63,6 +63,8 @@ __all__ = [
     "Paging",
     "Times",
     "TokenCall",
+    "dnd_from_epoch_s",
+    "dnd_to_epoch_s",
     "zone_of",
 ]
 
@@ -116,6 +118,41 @@ def zone_of(name: str) -> dt.tzinfo:
             f"unknown zone {name!r}: give 'UTC', an offset like '+08:00' or an IANA name "
             "like 'Asia/Shanghai'"
         ) from None
+
+
+# The day a do-not-disturb time of day is written on, where a platform wants epoch seconds:
+# a fixed day (the platform reads only the time of day), the second so no zone goes negative.
+_DND_DAY = dt.date(1970, 1, 2)
+
+
+def dnd_to_epoch_s(minutes: int, zone: str) -> int:
+    """A do-not-disturb time, minutes after midnight, as the epoch seconds of that time of
+    day in ``zone`` on a fixed day (1970-01-02): how a platform with
+    ``times.dnd_unit = "epoch_s"`` reads it.
+
+    Examples
+    --------
+    >>> dnd_to_epoch_s(22 * 60, "+08:00")
+    136800
+    >>> dnd_from_epoch_s(136800, "+08:00")
+    1320
+    """
+    hours, mins = divmod(int(minutes), 60)
+    moment = dt.datetime.combine(_DND_DAY, dt.time(hours, mins), tzinfo=zone_of(zone))
+    return int(moment.timestamp())
+
+
+def dnd_from_epoch_s(seconds: float, zone: str) -> int:
+    """Epoch seconds as a do-not-disturb time: minutes after midnight in ``zone`` (the day
+    is ignored; seconds are dropped).
+
+    Examples
+    --------
+    >>> dnd_from_epoch_s(1609509600, "Asia/Shanghai")
+    1200
+    """
+    moment = dt.datetime.fromtimestamp(float(seconds), zone_of(zone))
+    return moment.hour * 60 + moment.minute
 
 
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
@@ -217,10 +254,15 @@ class Times:
     name (``"Asia/Shanghai"``)."""
     range_unit: str = "ms"
     """The unit of ``start``/``end``: epoch ``"ms"`` or ``"s"``."""
+    dnd_unit: str = "minutes"
+    """The unit of the do-not-disturb ``message_config.start``/``end``: ``"minutes"`` after
+    midnight, or ``"epoch_s"`` (a moment whose time of day in ``zone`` is meant). Callers
+    always give and get minutes after midnight; the client converts."""
 
     def __post_init__(self) -> None:
         _choice("times", "gmt_format", self.gmt_format, ("datetime", "iso", "epoch_s", "epoch_ms"))
         _choice("times", "range_unit", self.range_unit, ("ms", "s"))
+        _choice("times", "dnd_unit", self.dnd_unit, ("minutes", "epoch_s"))
         try:
             zone_of(self.zone)
         except ValueError as exc:

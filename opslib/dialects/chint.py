@@ -186,6 +186,9 @@ PROVENANCE = {
     "China time, never seen",
     "times.range_unit": f"documented: {_Y2021} device-service query_record example (start/end "
     "in epoch ms; D 374-381 int64)",
+    "times.dnd_unit": f"documented: {_Y2021} user-service examples (message_config start/end, "
+    "the do-not-disturb window, in epoch seconds; ours are minutes after midnight); that "
+    "the time of day in times.zone is meant is assumed",
     "paging.max_page_size": "documented: D 131-135, 369-373 (page_size 1..100)",
     "paging.total": f"assumed: {_Y2021} examples show total beside one page's list; taken as "
     "the records of the whole result, probe checks it",
@@ -225,8 +228,6 @@ PROVENANCE = {
     "in product reads)",
     "other.data_null": f"documented: {_Y2021} examples (data null for operations that return "
     f"nothing; {_Y2026} overview shows {{}}): both read",
-    "other.message_config": f"documented: {_Y2021} examples (do-not-disturb start/end in epoch "
-    "seconds; ours are minutes after midnight)",
     "other.area_code": "documented: 2026 area-number page ('0086' style, up to 5 digits)",
     "other.category_id": "documented: 2026 things model page (categories 0..10, 0 a switch)",
     "other.record_user_selector": f"documented: {_Y2021} names query_record's user selector "
@@ -248,7 +249,9 @@ def chint_dialect() -> Dialect:
             token_refused_codes=frozenset({100002, 100003}),
             write_success={"/product/add": "{product_id}", "/product/delete": "success"},
         ),
-        times=Times(gmt_format="epoch_ms", zone="Asia/Shanghai", range_unit="ms"),
+        times=Times(
+            gmt_format="epoch_ms", zone="Asia/Shanghai", range_unit="ms", dnd_unit="epoch_s"
+        ),
         paging=Paging(max_page_size=100, total="records"),
         selectors=_SELECTORS,
         enums=_ENUMS,

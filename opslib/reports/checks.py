@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from opslib import enums
+from opslib.dialects import Dialect
 from opslib.reports.params import ParameterError, ReportParameter
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "ReportChecks",
     "check_parameters",
     "check_values",
+    "dialect_of",
     "read_checks",
 ]
 
@@ -92,7 +94,7 @@ def _refuse(name: str, value: Any, problem: str, accepted: str) -> ParameterErro
     return ParameterError(f"parameter {name!r} = {value!r}: {problem}; accepted: {accepted}")
 
 
-def _time(name: str, value: Any, base: Path) -> Any:
+def _time(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     from opslib.timeutil import to_epoch_ms
 
     try:
@@ -115,7 +117,7 @@ def _time_problem(value: Any) -> str:
     return "not a time"
 
 
-def _event_types(name: str, value: Any, base: Path) -> Any:
+def _event_types(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     from opslib.analysis import event_type_values
 
     labels = enums.labels(enums.EventType)
@@ -131,7 +133,7 @@ def _event_types(name: str, value: Any, base: Path) -> Any:
     return value
 
 
-def _freq(name: str, value: Any, base: Path) -> Any:
+def _freq(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     from pandas.tseries.frequencies import to_offset
 
     accepted = "a pandas frequency such as 15min, 1h, 6h, 1D, 1W"
@@ -144,16 +146,18 @@ def _freq(name: str, value: Any, base: Path) -> Any:
     return value
 
 
-def _device_status(name: str, value: Any, base: Path) -> Any:
-    labels = enums.labels(enums.DeviceStatus)
+def _device_status(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    labels = dialect.enums.get("device_status", {})
     text = str(value).strip().lower()
-    if text == "" or text in labels.values() or (text.isdigit() and int(text) in labels):
+    known = {label.lower() for label in labels.values()}
+    if text == "" or text in known or (text.isdigit() and int(text) in labels):
         return value
     allowed = ", ".join(f"{label} ({number})" for number, label in labels.items())
-    raise _refuse(name, value, "not a device status", f"{allowed}, or empty for all")
+    where = "" if dialect.name == "opslib" else f" on the {dialect.name} platform"
+    raise _refuse(name, value, f"not a device status{where}", f"{allowed}, or empty for all")
 
 
-def _input_file(name: str, value: Any, base: Path) -> Any:
+def _input_file(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if not value:
         return value
     path = (base / Path(str(value)).expanduser()).resolve()
@@ -165,7 +169,7 @@ def _input_file(name: str, value: Any, base: Path) -> Any:
     return str(path)
 
 
-def _output_file(name: str, value: Any, base: Path) -> Any:
+def _output_file(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if not value:
         return value
     path = (base / Path(str(value)).expanduser()).resolve()
@@ -179,7 +183,7 @@ def _output_file(name: str, value: Any, base: Path) -> Any:
     return str(path)
 
 
-def _users(name: str, value: Any, base: Path) -> Any:
+def _users(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     """User ids, or CSV files of them (resolved against the caller's directory), read here
     so that a bad file is refused before a kernel starts."""
     from opslib.reports.notebook import read_users
@@ -202,19 +206,19 @@ def _users(name: str, value: Any, base: Path) -> Any:
     return out
 
 
-def _positive(name: str, value: Any, base: Path) -> Any:
+def _positive(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value <= 0:
         raise _refuse(name, value, "must be above zero", "a number above zero")
     return value
 
 
-def _non_negative(name: str, value: Any, base: Path) -> Any:
+def _non_negative(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value < 0:
         raise _refuse(name, value, "must not be negative", "zero or more")
     return value
 
 
-KINDS: dict[str, Callable[[str, Any, Path], Any]] = {
+KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "time": _time,
     "event_types": _event_types,
     "freq": _freq,
@@ -225,7 +229,8 @@ KINDS: dict[str, Callable[[str, Any, Path], Any]] = {
     "positive": _positive,
     "non_negative": _non_negative,
 }
-"""Each kind of parameter a notebook may declare, and its check (returns the value to use)."""
+"""Each kind of parameter a notebook may declare, and its check (returns the value to use);
+labels such as device statuses are the platform's dialect's."""
 
 
 def check_values(
@@ -234,6 +239,7 @@ def check_values(
     values: dict[str, Any],
     *,
     base: str | os.PathLike[str] | None = None,
+    dialect: Dialect | None = None,
 ) -> dict[str, Any]:
     """Check the given ``values`` (already of their types) by kind, window and pairing.
 
@@ -247,6 +253,9 @@ def check_values(
         The given values, coerced by :func:`~opslib.reports.params.validate_parameters`.
     base
         The directory relative paths are resolved against (default: the current one).
+    dialect
+        The platform's dialect, whose labels (device statuses) a value must be one of
+        (default: opslib's own, :func:`dialect_of` gives a run's).
 
     Returns
     -------
@@ -269,11 +278,12 @@ def check_values(
     opslib.reports.params.ParameterError: parameter 'freq' = '0h': a bucket must be ...
     """
     where = Path(base) if base is not None else Path.cwd()
+    platform = dialect if dialect is not None else Dialect()
     out = dict(values)
     for name, value in values.items():
         kind = checks.kinds.get(name)
         if kind is not None:
-            out[name] = KINDS[kind](name, value, where)
+            out[name] = KINDS[kind](name, value, where, platform)
     effective = {name: param.default for name, param in declared.items()} | out
     if checks.window:
         _check_window(*checks.window, effective)
@@ -316,8 +326,10 @@ def check_parameters(
     given: Mapping[str, Any],
     *,
     base: str | os.PathLike[str] | None = None,
+    dialect: Dialect | None = None,
 ) -> CheckedParameters:
-    """Names, types, then meanings of the given values; nothing runs.
+    """Names, types, then meanings of the given values (labels by ``dialect``, default
+    opslib's); nothing runs.
 
     Raises
     ------
@@ -336,7 +348,36 @@ def check_parameters(
     declared = inspect_report(notebook)
     checks = read_checks(notebook)
     values = validate_parameters(declared, dict(given))
-    return CheckedParameters(declared, checks, check_values(checks, declared, values, base=base))
+    return CheckedParameters(
+        declared, checks, check_values(checks, declared, values, base=base, dialect=dialect)
+    )
+
+
+def dialect_of(
+    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+) -> Dialect | None:
+    """The dialect a run's platform speaks, as its client would resolve it (nothing is
+    started): ``env``'s ``OPSLIB_DIALECT``, else the profile's and the environment's; None
+    for the demo platform, or when the settings do not resolve (the platform check then
+    says why).
+
+    Examples
+    --------
+    >>> dialect_of(env={"OPSLIB_DIALECT": "chint"}).name
+    'chint'
+    """
+    from opslib import ConfigError
+    from opslib.client import resolve_settings
+    from opslib.dialects import resolve_dialect
+
+    if demo:
+        return None
+    try:
+        if env and env.get("OPSLIB_DIALECT"):
+            return resolve_dialect(env["OPSLIB_DIALECT"])
+        return resolve_settings(profile=profile).dialect
+    except (ConfigError, ValueError):
+        return None
 
 
 class RoleRefused(ParameterError):

@@ -46,7 +46,7 @@ from opslib.reports._rundir import (
     write_job,
 )
 from opslib.reports.causes import cause_of
-from opslib.reports.checks import CheckedParameters, check_parameters, check_role
+from opslib.reports.checks import CheckedParameters, check_parameters, check_role, dialect_of
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.locks import RunLock
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
@@ -117,7 +117,8 @@ def check_before_run(
     platform (unless ``connection`` was checked already), then the role they need."""
     pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
     try:
-        checked = check_parameters(notebook, parameters, base=base_dir)
+        dialect = dialect_of(profile=profile, demo=demo, env=env)
+        checked = check_parameters(notebook, parameters, base=base_dir, dialect=dialect)
     except BaseException:
         if pending is not None:
             pending.cancel()

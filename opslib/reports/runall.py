@@ -34,10 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opslib.dialects import Dialect
 from opslib.reports._discovery import ReportNotFound, find_notebook
 from opslib.reports._rundir import record_unrun
 from opslib.reports.causes import PLATFORM_ERRORS, Cause, worst
-from opslib.reports.checks import CheckedParameters, RoleRefused, check_parameters, check_role
+from opslib.reports.checks import (
+    CheckedParameters,
+    RoleRefused,
+    check_parameters,
+    check_role,
+    dialect_of,
+)
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
 from opslib.reports.index import write_index
 from opslib.reports.locks import RUN_ALL, RunLock, RunLocked
@@ -144,9 +151,10 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
 
 
 def check_specs(
-    config: Path, specs: list[RunSpec]
+    config: Path, specs: list[RunSpec], *, dialect: Dialect | None = None
 ) -> list[tuple[RunSpec, Path, CheckedParameters]]:
-    """Every entry's report and parameters, checked before any runs (paths against the file).
+    """Every entry's report and parameters, checked before any runs (paths against the file,
+    labels by the platform's ``dialect``).
 
     Raises
     ------
@@ -158,7 +166,13 @@ def check_specs(
         try:
             notebook = find_notebook(spec.report)
             checked.append(
-                (spec, notebook, check_parameters(notebook, spec.parameters, base=config.parent))
+                (
+                    spec,
+                    notebook,
+                    check_parameters(
+                        notebook, spec.parameters, base=config.parent, dialect=dialect
+                    ),
+                )
             )
         except (ReportNotFound, ParameterError) as exc:
             raise ConfigFileError(f"{config}: run {n} ({_name(spec)}): {exc}") from None
@@ -323,7 +337,7 @@ def _run_batch(
     """run_all's work, holding the run-all lock of ``out``."""
     pending = start_connection(profile=profile, demo=demo, env=env)
     try:  # the platform is checked while the entries are
-        checked = check_specs(file, specs)
+        checked = check_specs(file, specs, dialect=dialect_of(profile=profile, demo=demo, env=env))
     except BaseException:
         pending.cancel()
         raise

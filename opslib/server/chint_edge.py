@@ -8,10 +8,13 @@ HTTP edge, per the facts of :mod:`opslib.dialects.chint`:
   ours (event_type 0 -> 3 property report, 1 and 2 -> 4 alarm; net_type 0 Wi-Fi -> 1...);
   ``page_size`` over 100 is refused with 460; a missing ``user_id`` where required is 460;
   the caller's own ``user_id`` (required there on ``/device/update_info``) is not a transfer;
+  the do-not-disturb ``message_config.start``/``end`` are epoch seconds (their time of day
+  in China time is kept, as minutes after midnight);
 - answers: HTTP 200 always, the failure a business code in the body (460 parameter
   error, 8104 user does not exist, 8106 wrong password, 8202 device does not exist,
   100001 access token expired...) with its sentence in ``error_description`` and
-  ``data: null``; ``gmt_*`` epoch-millisecond numbers; chint enum codes; ``data: null``
+  ``data: null``; ``gmt_*`` epoch-millisecond numbers; do-not-disturb start/end epoch
+  seconds; chint enum codes; ``data: null``
   for add and delete (not a bare string); ``device_secret``/``product_secret`` in reads.
 
 Its demo data (:func:`seed_as_chint`) holds only what that platform reports: property
@@ -31,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from opslib.dialects.base import dnd_from_epoch_s, dnd_to_epoch_s
 from opslib.server.compression import compress_at_edge, take_accept_encoding
 
 __all__ = ["ChintEdge", "seed_as_chint"]
@@ -42,6 +46,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_PAGE_SIZE = 100
+# The zone whose time of day the do-not-disturb epoch seconds mean (the chint dialect's).
+_ZONE = "Asia/Shanghai"
+_DND_FIELDS = ("start", "end")
 PARAMETER_ERROR = 460
 
 # Selectors, theirs -> ours, per (path, field).
@@ -110,6 +117,11 @@ def _out(node: Any, path: str) -> Any:
     for key, value in node.items():
         if key.startswith("gmt_"):
             out[key] = _epoch_ms(value)
+        elif key == "message_config" and isinstance(value, dict):
+            out[key] = {
+                k: dnd_to_epoch_s(v, _ZONE) if k in _DND_FIELDS and isinstance(v, int) else v
+                for k, v in value.items()
+            }
         elif key == "event_type" and isinstance(value, int):
             out[key] = _EVENT_OUT.get(value, 1)
         elif key in _PRODUCT_OUT and isinstance(value, int):
@@ -137,6 +149,8 @@ class _Refused(Exception):
 
 def _in(path: str, envelope: dict[str, Any]) -> dict[str, Any]:
     """Their request as ours, or :class:`_Refused` (460) naming the parameter."""
+    if "params" not in envelope:  # /device/report: no params, passed as it is
+        return envelope
     params = dict(envelope.get("params") or {})
     size = params.get("page_size")
     if isinstance(size, int) and not 1 <= size <= MAX_PAGE_SIZE:
@@ -170,6 +184,16 @@ def _in(path: str, envelope: dict[str, Any]) -> dict[str, Any]:
     caller = params.get("user_id") == envelope.get("user_id")
     if path in ("/device/query", "/device/update_info") and caller:
         params.pop("user_id")  # the caller: required there, not a transfer
+    if path == "/user/update_sys_setting" and isinstance(params.get("message_config"), dict):
+        config = dict(params["message_config"])
+        for field in _DND_FIELDS:
+            value = config.get(field)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise _Refused(f"params.message_config.{field}: epoch seconds, got {value!r}")
+            config[field] = dnd_from_epoch_s(value, _ZONE)
+        params["message_config"] = config
     if path == "/product/add":
         for field, table in _PRODUCT_IN.items():
             if field in params:

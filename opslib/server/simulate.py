@@ -11,6 +11,12 @@ number nudged a little and an occasional switch flipped), now and then a warning
 command echo, a disconnection (an offline event; the device's next report is an online
 event) or, rarely, a fault alarm (``F`` code) followed later by a recovery.
 
+Under a platform's dialect (``opslib simulate --dialect chint``) it speaks that dialect
+(its login selector, its page cap) and writes only the event kinds the platform reports:
+under ``chint`` property reports and alarms (its faults), no online/offline or command
+events, as ``seed_as_chint`` leaves the demo data. A platform without a whole-fleet
+listing has its devices listed per user: the demo plain user's devices report.
+
 It talks only to the ``base_url`` it is given (proxies from the environment are ignored).
 """
 
@@ -29,7 +35,9 @@ from typing import Any
 import httpx
 import numpy as np
 
-from opslib.enums import DeviceStatus, EventType, LoginModel
+from opslib.dialects import Dialect
+from opslib.enums import DeviceStatus, EventType
+from opslib.exceptions import ConfigError
 from opslib.server import demo
 from opslib.server.security import demo_device_secret
 
@@ -49,6 +57,7 @@ _COMMANDS: tuple[dict[str, Any], ...] = (
     {"command": "set_power", "value": True, "source": "app"},
     {"command": "set_power", "value": False, "source": "automation"},
 )
+_DEVICE_GONE = frozenset({401, 404, 100001, 8202})
 _PERCENT_KEYS = {"battery", "brightness", "humidity", "storage_pct"}
 
 
@@ -122,6 +131,9 @@ class Simulator:
         Seed of the random choices (default: unpredictable).
     timeout
         Per-request timeout in seconds.
+    dialect
+        The platform's built-in dialect (``"opslib"``, ``"chint"``...): its login selector,
+        page cap and fleet listing, and only the event kinds it reports.
 
     Examples
     --------
@@ -138,6 +150,7 @@ class Simulator:
         seconds: float = 30.0,
         seed: int | None = None,
         timeout: float = 10.0,
+        dialect: str = "opslib",
     ) -> None:
         if devices < 1:
             raise ValueError(f"devices must be at least 1, got {devices}")
@@ -153,6 +166,8 @@ class Simulator:
         self._timeout = timeout
         self._stop = threading.Event()
         self.devices: list[_Device] = []
+        self.dialect = Dialect.named(dialect)
+        self._kinds = set(self.dialect.event_kinds.values())
 
     # ----------------------------------------------------------------- platform calls
 
@@ -165,7 +180,8 @@ class Simulator:
         return payload
 
     def login(self, http: httpx.Client) -> tuple[str, str]:
-        """Log in as the demo ops account.
+        """Log in as the demo ops account (the demo plain user on a platform without a
+        whole-fleet listing).
 
         Parameters
         ----------
@@ -177,6 +193,8 @@ class Simulator:
         tuple of str
             ``(user_id, access_token)``.
         """
+        # Without a whole-fleet listing, the demo plain user's own devices report.
+        fleet = self.dialect.capabilities.fleet_events
         login = self._post(
             http,
             "/user/login",
@@ -185,10 +203,10 @@ class Simulator:
                 "user_id": "",
                 "params": {
                     "client_id": demo.CLIENT_ID,
-                    "login_model": int(LoginModel.PASSWORD),
+                    "login_model": self.dialect.selectors["login_model"]["password"],
                     "area_code": demo.AREA_CODE,
-                    "phone": demo.OPS_PHONE,
-                    "password": demo.OPS_PASSWORD,
+                    "phone": demo.OPS_PHONE if fleet else demo.USER_PHONE,
+                    "password": demo.OPS_PASSWORD if fleet else demo.USER_PASSWORD,
                 },
             },
         )["data"]
@@ -226,7 +244,8 @@ class Simulator:
             The devices with their derived demo secrets, status and properties.
         """
         found: list[_Device] = []
-        page_size = min(1000, self.n_devices)
+        page_size = min(self.dialect.paging.max_page_size, self.n_devices)
+        owner = "" if self.dialect.capabilities.fleet_events else user_id
         page_no = 1
         while len(found) < self.n_devices:
             data = self._post(
@@ -237,7 +256,7 @@ class Simulator:
                     "user_id": user_id,
                     "params": {
                         "access_token": token,
-                        "user_id": "",
+                        "user_id": owner,
                         "page_no": page_no,
                         "page_size": page_size,
                     },
@@ -275,15 +294,19 @@ class Simulator:
     def _next_event(self, device: _Device) -> dict[str, Any]:
         """The device's next event, and its effect on the device's simulated state."""
         rng = self.rng
-        if device.status != DeviceStatus.ONLINE:
+        connectivity = "connectivity" in self._kinds
+        if connectivity and device.status != DeviceStatus.ONLINE:
             device.status = int(DeviceStatus.ONLINE)
             return {"event_type": int(EventType.ONLINE), "properties": {"reason": "reconnect"}}
         u = rng.random()
+        if u < 0.03 and not connectivity:
+            u = 1.0  # no disconnection there: a property report instead
         if u < 0.03:
             device.status = int(DeviceStatus.OFFLINE)
             return {"event_type": int(EventType.OFFLINE), "properties": {"reason": "network_lost"}}
         if u < 0.035:
-            device.status = int(DeviceStatus.FAULT)
+            if connectivity:  # a status only a platform with online events moves back
+                device.status = int(DeviceStatus.FAULT)
             code, message = _FAULTS[int(rng.integers(len(_FAULTS)))]
             return {
                 "event_type": int(EventType.ALARM),
@@ -297,7 +320,7 @@ class Simulator:
                 "code": code,
                 "properties": {"level": "warning", "message": message},
             }
-        if u < 0.115:
+        if u < 0.115 and "command" in self._kinds:
             command = _COMMANDS[int(rng.integers(len(_COMMANDS)))]
             return {"event_type": int(EventType.COMMAND), "properties": dict(command)}
         if device.properties:
@@ -326,13 +349,19 @@ class Simulator:
             response = http.post("/device/report", json=body)
         except httpx.HTTPError:
             return 0, True
-        if response.status_code == 200:
-            return int(response.json().get("data", {}).get("accepted", 0)), True
-        if response.status_code == 429:
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = {}
+        code = payload.get("error_code", response.status_code)
+        if response.status_code == 200 and code == 200:
+            return int((payload.get("data") or {}).get("accepted", 0)), True
+        if code == 429:
             retry = float(response.headers.get("Retry-After", "1") or 1)
             self._stop.wait(min(retry, 5.0))
-        # 401/404: not a seeded device (its own secret) or gone: drop it.
-        return 0, response.status_code not in (401, 404)
+        # 401/404 (the chint codes 100001/8202 in a 200): not a seeded device (its own
+        # secret) or gone: drop it.
+        return 0, code not in _DEVICE_GONE
 
     def run(self, *, out: Callable[[str], Any] | None = None) -> SimulationResult:
         """Log in, pick the devices, report for ``seconds`` seconds, return the counts.
@@ -420,6 +449,7 @@ def simulate_command(
     devices: int = 10,
     rate: float = 5.0,
     seconds: float = 30.0,
+    dialect: str = "opslib",
     out: Callable[[str], Any] = print,
 ) -> int:
     """``opslib simulate``: make seeded devices report for a while and print the counts.
@@ -434,6 +464,8 @@ def simulate_command(
         Events per second in total.
     seconds
         Duration; the run stops by itself.
+    dialect
+        The platform's built-in dialect (``opslib server --dialect``).
     out
         Where the lines go (default ``print``).
 
@@ -444,8 +476,10 @@ def simulate_command(
         nothing, 2 on a bad argument.
     """
     try:
-        simulator = Simulator(base_url, devices=devices, rate=rate, seconds=seconds)
-    except ValueError as exc:
+        simulator = Simulator(
+            base_url, devices=devices, rate=rate, seconds=seconds, dialect=dialect
+        )
+    except (ValueError, ConfigError) as exc:
         print(f"opslib simulate: {exc}", file=sys.stderr)
         return 2
     try:

@@ -113,6 +113,30 @@ def test_a_device_status_is_one_of_the_platforms() -> None:
     )
 
 
+def test_a_device_status_is_one_of_the_platforms_dialect() -> None:
+    from opslib.dialects import Dialect
+
+    checks = ReportChecks(kinds={"status": "device_status"})
+    chint = Dialect.named("chint")
+    for value in ("disabled", "Activated", "4"):
+        assert check_values(checks, declared(status=""), {"status": value}, dialect=chint)
+    with pytest.raises(ParameterError) as caught:
+        check_values(checks, declared(status=""), {"status": "fault"}, dialect=chint)
+    assert str(caught.value) == (
+        "parameter 'status' = 'fault': not a device status on the chint platform; accepted: "
+        "inactive (0), online (1), offline (2), disabled (3), activated (4), or empty for all"
+    )
+
+
+def test_cli_checks_a_status_against_the_profiles_dialect(tmp_path: Path) -> None:
+    args = ("report", "run", "fleet_inventory", "--out", str(tmp_path / "out"))
+    done = opslib_cli(*args, "-p", "status=fault", env_extra={"OPSLIB_DIALECT": "chint"})
+    assert done.returncode == 2, done.stderr
+    assert "'status' = 'fault': not a device status on the chint platform" in done.stderr
+    assert "activated (4)" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_numbers_with_a_floor() -> None:
     assert "must be above zero" in refused(
         ReportChecks(kinds={"days": "positive"}), {"days": 0}, days=7

@@ -155,6 +155,33 @@ def test_the_probe_finds_chint_and_checks_its_assumed_points(
     assert 8202 in found["errors.codes"].value
 
 
+def test_do_not_disturb_is_epoch_seconds_there_minutes_here(
+    chint_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    import sqlite3
+
+    from opslib.dialects import dnd_to_epoch_s
+
+    _, chint = chint_pair
+    faults = Faults()
+    client = _connect(chint, "chint", transport=faults)
+    client.users.update_settings(no_disturbing=True, start="22:30", end="07:15")
+    sent = faults.to("/user/update_sys_setting")[-1].body["params"]["message_config"]  # type: ignore[index]
+    assert sent["start"] == dnd_to_epoch_s(22 * 60 + 30, "Asia/Shanghai")
+    assert sent["end"] == dnd_to_epoch_s(7 * 60 + 15, "Asia/Shanghai")
+    with sqlite3.connect(chint.db) as conn:  # the core keeps minutes after midnight
+        stored = conn.execute(
+            "SELECT dnd_start, dnd_end FROM settings WHERE user_id = ?", (client.user_id,)
+        ).fetchone()
+    assert stored == (1350, 435)
+    wire: list[dict] = []
+    faults.rewrite("/user/query_sys_setting", lambda body: wire.append(body) or body)
+    read = client.users.settings("message")
+    assert wire[-1]["data"]["message_config"]["start"] == sent["start"]  # epoch s on the wire
+    assert read["message_config.start"].item() == 1350
+    assert read["message_config.end"].item() == 435
+
+
 def test_a_compressed_answer_is_translated_like_a_plain_one(
     chint_pair: tuple[PlatformType, PlatformType],
 ) -> None:

@@ -130,3 +130,33 @@ def test_bad_arguments_are_refused(devices: int, rate: float, seconds: float) ->
     with pytest.raises(ValueError, match="must be"):
         Simulator("http://127.0.0.1:9", devices=devices, rate=rate, seconds=seconds)
     assert simulate_command("http://127.0.0.1:9", devices=devices, rate=rate, seconds=seconds) == 2
+
+
+@pytest.mark.timeout(60)  # bounded: the run stops by itself
+def test_under_chint_only_the_kinds_that_platform_reports(seeded_db: Any, tmp_path: Any) -> None:
+    from conftest import _copy_db
+
+    from opslib.server.chint_edge import seed_as_chint
+    from opslib.server.runner import start_in_thread
+
+    db = tmp_path / "chint.db"
+    _copy_db(seeded_db, db)
+    seed_as_chint(db)
+    with sqlite3.connect(db) as conn:
+        last = int(conn.execute("SELECT max(rowid) FROM events").fetchone()[0])
+    url, stop = start_in_thread(db, dialect="chint")
+    try:
+        sim = Simulator(url, devices=5, rate=100, seconds=2.0, seed=1, dialect="chint")
+        result = sim.run()
+    finally:
+        stop()
+    assert result.accepted > 100
+    assert result.failed_requests == 0
+    with sqlite3.connect(db) as conn:
+        written = dict(
+            conn.execute(
+                "SELECT event_type, count(*) FROM events WHERE rowid > ? GROUP BY 1", (last,)
+            ).fetchall()
+        )
+    assert sum(written.values()) == result.accepted
+    assert set(written) == {3, 4}  # property reports and alarms (faults there), as seeded

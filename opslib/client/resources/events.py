@@ -294,7 +294,9 @@ class Events(Resource):
         Returns
         -------
         dask.dataframe.DataFrame
-            The columns and dtypes of :meth:`list`; ``compute()`` gives its rows.
+            The columns and dtypes of :meth:`list`; ``compute()`` gives its rows. Its
+            partitions and computed frames carry the platform's event kinds
+            (``attrs["event_kinds"]``) as :meth:`list`'s frames do.
 
         Examples
         --------
@@ -317,6 +319,7 @@ class Events(Resource):
             meta = self._sampled_meta(query, start_ms, end_ms, page_size)
         else:
             meta = _declared_meta(properties)
+        meta.attrs["event_kinds"] = self._kinds()  # every partition carries them too
         token: Secret | None = None
         expires_at = 0.0
         if auth == "token":
