@@ -17,13 +17,12 @@ figures and tables, which is what unattended reports show.
 """
 
 from opslib.widgets._tables import Table, readable, time_text
-from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
-from opslib.widgets.panels import EventPanel, FleetPanel, device_options
+from opslib.widgets._views import ALL, Panel, View
+from opslib.widgets.panels import EventPanel, FleetPanel, device_options, value_options
 from opslib.widgets.products import ProductForm
 
 __all__ = [
     "ALL",
-    "MAX_DROPDOWN_OPTIONS",
     "EventPanel",
     "FleetPanel",
     "Panel",
@@ -33,4 +32,5 @@ __all__ = [
     "device_options",
     "readable",
     "time_text",
+    "value_options",
 ]

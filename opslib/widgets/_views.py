@@ -16,11 +16,10 @@ from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import label_text
 from opslib.widgets._tables import table_html
 
-__all__ = ["ALL", "MAX_DROPDOWN_OPTIONS", "Panel", "View"]
+__all__ = ["ALL", "Panel", "View"]
 
 ALL = ""
 """The dropdown value that means "no filter"."""
-MAX_DROPDOWN_OPTIONS = 500
 _TABLE_ROWS = 20
 
 

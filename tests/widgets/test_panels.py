@@ -28,9 +28,9 @@ def test_fleet_panel_filters_and_redraws_in_place() -> None:
 
     panel.category.value = "1"
     assert set(panel.filtered["device_id"]) == {"d1", "d8"}
-    assert [o[1] for o in panel.product.options] == ["", "p-lamp"]
-    panel.product.value = "p-lamp"
-    panel.version.value = ("1.2.0",)
+    assert list(panel.product.options) == ["p-lamp · 4 devices"]  # of the category
+    panel.product.value = "p-lamp · 4 devices"
+    panel.version.value = "1.2.0"  # a value typed as it is works too
     assert list(panel.filtered["device_id"]) == ["d8"]
     assert total(fig) == 1
     assert "category 1" in panel.describe()
@@ -38,9 +38,37 @@ def test_fleet_panel_filters_and_redraws_in_place() -> None:
 
     panel.category.value = ""  # clearing the category resets the product
     panel.status.value = ()
-    panel.version.value = ()
+    panel.version.value = ""
     assert panel.product.value == ""
     assert len(panel.filtered) == 8
+
+
+def test_fleet_panel_reaches_every_product_and_firmware_of_a_large_fleet() -> None:
+    from analysis.frames import typed_frame
+
+    from opslib.client import _schemas
+
+    busy = [{"device_id": f"b{i}", "product_id": "p-busy", "version": "9.9"} for i in range(3)]
+    rare = [
+        {"device_id": f"d{i:04d}", "product_id": f"p{i:04d}", "version": f"1.{i}"}
+        for i in range(700)
+    ]
+    rows = [dict(r, category_id="1", status=1) for r in busy + rare]
+    devices = typed_frame(_schemas.DEVICE, rows)
+    panel = widgets.FleetPanel(devices)
+    assert len(panel.product.options) == len(panel.version.options) == 701  # no cap at 500
+    assert panel.product.options[0] == "p-busy · 3 devices"  # the commonest first
+    assert "all 701 products" in panel.product.placeholder
+    last = "p0699 · 1 device"
+    assert panel.product.options[-1] == last
+    panel.product.value = last
+    assert list(panel.filtered["device_id"]) == ["d0699"]
+    panel.product.value = ""
+    panel.version.value = "1.650 · 1 device"
+    assert list(panel.filtered["device_id"]) == ["d0650"]
+    assert panel.describe() == "firmware 1.650"
+    panel.version.value = "1.65 ·"  # text that names no version yet filters nothing
+    assert len(panel.filtered) == 703
 
 
 def test_fleet_panel_names_categories() -> None:
