@@ -179,3 +179,25 @@ def test_property_boxes_show_every_property_or_name_those_left_out() -> None:
     assert f"16 of {len(columns)}; left out:" in fig.layout.title.text
     small = plots.property_boxes(events, columns[:7])
     assert len(small.data) == 7
+
+
+def test_top_n_charts_say_what_they_leave_out_and_how_many_items_there_are() -> None:
+    events = make_events()
+    every = analysis.noisiest_devices(events, None)
+    assert len(every) == events["device_id"].nunique() == 3
+    noisy = plots.noisiest_chart(every, top=2)
+    assert len(noisy.data[0].y) == 2
+    assert noisy.layout.title.text == "Noisiest devices (top 2 of 3)"
+    assert noisy.layout.meta == {"opslib": "top", "items": 3}  # a panel bounds its chooser
+    whole = plots.noisiest_chart(every)
+    assert whole.layout.title.text == "Noisiest devices"
+    down = plots.downtime_chart(analysis.downtime(events, window=WEEK), top=5)
+    assert down.layout.meta == {"opslib": "top", "items": 1}
+    bars = plots.counts_bar(analysis.count_by(make_devices(), "product_id"), "product_id", top=2)
+    assert bars.layout.title.text == "Devices by product (top 2 of 3)"
+    assert bars.layout.height == 280
+    many = analysis.count_by(
+        make_devices().assign(device_id=[f"d{i}" for i in range(8)]), "device_id"
+    )
+    tall = plots.counts_bar(pd.concat([many] * 100, ignore_index=True), "device_id", top=800)
+    assert tall.layout.height == 110 + 24 * 800  # 800 bars asked for, 800 readable bars
