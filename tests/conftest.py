@@ -209,3 +209,17 @@ def platform_factory(
 def fresh_platform(platform_factory: Callable[..., Platform]) -> Platform:
     """A platform of this test's own, with the default settings."""
     return platform_factory()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One node id per test. Under pytest 9.2 every operation of Schemathesis's
+    ``@schema.parametrize`` gets the test function's bare id, and pytest-xdist (``make
+    test``) schedules by node id, so it would run one operation of the 19. The operation's
+    label is put back as the id's parameters (tests/test_collection.py checks)."""
+    for item in items:
+        label = getattr(item, "operation_label", None)
+        if label and not item.nodeid.endswith("]"):
+            if hasattr(item, "_id"):  # pytest >= 9.2 keeps the id as a NodeId
+                item._id = item._id.with_params(label)
+            else:
+                item._nodeid = f"{item.nodeid}[{label}]"
