@@ -6,31 +6,38 @@
 (5000, 23)
 
 Every operation returns a typed pandas DataFrame; see ``docs/client.md``.
+
+The public names are imported when first used (PEP 562): ``import opslib`` alone imports
+no pandas, so the ``opslib`` command reaches a report's lock before any heavy import.
 """
 
-from opslib.client import Client, Secret, connect, gc_threshold
-from opslib.dialects import Dialect
-from opslib.exceptions import (
-    APIError,
-    AuthenticationError,
-    BadRequest,
-    BulkWriteError,
-    ConfigError,
-    Conflict,
-    IncompleteRead,
-    NotFound,
-    OpsError,
-    OutcomeUnknown,
-    PayloadTooLarge,
-    PermissionDenied,
-    RateLimited,
-    RequestTimeout,
-    ServerError,
-    TransportError,
-    Unsupported,
-    VerificationFailed,
-)
-from opslib.probing import ProbeResult, probe
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from opslib.client import Client, Secret, connect, gc_threshold
+    from opslib.dialects import Dialect
+    from opslib.exceptions import (
+        APIError,
+        AuthenticationError,
+        BadRequest,
+        BulkWriteError,
+        ConfigError,
+        Conflict,
+        IncompleteRead,
+        NotFound,
+        OpsError,
+        OutcomeUnknown,
+        PayloadTooLarge,
+        PermissionDenied,
+        RateLimited,
+        RequestTimeout,
+        ServerError,
+        TransportError,
+        Unsupported,
+        VerificationFailed,
+    )
+    from opslib.probing import ProbeResult, probe
 
 __all__ = [
     "APIError",
@@ -59,3 +66,31 @@ __all__ = [
     "gc_threshold",
     "probe",
 ]
+
+# Each public name -> the module that defines it (imported on first use): the errors'
+# module unless named here.
+_HOME = {name: "opslib.exceptions" for name in __all__} | {
+    "Client": "opslib.client",
+    "Secret": "opslib.client",
+    "connect": "opslib.client",
+    "gc_threshold": "opslib.client",
+    "Dialect": "opslib.dialects",
+    "ProbeResult": "opslib.probing",
+    "probe": "opslib.probing",
+}
+
+
+# Hidden from type checkers, which read the imports above: they still flag an unknown name.
+if not typing.TYPE_CHECKING:
+
+    def __getattr__(name: str) -> typing.Any:
+        """A public name, imported from its module on first use and kept here after."""
+        home = _HOME.get(name)
+        if home is None:
+            raise AttributeError(f"module 'opslib' has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

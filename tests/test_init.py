@@ -16,8 +16,8 @@ def test_all_is_sorted_and_unique() -> None:
 def test_all_is_complete() -> None:
     public = {
         name
-        for name, value in vars(opslib).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(opslib)
+        if not name.startswith("_") and not isinstance(getattr(opslib, name), types.ModuleType)
     }
     assert public == set(opslib.__all__)
 
@@ -38,3 +38,21 @@ def test_import_does_not_pull_in_the_server() -> None:
     code = "import sys, opslib; print(any(m.startswith('opslib.server') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _imported_after(code: str) -> set[str]:
+    """The top-level packages a fresh interpreter holds after running ``code``."""
+    code = f"import sys; {code}; print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_import_opslib_imports_no_pandas() -> None:
+    # The `opslib` command imports the package first: a locked run refuses at once.
+    assert not {"pandas", "numpy", "httpx"} & _imported_after("import opslib")
+
+
+def test_a_public_name_imports_its_module_on_first_use() -> None:
+    assert "pandas" in _imported_after("import opslib; opslib.connect")
+    assert "pandas" in _imported_after("from opslib import Client")
+    assert "pandas" not in _imported_after("from opslib import OpsError, Dialect")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import types
 
 import opslib
@@ -18,8 +20,9 @@ def test_all_is_sorted_unique_and_public() -> None:
 def test_all_is_complete() -> None:
     public = {
         name
-        for name, value in vars(opslib.client).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(opslib.client)
+        if not name.startswith("_")
+        and not isinstance(getattr(opslib.client, name), types.ModuleType)
     }
     assert public == set(opslib.client.__all__)
 
@@ -27,3 +30,13 @@ def test_all_is_complete() -> None:
 def test_opslib_re_exports_the_same_objects() -> None:
     for name in ("Client", "Secret", "connect"):
         assert getattr(opslib, name) is getattr(opslib.client, name)
+
+
+def test_reading_the_settings_imports_no_pandas() -> None:
+    # `opslib report run` reads the config file before a report's lock: no pandas yet.
+    code = (
+        "import sys; from opslib.client import config_path, resolve_settings; "
+        "print(sorted({'pandas', 'numpy', 'httpx'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -20,6 +20,22 @@ from opslib.reports.runall import run_all
 
 from .test_runner import opslib_cli
 
+# What a second run refused by the lock must not import: pandas and what the client and a
+# kernel bring (the package's import used to pull in the whole client).
+HEAVY = frozenset({"pandas", "numpy", "pyarrow", "httpx", "papermill", "nbconvert", "nbformat"})
+
+
+def _split_importtime(stderr: str) -> tuple[set[str], list[str]]:
+    """``-X importtime`` output: the top-level packages imported, and the other lines."""
+    imported: set[str] = set()
+    lines = []
+    for line in stderr.strip().splitlines():
+        if line.startswith("import time:"):
+            imported.add(line.rpartition("|")[2].strip().split(".")[0])
+        else:
+            lines.append(line)
+    return imported, lines
+
 
 def _wait_for_holder(path: Path, pid: int) -> dict[str, object]:
     """The lock's record once it names ``pid`` (the run has taken its lock)."""
@@ -51,11 +67,19 @@ def test_two_runs_of_one_report_the_second_exits_5_naming_the_holder(
         assert record["host"] == socket.gethostname()
         assert record["run"] == "quick"
         t0 = time.monotonic()
-        second = opslib_cli("report", "run", "quick", "--out", str(out), env_extra=env)
+        second = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "opslib.cli", "report", "run", "quick",
+             "--out", str(out)],
+            env={**os.environ, **env}, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
         took = time.monotonic() - t0
         assert second.returncode == 5, second.stderr
         assert first.poll() is None  # the first still runs: the second did not wait for it
-        lines = second.stderr.strip().splitlines()
+        imported, lines = _split_importtime(second.stderr)
+        # "At once": the refusal imports nothing heavy (no figures in a unit test; the
+        # wall time is in docs/performance.md).
+        assert not HEAVY & imported, sorted(HEAVY & imported)
+        assert "filelock" in imported  # the listing is read: the lock module is in it
         assert lines == [
             f"opslib report run: quick is already running: pid {first.pid} on host "
             f"{socket.gethostname()} since {record['started']} "
