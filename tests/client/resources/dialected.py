@@ -53,10 +53,10 @@ def product_fields(platform: Platform, **over: Any) -> dict[str, Any]:
     if platform.dialect == "chint":
         fields = {
             "node_type": "device",
-            "vendor_type": 0,  # in-house: sent as the code, the client does not label it
+            "vendor_type": "in-house",
             "encrypt_type": "one secret per product",
             "status": "developing",
-            "popular": 0,  # normal
+            "popular": "normal",
         }
     else:
         fields = {"node_type": "direct"}
