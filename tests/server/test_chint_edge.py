@@ -22,6 +22,7 @@ import opslib
 from opslib import analysis
 from opslib.server.chint_edge import seed_as_chint
 from opslib.server.runner import start_in_thread
+from opslib.server.security import demo_device_secret
 
 if TYPE_CHECKING:
     from tests.conftest import Platform as PlatformType
@@ -122,6 +123,78 @@ def test_wrong_password_is_8106(chint_pair: tuple[PlatformType, PlatformType]) -
     with pytest.raises(opslib.VerificationFailed) as info:
         _connect(chint, "chint", password="not-the-password")
     assert info.value.code == 8106
+
+
+def _token(chint: PlatformType, **query: str) -> httpx.Response:
+    query = {"client_id": chint.client_id, "client_secret": chint.client_secret, **query}
+    return httpx.post(f"{chint.base_url}/token/access", params=query)
+
+
+def test_token_refusals_are_chints_codes(chint_pair: tuple[PlatformType, PlatformType]) -> None:
+    """A code that cannot be exchanged is 100002, a refresh token that is no good 100003, a
+    bad client 8109: HTTP 200, flat, with error_description (not our OAuth 400s)."""
+    _, chint = chint_pair
+    client = _connect(chint, "chint", "user")
+    login = {"login_model": 0, "area_code": chint.area_code, "phone": chint.user_phone,
+             "password": chint.user_password}  # fmt: skip
+    code = client.call("/user/login", login)["code"]
+    first = _token(chint, grant_type="authorization_code", code=code, redirect_uri="none")
+    assert first.status_code == 200
+    assert first.json()["error_code"] == 200
+    assert first.json()["access_token"]
+    for query, expected in (
+        ({"grant_type": "authorization_code", "code": code, "redirect_uri": "none"}, 100002),
+        ({"grant_type": "authorization_code", "code": "no-such", "redirect_uri": "none"}, 100002),
+        ({"grant_type": "refresh_token", "refresh_token": "no-such-token"}, 100003),
+        ({"grant_type": "refresh_token", "refresh_token": "x", "client_secret": "wrong"}, 8109),
+        ({"grant_type": "password"}, 460),
+    ):
+        answer = _token(chint, **query)
+        assert answer.status_code == 200, query
+        body = answer.json()
+        assert body["error_code"] == expected, (query, body)
+        assert body["error_description"]
+        assert "access_token" not in body
+    with pytest.raises(opslib.VerificationFailed) as info:  # the client maps it
+        client.auth.exchange_code(code)
+    assert info.value.code == 100002
+    assert client.users.get()["user_id"].item() == client.user_id  # its own tokens still work
+
+
+def test_conflicts_and_an_unknown_product_on_bind(
+    chint_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    """The reference documents one conflict code (8103, a phone already registered) and
+    8110 for an unknown product; every other conflict keeps our 409, never its general
+    error 110000."""
+    _, chint = chint_pair
+    admin = _connect(chint, "chint", "admin")
+    user = _connect(chint, "chint", "user")
+    product = admin.products.list(1)
+    existing = product["product_id"].iloc[0]
+    new = {"product_id": existing, "product_secret": "product-secret-1", "product_name": "P",
+           "category_id": 1, "net_type": "Wi-Fi", "node_type": "device",
+           "vendor_type": "in-house", "encrypt_type": "one secret per product",
+           "status": "developing", "popular": "normal"}  # fmt: skip
+    with pytest.raises(opslib.Conflict) as info:
+        admin.products.add(new)
+    assert info.value.code == 409
+    mine = admin.devices.list(users=[user.user_id], owned=1, limit=1)
+    taken, its_product = mine["device_id"].item(), mine["product_id"].item()
+    bind = {"mac_addr": "AA:BB:CC:DD:EE:FF", "sdk_version": "1", "version": "1", "status": 0,
+            "category_id": int(mine["category_id"].item())}  # fmt: skip
+    other = _connect(chint, "chint", "ops")
+    with pytest.raises(opslib.Conflict) as info:  # owned by the user: nothing is written
+        other.devices.bind(
+            taken, device_secret=demo_device_secret(taken), product_id=its_product, **bind
+        )
+    assert info.value.code == 409
+    with pytest.raises(opslib.NotFound) as info:
+        user.devices.bind("dev-edge-1", device_secret="x-secret-x", product_id="p-none", **bind)
+    assert info.value.code == 8110
+    with pytest.raises(opslib.Conflict) as info:
+        other.users.update(identity_id=user.users.get()["identity_id"].item())
+    assert info.value.code == 409
 
 
 def test_a_frame_from_either_has_utc_times(chint_pair: tuple[PlatformType, PlatformType]) -> None:
