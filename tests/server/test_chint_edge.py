@@ -319,3 +319,143 @@ def test_the_vendor_edge_translates_compressed_answers_too(seeded_db: Path, tmp_
         assert all(str(t).endswith("+08:00") for t in times)  # the vendor's times: translated
     finally:
         stop()
+
+
+# -- issue #20 "Done when", line by line, against `opslib server --dialect chint` -----------
+
+_CHINT = opslib.Dialect.named("chint")
+_ENV = ("OPSLIB_BASE_URL", "OPSLIB_CLIENT_ID", "OPSLIB_CLIENT_SECRET", "OPSLIB_AREA_CODE",
+        "OPSLIB_PHONE", "OPSLIB_PASSWORD", "OPSLIB_TOKEN_CACHE", "OPSLIB_DIALECT",
+        "OPSLIB_PROFILE")  # fmt: skip
+
+
+def _by_profile(
+    platform: PlatformType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    role: str = "ops",
+    *,
+    dialect: str | None = "chint",
+) -> opslib.Client:
+    """A client from a config-file profile whose only option beyond the account is the
+    platform's dialect (no argument, no environment)."""
+    for name in _ENV:
+        monkeypatch.delenv(name, raising=False)
+    lines = [f"[profiles.{role}]", f'base_url = "{platform.base_url}"']
+    lines += [f'{key} = "{value}"' for key, value in platform.credentials(role).items()]
+    if dialect is not None:
+        lines.append(f'dialect = "{dialect}"')
+    config = tmp_path / f"config-{role}.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config.chmod(0o600)
+    monkeypatch.setenv("OPSLIB_CONFIG", str(config))
+    return opslib.connect(profile=role, token_cache=False)
+
+
+def test_done_login_with_only_the_profiles_dialect(
+    chint_pair: tuple[PlatformType, PlatformType],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "login works" with nothing but ``dialect = "chint"`` in the profile; the same
+    profile without it cannot log in (our login_model 1 is an SMS login there)."""
+    _, chint = chint_pair
+    client = _by_profile(chint, tmp_path, monkeypatch, "user")
+    assert client.profile == "user"
+    assert client.user_id
+    assert client.users.get()["user_id"].item() == client.user_id
+    with pytest.raises(opslib.APIError):
+        _by_profile(chint, tmp_path, monkeypatch, "user", dialect=None)
+
+
+def _coded_key(schema: str, column: str) -> str:
+    return f"{schema}_status" if column == "status" else column
+
+
+def _assert_same_records(mine: pd.DataFrame, got: pd.DataFrame, schema: str) -> None:
+    """The same rows in the same order with the same values; a coded column may number
+    them otherwise, but one of our codes is always one code there, and its label is the
+    chint dialect's label of that code (times in UTC: compared as they are)."""
+    assert list(got.columns) == list(mine.columns), schema
+    assert len(got) == len(mine), schema
+    assert got.dtypes.drop([c for c in got.columns if c.endswith("_name")]).equals(
+        mine.dtypes.drop([c for c in mine.columns if c.endswith("_name")])
+    ), schema
+    coded = {c for c in mine.columns if f"{c}_name" in mine.columns}
+    coded |= {c for c in ("vendor_type", "popular", "event_type") if c in mine.columns}
+    for col in mine.columns:
+        if col.endswith("_name") and col[: -len("_name")] in coded:
+            continue
+        if col == "gmt_last_login":  # each platform's own login moved it
+            continue
+        if col not in coded:
+            pd.testing.assert_series_equal(got[col], mine[col], obj=f"{schema}.{col}")
+            continue
+        pairs = pd.DataFrame({"ours": mine[col], "theirs": got[col]}).dropna().drop_duplicates()
+        assert pairs["ours"].is_unique, (schema, col, pairs)
+        assert got[col].isna().equals(mine[col].isna()), (schema, col)
+        if f"{col}_name" in got.columns:
+            labels = _CHINT.enums[_coded_key(schema, col)]
+            expected = got[col].map(
+                lambda v, labels=labels: labels.get(int(v)) if pd.notna(v) else None
+            )
+            assert (
+                got[f"{col}_name"].astype(object).where(got[f"{col}_name"].notna(), None).tolist()
+                == expected.tolist()
+            ), (schema, col)
+
+
+def test_done_every_read_returns_the_same_records(
+    chint_pair: tuple[PlatformType, PlatformType],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "every client method returns the same records as under our own dialect for the
+    same seed (times in UTC, labels from the dialect)": every read, each compared with the
+    same read of our platform serving the same database."""
+    import dask
+
+    ours_platform, chint = chint_pair
+    ours, theirs = _connect(ours_platform, "opslib"), _by_profile(chint, tmp_path, monkeypatch)
+    end = pd.Timestamp.now(tz="UTC").floor("h")
+    start = end - pd.Timedelta(days=30)
+    owners = ours.devices.list()["user_id"].dropna().drop_duplicates().head(3).tolist()
+    owner = owners[0]
+    device = ours.devices.list(owner, limit=1)["device_id"].item()
+    identity = ours.users.get(area_code=chint.area_code, phone=chint.user_phone)["identity_id"]
+    identity = identity.item()
+    alarms = {ours: "alarm", theirs: "fault and system report"}  # each platform's label
+    reads = [
+        ("category", lambda c: c.products.categories()),
+        ("product", lambda c: c.products.list()),
+        ("product", lambda c: c.products.list(1)),
+        ("device", lambda c: c.devices.list(users=owners)),
+        ("device", lambda c: c.devices.list(owner, owned=1)),
+        ("device", lambda c: c.devices.get(device)),
+        ("device", lambda c: pd.concat(list(c.devices.iter_pages(owner, page_size=7)))),
+        ("event", lambda c: c.events.list(start, end, users=owners)),
+        ("event", lambda c: c.events.list(start, end, device_id=device)),
+        ("event", lambda c: c.events.list(start, end, user_id=owner, event_type=alarms[c])),
+        (
+            "event",
+            lambda c: pd.concat(list(c.events.iter_pages(start, end, user_id=owner, page_size=50))),
+        ),
+        ("user", lambda c: c.users.get()),
+        ("user", lambda c: c.users.get(owner)),
+        ("user", lambda c: c.users.get(area_code=chint.area_code, phone=chint.user_phone)),
+        ("user", lambda c: c.users.get(identity_id=identity)),
+    ]
+    for what, read in reads:
+        mine, got = read(ours), read(theirs)
+        assert len(mine) > 0, what
+        _assert_same_records(mine.reset_index(drop=True), got.reset_index(drop=True), what)
+    with dask.config.set(scheduler="synchronous"):
+        mine = ours.events.to_dask(start, end, user_id=owner).compute()
+        got = theirs.events.to_dask(start, end, user_id=owner).compute()
+    assert len(mine) > 0
+    _assert_same_records(mine.reset_index(drop=True), got.reset_index(drop=True), "event")
+    me_ours, me_theirs = _connect(ours_platform, "opslib", "user"), _connect(chint, "chint", "user")
+    for which in ("all", "message", "device"):
+        _assert_same_records(
+            me_ours.users.settings(which), me_theirs.users.settings(which), "settings"
+        )
