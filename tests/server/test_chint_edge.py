@@ -27,6 +27,8 @@ from opslib.server.security import demo_device_secret
 if TYPE_CHECKING:
     from tests.conftest import Platform as PlatformType
 
+_CHINT = opslib.Dialect.named("chint")
+
 
 @pytest.fixture(scope="module")
 def chint_pair(
@@ -226,6 +228,15 @@ def test_the_probe_finds_chint_and_checks_its_assumed_points(
         assert found[name].value == value, found[name]
         assert found[name].confidence == "high", found[name]
     assert 8202 in found["errors.codes"].value
+    # "reports the dialect as chint with every assumed point checked" (issue #20)
+    assert found["dialect"].value == "chint"  # every finding agrees: nothing to override
+    assert result.to_toml("chint").split() == ["[profiles.chint.dialect]", "base", "=", '"chint"']
+    assumed = [k for k, v in _CHINT.provenance.items() if v.startswith("assumed")]
+    assert result.unchecked == []
+    for name in assumed:
+        assert found[name].confidence in ("high", "medium"), found[name]
+    assert found["assumed"].value == f"{len(assumed)} of {len(assumed)} checked"
+    assert found["event_kinds"].value == {0: "property", 1: "fault", 2: "fault"}
 
 
 def test_do_not_disturb_is_epoch_seconds_there_minutes_here(
@@ -323,7 +334,6 @@ def test_the_vendor_edge_translates_compressed_answers_too(seeded_db: Path, tmp_
 
 # -- issue #20 "Done when", line by line, against `opslib server --dialect chint` -----------
 
-_CHINT = opslib.Dialect.named("chint")
 _ENV = ("OPSLIB_BASE_URL", "OPSLIB_CLIENT_ID", "OPSLIB_CLIENT_SECRET", "OPSLIB_AREA_CODE",
         "OPSLIB_PHONE", "OPSLIB_PASSWORD", "OPSLIB_TOKEN_CACHE", "OPSLIB_DIALECT",
         "OPSLIB_PROFILE")  # fmt: skip
