@@ -388,6 +388,10 @@ def _assert_same_records(mine: pd.DataFrame, got: pd.DataFrame, schema: str) -> 
     chint dialect's label of that code (times in UTC: compared as they are)."""
     assert list(got.columns) == list(mine.columns), schema
     assert len(got) == len(mine), schema
+    # "no secret appears in any frame": the chint platform sends them, none is kept
+    assert not [c for c in got.columns if c.split(".")[-1] in _CHINT.secrets], schema
+    cells = got.select_dtypes(include=["object", "string"]).to_numpy().ravel()
+    assert not [v for v in cells if "withheld-by-the-reference-platform" in str(v)], schema
     assert got.dtypes.drop([c for c in got.columns if c.endswith("_name")]).equals(
         mine.dtypes.drop([c for c in mine.columns if c.endswith("_name")])
     ), schema
@@ -435,6 +439,9 @@ def test_done_every_read_returns_the_same_records(
     identity = ours.users.get(area_code=chint.area_code, phone=chint.user_phone)["identity_id"]
     identity = identity.item()
     alarms = {ours: "alarm", theirs: "fault and system report"}  # each platform's label
+    sent = theirs.devices.get(device, include_secrets=True)  # the platform does send them
+    assert sent["device_secret"].item() == "withheld-by-the-reference-platform"
+    assert "product_secret" in theirs.products.list(1, include_secrets=True).columns
     reads = [
         ("category", lambda c: c.products.categories()),
         ("product", lambda c: c.products.list()),
