@@ -30,13 +30,10 @@ if TYPE_CHECKING:
 _CHINT = opslib.Dialect.named("chint")
 
 
-@pytest.fixture(scope="module")
-def chint_pair(
-    seeded_db: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[PlatformType, PlatformType]]:
+def _pair(seeded_db: Path, base: Path) -> list[PlatformType]:
+    """Our platform and the chint one, each over its own copy of one chint-seeded db."""
     from conftest import Platform
 
-    base = tmp_path_factory.mktemp("chint")
     template = base / "chint-template.db"
     _copy_db(seeded_db, template)
     seed_as_chint(template)
@@ -46,6 +43,23 @@ def chint_pair(
         _copy_db(template, db)
         url, stop = start_in_thread(db, dialect=dialect)
         started.append(Platform(base_url=url, db=db, stop=stop, **_demo_fields()))
+    return started
+
+
+@pytest.fixture(scope="module")
+def chint_pair(
+    seeded_db: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[PlatformType, PlatformType]]:
+    started = _pair(seeded_db, tmp_path_factory.mktemp("chint"))
+    yield started[0], started[1]
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture
+def fresh_pair(seeded_db: Path, tmp_path: Path) -> Iterator[tuple[PlatformType, PlatformType]]:
+    """A pair of its own, for a test that writes."""
+    started = _pair(seeded_db, tmp_path)
     yield started[0], started[1]
     for running in started:
         running.stop()
@@ -476,3 +490,89 @@ def test_done_every_read_returns_the_same_records(
         _assert_same_records(
             me_ours.users.settings(which), me_theirs.users.settings(which), "settings"
         )
+
+
+def _result(frame: pd.DataFrame) -> pd.DataFrame:
+    """A write's result frame without what each call draws anew (its message_id)."""
+    return frame.drop(columns=["message_id"]).reset_index(drop=True)
+
+
+def _untimed(frame: pd.DataFrame) -> pd.DataFrame:
+    """A read-back without the moments of the writes (each platform wrote at its own)."""
+    moments = [c for c in frame.columns if c.startswith("gmt_")]
+    assert all(str(frame[c].dtype) == "datetime64[ns, UTC]" for c in moments)
+    return frame.drop(columns=moments).reset_index(drop=True)
+
+
+def test_done_every_write_leaves_the_same_records(
+    fresh_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    """The writes, each given in its platform's labels, answer the same results and leave
+    the same records: products add/delete, devices bind/update, users update and
+    update_settings, and the SMS code, registration and password operations."""
+    ours_platform, chint = fresh_pair
+    labels = {
+        "opslib": {"node_type": "direct", "encrypt_type": "none", "vendor_type": 0,
+                   "status": "developing", "popular": "no"},
+        "chint": {"node_type": "device", "encrypt_type": "one secret per product",
+                  "vendor_type": "in-house", "status": "developing", "popular": "normal"},
+    }  # fmt: skip
+    bind = {"device_secret": "same-secret-1", "product_id": "p-same-1", "mac_addr":
+            "AA:BB:CC:DD:EE:01", "sdk_version": "1.0.0", "version": "1.0.0", "status": 0,
+            "category_id": 1}  # fmt: skip
+    phone = "5550009901"
+    results: dict[str, dict[str, pd.DataFrame]] = {}
+    for platform, dialect in ((ours_platform, "opslib"), (chint, "chint")):
+        admin = _connect(platform, dialect, "admin")
+        user = _connect(platform, dialect, "user")
+        anyone = _connect(platform, dialect, "ops")
+        got = results[dialect] = {}
+        product = {"product_secret": "product-secret-1", "category_id": 1, "net_type": "Wi-Fi"}
+        got["add"] = admin.products.add(
+            [
+                {"product_id": p, "product_name": f"Same {p}", **product, **labels[dialect]}
+                for p in ("p-same-1", "p-same-2")
+            ]
+        )
+        got["bind"] = user.devices.bind("dev-same-1", **bind)
+        got["update"] = user.devices.update("dev-same-1", group_id=9)
+        got["delete"] = admin.products.delete(["p-same-2", "p-same-1"])  # p-same-1: in use
+        got["profile"] = user.users.update(nick_name="Same name")
+        got["settings"] = user.users.update_settings(no_disturbing=True, start="22:30", end="7:15")
+        got["products"] = _untimed(admin.products.list(1))
+        got["device"] = _untimed(user.devices.get("dev-same-1"))
+        got["user"] = _untimed(user.users.get())
+        got["user settings"] = _untimed(user.users.settings())
+        got["send_code"] = anyone.auth.send_code("1", phone, code_model="register")
+        code = platform.last_code(phone)
+        got["register"] = anyone.auth.register("1", phone, "same-password-1", code)
+        newcomer = opslib.connect(
+            platform.base_url, client_id=platform.client_id,
+            client_secret=platform.client_secret, area_code="1", phone=phone,
+            password="same-password-1", dialect=dialect, token_cache=False,
+        )  # fmt: skip
+        got["change"] = newcomer.auth.change_password("same-password-1", "same-password-2")
+        got["newcomer"] = _untimed(newcomer.users.get()).drop(columns=["user_id"])
+        mine = platform.user_phone  # another phone: one code a minute each
+        got["send_code again"] = anyone.auth.send_code("1", mine, code_model="reset password")
+        got["reset"] = anyone.auth.reset_password(
+            "1", mine, platform.last_code(mine), "same-password-3"
+        )
+    ours, theirs = results["opslib"], results["chint"]
+    for name in ("add", "bind", "update", "delete", "profile", "settings"):
+        mine, got = _result(ours[name]), _result(theirs[name])
+        if name != "delete":
+            assert mine["ok"].all(), (name, mine)
+        pd.testing.assert_frame_equal(got, mine, obj=name)  # 409 in use: kept on both
+    for name in ("send_code", "register", "send_code again", "reset", "change"):
+        mine, got = _result(ours[name]), _result(theirs[name])
+        assert mine["ok"].all(), (name, mine)
+        assert got["ok"].all(), (name, got)
+        assert list(got.columns) == list(mine.columns), name
+    assert ours["delete"]["ok"].tolist() == [True, False]
+    for name, schema in (("products", "product"), ("device", "device"), ("user", "user"),
+                         ("user settings", "settings"), ("newcomer", "user")):  # fmt: skip
+        _assert_same_records(ours[name], theirs[name], schema)
+    assert "p-same-1" in set(theirs["products"]["product_id"])
+    assert theirs["device"]["group_id"].item() == 9
+    assert theirs["user settings"]["message_config.start"].item() == 22 * 60 + 30
