@@ -84,6 +84,8 @@ _PRODUCT_IN = {
     "net_type": {v: k for k, v in _NET_OUT.items()},
     "node_type": {0: 1, 1: 2},
     "encrypt_type": {0: 0, 1: 1},
+    "vendor_type": {0: 0, 1: 1},  # P 179-185: in-house, partner ecosystem (ours 0..99)
+    "status": {0: 0, 1: 1},  # P 213-219: developing, released (ours also 2 retired)
 }
 
 # Our error codes -> theirs. Not found: by the field the core names (a bind naming an
@@ -308,6 +310,10 @@ class ChintEdge:
             answer = orjson.loads(body)
         except orjson.JSONDecodeError:
             return _failure(status if status != 200 else 500, "not JSON", message_id)
+        if isinstance(answer, str) and status == 200:  # add/delete's bare string: data null
+            return orjson.dumps(
+                {"error_code": 200, "error_description": "", "message_id": message_id, "data": None}
+            )
         if not isinstance(answer, dict):
             return body
         code = int(answer.get("error_code", status) or status)

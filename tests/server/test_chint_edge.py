@@ -8,6 +8,7 @@ that platform's facts (0-based selectors, codes in the body, epoch-ms gmt_*, pag
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -211,6 +212,37 @@ def test_conflicts_and_an_unknown_product_on_bind(
     with pytest.raises(opslib.Conflict) as info:
         other.users.update(identity_id=user.users.get()["identity_id"].item())
     assert info.value.code == 409
+
+
+def test_product_add_and_delete_answer_the_envelope_and_take_only_chints_codes(
+    chint_pair: tuple[PlatformType, PlatformType],
+) -> None:
+    """Add and delete answer the common envelope with data null (2021, P 228-234,
+    263-269), not our bare string; vendor_type and product status have two codes there (P
+    179-185, 213-219): any other is a 460 naming the field, and nothing is stored."""
+    _, chint = chint_pair
+    admin = _connect(chint, "chint", "admin")
+    token = admin._session.tokens.access_token()
+    good = {"product_id": "p-raw-ok", "product_secret": "product-secret-1",
+            "product_name": "Raw", "category_id": 1, "net_type": 0, "node_type": 0,
+            "vendor_type": 1, "encrypt_type": 0, "status": 1, "popular": 0}  # fmt: skip
+    for path, params in (("/product/add", good), ("/product/delete", {"product_id": "p-raw-ok"})):
+        mid = str(uuid.uuid4())
+        envelope = {"message_id": mid, "user_id": admin.user_id,
+                    "params": {**params, "access_token": token}}  # fmt: skip
+        answer = httpx.post(f"{chint.base_url}{path}", json=envelope).json()
+        assert answer == {"error_code": 200, "error_description": "", "message_id": mid,
+                          "data": None}, (path, answer)  # fmt: skip
+    for field, value in (("vendor_type", 5), ("status", 2)):
+        params = {"product_id": f"p-raw-{field}", "product_secret": "product-secret-1",
+                  "product_name": "Raw", "category_id": 1, "net_type": 0, "node_type": 0,
+                  "vendor_type": 0, "encrypt_type": 0, "status": 0, "popular": 0,
+                  field: value, "access_token": token}  # fmt: skip
+        envelope = {"message_id": str(uuid.uuid4()), "user_id": admin.user_id, "params": params}
+        answer = httpx.post(f"{chint.base_url}/product/add", json=envelope).json()
+        assert answer["error_code"] == 460, answer
+        assert f"params.{field}" in answer["error_description"]
+        assert f"p-raw-{field}" not in set(admin.products.list(1)["product_id"])
 
 
 def test_a_frame_from_either_has_utc_times(chint_pair: tuple[PlatformType, PlatformType]) -> None:
