@@ -27,30 +27,29 @@ _WHICH = {
 }
 
 
-_DAY_MINUTES = 24 * 60
+_MINUTES_A_DAY = 24 * 60
 
 
 def _minutes(value: int | str | dt.time, field: str) -> int:
-    """Minutes after midnight (0..1439) from an int, ``"HH:MM"`` or a ``datetime.time``.
-
-    Checked here, before sending: a platform that takes the window as epoch seconds (the
-    chint dialect) could not encode a time of day that does not exist.
-    """
+    """Minutes after midnight (0..1439) from an int, ``"HH:MM"`` or a ``datetime.time``."""
     if isinstance(value, dt.time):
         return value.hour * 60 + value.minute
-    allowed = "minutes after midnight 0..1439, 'HH:MM' from '00:00' to '23:59', or a time"
     if isinstance(value, str):
         try:
-            hours, minutes = (int(part) for part in value.strip().split(":"))
+            hours, mins = (int(part) for part in value.strip().split(":"))
         except ValueError:
-            raise ValueError(f"{field} must be {allowed}; got {value!r}") from None
-        if not (0 <= hours < 24 and 0 <= minutes < 60):
-            raise ValueError(f"{field} must be {allowed}; got {value!r}")
-        return hours * 60 + minutes
+            raise ValueError(
+                f"{field} must be minutes after midnight or 'HH:MM', got {value!r}"
+            ) from None
+        if not (0 <= hours < 24 and 0 <= mins < 60):
+            raise ValueError(f"{field}: {value!r} is not a time of day; allowed '00:00'..'23:59'")
+        return hours * 60 + mins
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{field} must be {allowed}; got {value!r}")
-    if not 0 <= value < _DAY_MINUTES:
-        raise ValueError(f"{field} must be {allowed}; got {value!r}")
+        raise TypeError(f"{field} must be minutes after midnight (int) or 'HH:MM', got {value!r}")
+    if not 0 <= value < _MINUTES_A_DAY:
+        raise ValueError(
+            f"{field}: {value} is not minutes after midnight; allowed 0..{_MINUTES_A_DAY - 1}"
+        )
     return value
 
 
