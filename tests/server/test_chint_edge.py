@@ -508,10 +508,14 @@ def test_done_every_read_returns_the_same_records(
         ("user", lambda c: c.users.get(area_code=chint.area_code, phone=chint.user_phone)),
         ("user", lambda c: c.users.get(identity_id=identity)),
     ]
+    monkeypatch.setenv("OPSLIB_CACHE_DIR", str(tmp_path / "cache"))
+    cached = lambda c: c.events.list(start, end, user_id=owner, cache=True)  # noqa: E731
+    reads += [("event", cached), ("event", cached)]  # filled, then read from the cache
     for what, read in reads:
         mine, got = read(ours), read(theirs)
         assert len(mine) > 0, what
         _assert_same_records(mine.reset_index(drop=True), got.reset_index(drop=True), what)
+    assert any((tmp_path / "cache").rglob("*")), "the cached reads kept nothing"
     with dask.config.set(scheduler="synchronous"):
         mine = ours.events.to_dask(start, end, user_id=owner).compute()
         got = theirs.events.to_dask(start, end, user_id=owner).compute()
