@@ -175,6 +175,9 @@ def test_token_refusals_are_chints_codes(chint_pair: tuple[PlatformType, Platfor
     with pytest.raises(opslib.VerificationFailed) as info:  # the client maps it
         client.auth.exchange_code(code)
     assert info.value.code == 100002
+    with pytest.raises(opslib.AuthenticationError) as refused:  # a bad client: 8109
+        _connect(chint, "chint", "user", client_secret="not-the-client-secret")
+    assert refused.value.code == 8109
     assert client.users.get()["user_id"].item() == client.user_id  # its own tokens still work
 
 
