@@ -21,7 +21,13 @@ What it learns, in order:
    zone-less times from ``gmt_last_login`` against the answer's ``Date`` header;
 5. the unit of ``start``/``end``: the same 30 days counted in ms and in s;
 6. the fleet: whether a whole-fleet read answers with devices, and whether a refusal is
-   an error or an empty success.
+   an error or an empty success;
+7. event kinds: each event_type code's total against the total of all, so every event
+   the platform holds has a code the dialect gives a kind.
+
+Then it names the built-in dialect every finding agrees with (a dialect that reads errors
+both ways agrees with either) and, for each point that dialect's provenance marks
+``assumed``, says whether a finding checked it; ``.unchecked`` lists those none did.
 
 >>> result = opslib.probe("https://ops.example.com", client_id="app", client_secret="s",
 ...     area_code="1", phone="5550000001", password="...")  # doctest: +SKIP
@@ -82,6 +88,8 @@ class ProbeResult:
     dialect: Dialect
     findings: list[Finding] = field(default_factory=list)
     base: str = "opslib"
+    unchecked: list[str] = field(default_factory=list)
+    """The points the dialect's provenance marks assumed that the probe could not check."""
 
     def to_toml(self, profile: str = "platform") -> str:
         """The ``[profiles.PROFILE.dialect]`` section, only what differs from the base."""
@@ -162,6 +170,7 @@ class _Probe:
         self.token = ""
         self.login_answer: tuple[Any, httpx.Headers] | None = None
         self.matched: str | None = None  # the built-in dialect every finding agrees with
+        self.unchecked: list[str] = []  # the dialect's assumed points no finding checked
 
     def note(self, section: str, name: str, value: Any, confidence: str, evidence: str) -> None:
         where = f"{section}.{name}" if name else section
@@ -645,6 +654,79 @@ class _Probe:
                 )
             )
 
+    # -- 7. event kinds ---------------------------------------------------------------------
+
+    def event_kinds(self) -> None:
+        """Whether every event the platform holds has a code the base gives a kind: the
+        total of each code's events against the total of all (30 days; a read)."""
+        params = self._event_params()
+        codes = sorted(self.base.event_kinds)
+        if params is None or not codes:
+            return
+        totals: dict[int, int] = {}
+        for code in codes:
+            status, body, _ = self.wire.envelope(
+                "/device/query_record",
+                {**params, "event_type": code, "page_no": 1, "page_size": 1},
+                user_id=self.user_id,
+                token=self.token,
+            )
+            if not self._ok(status, body):
+                self.findings.append(
+                    Finding("event_kinds", None, "low", f"event_type {code}: {_brief(body)}")
+                )
+                return
+            totals[code] = int(_data(body).get("total") or 0)
+        status, body, _ = self.wire.envelope(
+            "/device/query_record",
+            {**params, "page_no": 1, "page_size": 1},
+            user_id=self.user_id,
+            token=self.token,
+        )
+        every = int(_data(body).get("total") or 0) if self._ok(status, body) else None
+        seen = {c: n for c, n in totals.items() if n}
+        kinds = {c: self.base.event_kinds.get(c) for c in seen}
+        evidence = f"the last 30 days: {every} events; by event_type {seen}"
+        if every is None or not every:
+            self.findings.append(Finding("event_kinds", kinds, "low", evidence))
+        elif sum(seen.values()) < every:
+            self.findings.append(
+                Finding(
+                    "event_kinds",
+                    kinds,
+                    "high",
+                    f"{evidence}: {every - sum(seen.values())} events of a code "
+                    f"{self.base.name} does not name; say their kind in the profile",
+                )
+            )
+        else:
+            self.findings.append(
+                Finding("event_kinds", kinds, "medium", f"{evidence}: each code has a kind")
+            )
+
+    def assumed(self, dialect: Dialect) -> list[str]:
+        """One finding per point ``dialect``'s provenance marks assumed: checked (a finding
+        of that field that is not low) or not; the names of those not checked."""
+        sure = {f.field for f in self.findings if f.confidence != "low"}
+        points = [k for k, v in dialect.provenance.items() if v.startswith("assumed")]
+        unchecked = [k for k in points if k not in sure]
+        for key in unchecked:
+            reason = dialect.provenance[key].removeprefix("assumed:").strip()
+            self.findings.append(
+                Finding(key, "not checked", "low", f"assumed by {dialect.name}: {reason}")
+            )
+        if points:
+            checked = len(points) - len(unchecked)
+            self.findings.append(
+                Finding(
+                    "assumed",
+                    f"{checked} of {len(points)} checked",
+                    "high" if not unchecked else "low",
+                    f"{dialect.name}'s assumed points: {', '.join(points)}",
+                )
+            )
+        return unchecked
+
     def run(self) -> Dialect:
         self.token_call()
         self.fleet_check()
@@ -652,6 +734,7 @@ class _Probe:
         self.times()
         self.range_unit()
         self.paging()
+        self.event_kinds()
         for name in Dialect.names():
             candidate = Dialect.named(name)
             if all(
@@ -663,8 +746,10 @@ class _Probe:
                 self.findings.append(
                     Finding("dialect", name, "high", "every finding agrees with this built-in")
                 )
+                self.unchecked = self.assumed(candidate)
                 return candidate
         self.matched = None
+        self.unchecked = self.assumed(self.base)
         for section in ("token", "errors", "times", "paging", "capabilities"):
             if section in self.changes:
                 self.changes[section] = {
@@ -688,6 +773,8 @@ def _agrees(candidate: Dialect, section: str, name: str, value: Any) -> bool:
         return set(value) <= set(have)
     if name == "message_fields":
         return bool(have) and have[0] == value[0]
+    if name == "signalling" and have == "both":  # a dialect that reads either way
+        return value in ("status", "body", "both")
     if name == "zone":
         now = dt.datetime.now(dt.UTC)
         return bool(zone_of(have).utcoffset(now) == zone_of(value).utcoffset(now))
@@ -799,7 +886,13 @@ def probe(
     finally:
         wire.http.close()
     name = run.matched or (start.name if not isinstance(base, Dialect) else "opslib")
-    return ProbeResult(base_url=base_url, dialect=dialect, findings=run.findings, base=name)
+    return ProbeResult(
+        base_url=base_url,
+        dialect=dialect,
+        findings=run.findings,
+        base=name,
+        unchecked=run.unchecked,
+    )
 
 
 def probe_command(args: Any) -> int:

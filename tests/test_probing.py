@@ -139,3 +139,63 @@ def test_opslib_server_dialect_vendor_in_a_process_is_found(
     finally:
         server.stop()
     assert "dialect vendor" in server.tail()
+
+
+def test_opslib_probe_names_chint_and_checks_its_assumed_points_in_a_process(
+    seeded_db: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue #20: against ``opslib server --dialect chint`` (a process), ``opslib probe``
+    reports the dialect as chint with every assumed point checked, and a profile whose only
+    option is ``dialect = "chint"`` logs in and reads."""
+    from conftest import _copy_db, _demo_fields
+    from reliability.wire import ServerProcess
+
+    from opslib.server.chint_edge import seed_as_chint
+
+    db = tmp_path / "chint.db"
+    _copy_db(seeded_db, db)
+    seed_as_chint(db)
+    server = ServerProcess(db, tmp_path / "server.log", dialect="chint")
+    server.start()
+    try:
+        demo = _demo_fields()
+        creds = {
+            "client_id": demo["client_id"],
+            "client_secret": demo["client_secret"],
+            "area_code": demo["area_code"],
+            "phone": demo["user_phone"],  # an account with devices and events
+            "password": demo["user_password"],
+        }
+        monkeypatch.setenv("OPSLIB_PASSWORD", creds["password"])
+        flags = ["--client-id", creds["client_id"], "--client-secret", creds["client_secret"],
+                 "--area-code", creds["area_code"], "--phone", creds["phone"]]  # fmt: skip
+        code = main(["probe", server.base_url, *flags, "--profile", "cloud"])
+        text = capsys.readouterr().out
+        assert code == 0
+        assert "[  high] dialect = 'chint': every finding agrees" in text
+        assumed = [
+            k
+            for k, v in opslib.Dialect.named("chint").provenance.items()
+            if v.startswith("assumed")
+        ]
+        assert f"[  high] assumed = '{len(assumed)} of {len(assumed)} checked'" in text
+        assert "not checked" not in text
+        assert text.rstrip().endswith('[profiles.cloud.dialect]\nbase = "chint"')
+        assert creds["password"] not in text
+        assert creds["client_secret"] not in text
+        config = tmp_path / "config.toml"
+        lines = ["[profiles.cloud]", f'base_url = "{server.base_url}"', 'dialect = "chint"']
+        lines += [f'{k} = "{v}"' for k, v in creds.items()]
+        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        for name in ("OPSLIB_PASSWORD", "OPSLIB_DIALECT", "OPSLIB_BASE_URL", "OPSLIB_PROFILE"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OPSLIB_CONFIG", str(config))
+        client = opslib.connect(profile="cloud", token_cache=False)
+        devices = client.devices.list(client.user_id)
+        assert len(devices) == devices.attrs["total"] > 0
+        assert "device_secret" not in devices.columns
+    finally:
+        server.stop()

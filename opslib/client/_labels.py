@@ -18,7 +18,7 @@ from opslib import enums
 from opslib.client._schemas import FrameSchema
 from opslib.dialects import Dialect
 
-__all__ = ["code_of", "dialect_labels", "enum_key", "relabel"]
+__all__ = ["code_of", "dialect_labels", "enum_key", "relabel", "vendor_type_code"]
 
 
 def enum_key(schema_name: str, column: str) -> str:
@@ -56,7 +56,11 @@ def relabel(frame: pd.DataFrame, schema: FrameSchema, dialect: Dialect) -> pd.Da
 
 
 def code_of(
-    value: int | str | IntEnum, dialect: Dialect, key: str, enum: type[IntEnum], field: str
+    value: int | str | IntEnum,
+    dialect: Dialect,
+    key: str,
+    enum: type[IntEnum] | None,
+    field: str,
 ) -> int:
     """The dialect's code for a value given as its code or its label (``"Wi-Fi"``).
 
@@ -70,8 +74,8 @@ def code_of(
     >>> code_of("Wi-Fi", Dialect.named("chint"), "net_type", enums.NetType, "net_type")
     0
     """
-    labels = dialect_labels(dialect, key, enum)
-    if isinstance(value, IntEnum) and dict(labels) != enums.labels(enum):
+    labels = dialect.enums.get(key, {}) if enum is None else dialect_labels(dialect, key, enum)
+    if isinstance(value, IntEnum) and (enum is None or dict(labels) != enums.labels(enum)):
         value = getattr(value, "label", value.name.lower())
     if isinstance(value, int) and not isinstance(value, bool) and int(value) in labels:
         return int(value)
@@ -84,3 +88,32 @@ def code_of(
                 return int(code)
     allowed = ", ".join(f"{code} ({label})" for code, label in labels.items())
     raise ValueError(f"{field} must be one of {allowed}; got {value!r}")
+
+
+def vendor_type_code(value: int | str, dialect: Dialect) -> int:
+    """A product's vendor_type as the platform's code: its label where the dialect names
+    vendor types (the CHINT smart cloud: 0 in-house, 1 partner ecosystem), else the integer
+    itself (ours: the operator's own classes, checked by the platform).
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the value and what is allowed.
+
+    Examples
+    --------
+    >>> vendor_type_code("partner ecosystem", Dialect.named("chint"))
+    1
+    >>> vendor_type_code(42, Dialect())
+    42
+    """
+    if "vendor_type" in dialect.enums:
+        return code_of(value, dialect, "vendor_type", None, "vendor_type")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise ValueError(
+        f"vendor_type must be an integer (the {dialect.name} platform names no vendor types, "
+        f"its classes are the operator's own); got {value!r}"
+    )

@@ -21,7 +21,13 @@ Its demo data (:func:`seed_as_chint`) holds only what that platform reports: pro
 reports and alarms (no online/offline, command or firmware events), two node types, two
 encryption types, vendor types 0/1, product status 0/1; ``meta.dialect`` says so.
 
-``/token/access`` is passed through: its answers are flat OAuth JSON on both platforms.
+``/token/access``: a success is passed through (flat OAuth JSON on both platforms); a
+refusal is that platform's flat ``{error_code, error_description}`` with HTTP 200: 100002 an
+authorization code that cannot be exchanged (unknown, used or expired), 100003 a refresh
+token expired or revoked, 8109 a bad client, 460 a malformed request.
+
+Codes the reference does not document are ours: a conflict other than a phone already
+registered (8103) answers 409 in the body (``docs/protocol.md`` "Other platforms").
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import orjson
 
@@ -46,6 +53,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_PAGE_SIZE = 100
+# How much of a token request's body is kept to read its grant_type from a form.
+MAX_TOKEN_BODY = 8192
 # The zone whose time of day the do-not-disturb epoch seconds mean (the chint dialect's).
 _ZONE = "Asia/Shanghai"
 _DND_FIELDS = ("start", "end")
@@ -75,10 +84,27 @@ _PRODUCT_IN = {
     "net_type": {v: k for k, v in _NET_OUT.items()},
     "node_type": {0: 1, 1: 2},
     "encrypt_type": {0: 0, 1: 1},
+    "vendor_type": {0: 0, 1: 1},  # P 179-185: in-house, partner ecosystem (ours 0..99)
+    "status": {0: 0, 1: 1},  # P 213-219: developing, released (ours also 2 retired)
 }
 
-# Our error codes -> theirs, per path prefix where they differ.
+# Our error codes -> theirs. Not found: by the field the core names (a bind naming an
+# unknown product is 8110, not 8202), else by the path's service.
+_NOT_FOUND_FIELD = {
+    "params.product_id": 8110,
+    "params.user_id": 8104,
+    "params.user_id_param": 8104,
+    "params.device_id": 8202,
+}
 _NOT_FOUND = {"/user/": 8104, "/device/": 8202, "/product/": 8110}
+# Conflicts: the code dictionary has one, 8103 phone already registered. Identity taken,
+# product exists, device bound to another and a reused message_id have none there (110000
+# is its system's general error, not the caller's conflict): ours, 409, is kept.
+CONFLICT = 409
+# /token/access: the authorization code's exchange failed (100002), the refresh token is
+# expired or revoked (100003), a bad client (8109); any other refusal a parameter error.
+_TOKEN_REFUSED = {"authorization_code": 100002, "refresh_token": 100003}
+_BAD_CLIENT = 8109
 
 
 def _error_code(path: str, status: int, message: str) -> int:
@@ -87,9 +113,12 @@ def _error_code(path: str, status: int, message: str) -> int:
     if status == 401:
         return 100001
     if status == 404:
+        field = message.split(":", 1)[0].strip()
+        if field in _NOT_FOUND_FIELD:
+            return _NOT_FOUND_FIELD[field]
         return next((c for p, c in _NOT_FOUND.items() if path.startswith(p)), 404)
     if status == 409:
-        return 8103 if path == "/user/register" else 110000
+        return 8103 if path == "/user/register" else CONFLICT
     if status == 422:
         return 8106 if "password" in message.lower() else 8102
     if status == 429:
@@ -221,8 +250,11 @@ class ChintEdge:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or path == "/token/access" or scope.get("method") != "POST":
+        if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
+            return
+        if path == "/token/access":
+            await _token(self.app, scope, receive, send)
             return
         accepted = take_accept_encoding(scope)  # the core's answers come plain, to rewrite
         chunks = []
@@ -278,6 +310,10 @@ class ChintEdge:
             answer = orjson.loads(body)
         except orjson.JSONDecodeError:
             return _failure(status if status != 200 else 500, "not JSON", message_id)
+        if isinstance(answer, str) and status == 200:  # add/delete's bare string: data null
+            return orjson.dumps(
+                {"error_code": 200, "error_description": "", "message_id": message_id, "data": None}
+            )
         if not isinstance(answer, dict):
             return body
         code = int(answer.get("error_code", status) or status)
@@ -297,6 +333,68 @@ class ChintEdge:
                 "data": data,
             }
         )
+
+
+def _grant_type(scope: Scope, body: bytes) -> str:
+    """The token request's grant_type: query parameters there (T 83-121), a form here."""
+    for raw in (scope.get("query_string", b""), body):
+        found = parse_qs(raw.decode("latin-1")).get("grant_type")
+        if found:
+            return found[0]
+    return ""
+
+
+def _token_failure(doc: Any, grant_type: str, status: int) -> bytes:
+    """A refused token request as that platform answers it: flat, HTTP 200, its code."""
+    oauth = doc.get("error") if isinstance(doc, dict) else None
+    message = str(doc.get("error_description") or oauth or "") if isinstance(doc, dict) else ""
+    if oauth == "invalid_grant":
+        code = _TOKEN_REFUSED.get(grant_type, PARAMETER_ERROR)
+    elif oauth == "invalid_client":
+        code = _BAD_CLIENT
+    elif status in (400, 413):
+        code = PARAMETER_ERROR
+    else:
+        code = status
+    return orjson.dumps({"error_code": code, "error_description": message or f"HTTP {status}"})
+
+
+async def _token(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """``/token/access``: a success passes as it is (flat OAuth JSON on both platforms); a
+    refusal becomes that platform's business code (:func:`_token_failure`)."""
+    seen = bytearray()
+    start: Message | None = None
+    failed = bytearray()
+
+    async def tee_receive() -> Message:
+        message = await receive()
+        if len(seen) < MAX_TOKEN_BODY:
+            seen.extend(message.get("body", b"")[: MAX_TOKEN_BODY - len(seen)])
+        return message
+
+    async def inner_send(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            start = message
+            if int(message["status"]) == 200:
+                await send(message)
+            return
+        if start is not None and int(start["status"]) == 200:
+            await send(message)
+            return
+        failed.extend(message.get("body", b""))
+        if message.get("more_body"):
+            return
+        status = int(start["status"]) if start is not None else 500
+        try:
+            doc = orjson.loads(bytes(failed))
+        except orjson.JSONDecodeError:
+            doc = None
+        headers = list(start.get("headers", [])) if start is not None else []
+        await _answer(send, _token_failure(doc, _grant_type(scope, bytes(seen)), status), headers)
+
+    take_accept_encoding(scope)  # a refusal comes plain, to rewrite; token answers are small
+    await app(scope, tee_receive, inner_send)
 
 
 async def _answer(

@@ -89,3 +89,27 @@ def test_the_other_reports_run_clean(chint: Platform, report: str, tmp_path: Pat
     assert result.outcome == "ok", result.summary()
     html = Path(result.html).read_text()
     assert "withheld-by-the-reference-platform" not in html
+
+
+def test_a_profile_naming_only_the_dialect_runs_the_report(
+    chint: Platform, users_csv: Path, tmp_path: Path
+) -> None:
+    """Issue #20's 'Done when': no option but the profile's ``dialect = "chint"`` (no
+    OPSLIB_DIALECT): the report logs in, reads per user and says what it cannot compute."""
+    creds = chint.credentials("ops")
+    config = tmp_path / "config.toml"
+    lines = ["[profiles.cloud]", f'base_url = "{chint.base_url}"', 'dialect = "chint"']
+    lines += [f'{key} = "{value}"' for key, value in creds.items()]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config.chmod(0o600)
+    env = {"OPSLIB_CONFIG": str(config), "OPSLIB_TOKEN_CACHE": ""}
+    params = {"start": "-30d", "users": [str(users_csv)]}
+    result = run_report(
+        "event_analysis", params, out_dir=tmp_path / "out", profile="cloud", env=env
+    )
+    assert result.outcome == "partial", result.summary()
+    assert "In section 'Downtime': not computable on this platform" in result.reason
+    html = Path(result.html).read_text()
+    assert "This platform reports no online/offline events" in html
+    assert "withheld-by-the-reference-platform" not in html
+    assert creds["password"] not in html

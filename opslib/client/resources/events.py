@@ -21,6 +21,7 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
+from opslib.client._labels import dialect_labels
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import Session, check_concurrency
 from opslib.client._settings import Secret
@@ -319,6 +320,7 @@ class Events(Resource):
             meta = self._sampled_meta(query, start_ms, end_ms, page_size)
         else:
             meta = _declared_meta(properties)
+        meta = self._finish(meta, S.EVENT)  # the platform's labels, as every partition's
         meta.attrs["event_kinds"] = self._kinds()  # every partition carries them too
         token: Secret | None = None
         expires_at = 0.0
@@ -347,7 +349,8 @@ class Events(Resource):
         from opslib.client._event_cache import frame_to_columns
         from opslib.client._frames import build_frame
 
-        types = [query["event_type"]] if "event_type" in query else [int(t) for t in EventType]
+        every = dialect_labels(self._dialect, "event_type", EventType)  # the platform's codes
+        types = [query["event_type"]] if "event_type" in query else [int(t) for t in every]
         reads = [({**query, "event_type": t}, start_ms, end_ms) for t in types]
         reads.append((query, max(start_ms, end_ms - C.DASK_SAMPLE_LAST_MS), end_ms))
         pages = []
@@ -453,7 +456,7 @@ class WindowReader:
             dict(self.query), start_ms, end_ms, progress=False, page_size=self.page_size
         )
         try:
-            return read.frame()
+            return events._finish(read.frame(), S.EVENT)  # as events.list: labels, no secrets
         except AuthenticationError as exc:
             if self.access_token is None:
                 raise

@@ -13,7 +13,7 @@ import pandas as pd
 
 from opslib.client import _schemas as S
 from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
-from opslib.client._labels import enum_key
+from opslib.client._labels import enum_key, vendor_type_code
 from opslib.client._row_order import dedupe_and_sort
 from opslib.client._writes import check_errors, items_from, run_writes
 from opslib.client.resources import Resource
@@ -124,7 +124,11 @@ class Products(Resource):
             A DataFrame, a dict or a list of dicts with the fields product_id,
             product_secret, product_name, category_id, net_type, node_type (required) and
             product_icon, vendor_type, encrypt_type, status, popular. Coded fields take
-            their value or label (``net_type="Wi-Fi"``). NA cells are left out.
+            their code or the platform's label (``net_type="Wi-Fi"``; on the CHINT smart
+            cloud ``vendor_type="in-house"``, ``popular="recommended"``); a platform
+            without vendor type labels (ours: the operator's own classes) takes an integer
+            0..99. A value that is neither raises ValueError naming the item, the field,
+            the value and what is allowed, before anything is sent. NA cells are left out.
         errors
             "raise" or "collect"; default "raise" for a dict, "collect" for many rows.
             Raising for many rows happens after every row was tried and names the failures.
@@ -143,10 +147,11 @@ class Products(Resource):
         True
         """
         items, bulk = items_from(products, allowed=_ADD_FIELDS, what="products.add")
-        for item in items:
-            for name, enum in _CODED.items():
-                if name in item:
-                    item[name] = self._code(item[name], enum, name, enum_key("product", name))
+        for i, item in enumerate(items):
+            try:
+                self._code_product(item)
+            except ValueError as exc:
+                raise ValueError(f"products.add: item {i}: {exc}") from None
 
         def send(params: dict[str, Any], mid: str) -> Any:
             return self._session.call("/product/add", params, message_id=mid)
@@ -162,6 +167,14 @@ class Products(Resource):
             bulk=bulk,
             what="products.add",
         )
+
+    def _code_product(self, item: dict[str, Any]) -> None:
+        """``item``'s coded fields as the platform's codes (changed in place)."""
+        for name, enum in _CODED.items():
+            if name in item:
+                item[name] = self._code(item[name], enum, name, enum_key("product", name))
+        if "vendor_type" in item:
+            item["vendor_type"] = vendor_type_code(item["vendor_type"], self._dialect)
 
     def delete(
         self,

@@ -53,10 +53,10 @@ def product_fields(platform: Platform, **over: Any) -> dict[str, Any]:
     if platform.dialect == "chint":
         fields = {
             "node_type": "device",
-            "vendor_type": 0,  # in-house: sent as the code, the client does not label it
+            "vendor_type": "in-house",
             "encrypt_type": "one secret per product",
             "status": "developing",
-            "popular": 0,  # normal
+            "popular": "normal",
         }
     else:
         fields = {"node_type": "direct"}
@@ -83,12 +83,12 @@ def fleet_events(client: Any, platform: Platform, *args: Any, **kwargs: Any) -> 
     return client.events.list(*args, users=owners(platform), **kwargs)
 
 
-# chint's business codes for failures our platform signals by HTTP status (its edge sends
-# 110000, the general error, where chint documents no code of its own)
+# chint's business codes for failures our platform signals by HTTP status (its edge keeps
+# our 409 for the conflicts chint documents no code for: only 8103, a phone registered)
 _CHINT_CODES = {
     ("product", 404): 8110,
     ("device", 404): 8202,
-    ("any", 409): 110000,
+    ("any", 409): 409,
     ("any", 422): 8102,  # code not usable
     ("password", 422): 8106,  # wrong password
 }

@@ -191,7 +191,7 @@ def test_bulk_bind_reports_per_row(fresh_platform: Platform) -> None:
     assert df["ok"].tolist() == [True, False, False]
     assert df["error_code"].tolist() == [
         200,
-        error_code(fresh_platform, 404, "device"),  # chint: the bind's "device does not exist"
+        error_code(fresh_platform, 404, "product"),  # chint: 8110 product does not exist
         error_code(fresh_platform, 409),
     ]  # unknown product; bound to another
 

@@ -137,6 +137,54 @@ def test_add_refuses_unknown_columns_before_sending(platform: Platform) -> None:
         )
 
 
+def test_add_takes_vendor_type_and_popular_by_the_platforms_labels(
+    fresh_platform: Platform,
+) -> None:
+    """vendor_type and popular are read like the other coded fields: the platform's label
+    (chint: "partner ecosystem", "popular") or its code; ours names no vendor types, so an
+    integer only."""
+    admin = fresh_platform.connect("admin")
+    chint = fresh_platform.dialect == "chint"
+    labelled = (
+        {"vendor_type": "partner ecosystem", "popular": "popular"}
+        if chint
+        else {
+            "vendor_type": 7,
+            "popular": "yes",
+        }
+    )
+    coded = {"vendor_type": 1, "popular": 0}  # codes are accepted as well
+    added = admin.products.add(
+        [
+            new_product(fresh_platform, "p-lab-1", **labelled),
+            new_product(fresh_platform, "p-lab-2", **coded),
+        ]
+    )
+    assert added["ok"].tolist() == [True, True]
+    rows = admin.products.list(1).set_index("product_id")
+    assert rows.loc["p-lab-1", ["vendor_type", "popular"]].tolist() == [1 if chint else 7, 1]
+    assert rows.loc["p-lab-2", ["vendor_type", "popular"]].tolist() == [1, 0]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "allowed"),
+    [("vendor_type", "nobody", "in-house"), ("popular", "hot", "normal")],
+)
+def test_add_refuses_a_bad_vendor_type_or_popular_label_before_sending(
+    fresh_platform: Platform, field: str, value: str, allowed: str
+) -> None:
+    admin = fresh_platform.connect("admin")
+    if fresh_platform.dialect != "chint":
+        allowed = "integer" if field == "vendor_type" else "no"
+    good = new_product(fresh_platform, "p-bad-0")
+    bad = new_product(fresh_platform, "p-bad-1", **{field: value})
+    with pytest.raises(ValueError, match=rf"item 1: {field}\b.*{allowed}.*'{value}'") as info:
+        admin.products.add([good, bad])
+    assert field in str(info.value)
+    listed = set(admin.products.list(1)["product_id"])
+    assert not {"p-bad-0", "p-bad-1"} & listed  # nothing sent, not even the good row
+
+
 def test_only_admin_adds(platform: Platform) -> None:
     with pytest.raises(opslib.PermissionDenied):
         platform.connect("ops").products.add(new_product(platform, "p-ops-1"))
