@@ -27,8 +27,9 @@ lint: $(STAMP)
 chromium:
 	bash .ci/ensure-chromium
 
+# One worker per core, at most 4; a test file stays on one worker (its fixtures are shared).
 test: $(STAMP) chromium lint
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m "not slow" -n auto --maxprocesses=4 --dist loadfile
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -m slow
