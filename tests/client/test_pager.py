@@ -20,6 +20,7 @@ from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._stdlib_transport import StdlibTransport
+from opslib.dialects import Dialect
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -534,6 +535,41 @@ def test_pages_in_flight_halve_when_the_platform_throttles(platform: Platform) -
     df = client.events.list("-30d", end="2100-01-01", page_size=5)
     assert df["event_id"].is_unique
     assert len(df) == df.attrs["total"] > 45 * 5
+    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
+    before = max(n for p, n in early.items() if p < 30)
+    after = min(n for p, n in early.items() if 34 <= p <= 38)
+    assert before == C.INITIAL_IN_FLIGHT + 1  # the cap, and the page being read
+    assert after <= before - 2  # the window halved (and grows back one page a round)
+
+
+def test_pages_in_flight_halve_on_a_rate_limit_code_in_a_200_body(
+    platform_factory: Callable[..., Platform],
+) -> None:
+    """A vendor platform says "too many requests" only in the body of an HTTP 200 (its code
+    10008, RateLimited in its dialect): answered so to pages 30 to 33, sent early and then by
+    the regular call, the read sends fewer pages at once after them than before, and the
+    frame is whole."""
+    vendor = platform_factory(dialect="vendor")
+    rate_limited = next(
+        c for c, n in Dialect.named("vendor").errors.codes.items() if n == "RateLimited"
+    )
+    throttled = range(30, 34)
+    answered: dict[int, int] = {}
+
+    def first_two(sent: Sent) -> bool:  # the early request and the regular call's first try
+        n = page_no(sent)
+        if n not in throttled or answered.get(n, 0) >= 2:
+            return False
+        answered[n] = answered.get(n, 0) + 1
+        return True
+
+    faults = Faults()
+    faults.error_in_200(RECORDS, rate_limited, times=None, when=first_two)
+    client = vendor.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
+    df = client.events.list("-30d", end="2100-01-01", page_size=5)
+    assert df["event_id"].is_unique
+    assert len(df) == df.attrs["total"] > 45 * 5
+    assert answered == {n: 2 for n in throttled}  # each throttled page went by the regular call
     early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
     before = max(n for p, n in early.items() if p < 30)
     after = min(n for p, n in early.items() if 34 <= p <= 38)
