@@ -15,7 +15,10 @@ hand-written loop speaks that wire (``events_naive_vendor``).
 
 Both clocks start before logging in. The floor is what the link cannot beat: the bytes
 opslib's run moved to the client (compressed) over the bandwidth, plus the round trips of
-the login and of the token exchange. ``opslib_login_s`` says how much of opslib's time went
+the login and of the token exchange. Each round also runs opslib's same read on loopback
+(no link, no compression: ``opslib_loopback_s``), what this machine's CPUs allow client
+and platform together; ``opslib_vs_floor_here`` is opslib over the larger of the two
+floors. ``opslib_login_s`` says how much of opslib's time went
 to logging in (the platform hashes the password: its CPU, not the link).
 """
 
@@ -104,14 +107,24 @@ def run_link(
     proxy = start_proxy(base_url, link.rtt_ms, link.mbit)
     opts = {**window(until, link.days), "page_size": link.page_size, "timed_login": True}
     opts["dialect"] = link.dialect
-    runs: dict[str, list[dict[str, Any]]] = {"events_naive": [], "events_opslib": []}
-    worker_case = {"events_naive": NAIVE[link.dialect], "events_opslib": "events_opslib"}
+    runs: dict[str, list[dict[str, Any]]] = {
+        "events_naive": [],
+        "events_opslib": [],
+        "events_opslib_loopback": [],
+    }
+    worker_case = {
+        "events_naive": NAIVE[link.dialect],
+        "events_opslib": "events_opslib",
+        "events_opslib_loopback": "events_opslib",
+    }
     try:
         url = f"http://{proxy.address}"
         for _ in range(repeat):
             for case in runs:
                 down0, up0 = proxy.bytes()
-                result = run_once(worker_case[case], url, opts, server_pid)
+                # the same read without the link: what this machine's CPUs allow
+                to = base_url if case == "events_opslib_loopback" else url
+                result = run_once(worker_case[case], to, opts, server_pid)
                 down1, up1 = proxy.bytes()
                 result["bytes_to_client"] = down1 - down0
                 result["bytes_to_platform"] = up1 - up0
@@ -122,6 +135,8 @@ def run_link(
     fast = statistics.median(r["seconds"] for r in runs["events_opslib"])
     wire = statistics.median(r["bytes_to_client"] for r in runs["events_opslib"])
     floor = wire * 8 / (link.mbit * 1e6) + 2 * link.rtt_ms / 1000
+    loopback = statistics.median(r["seconds"] for r in runs["events_opslib_loopback"])
+    here = max(floor, loopback)
     return {
         "case": link.name,
         "title": link.title,
@@ -141,6 +156,8 @@ def run_link(
         ),
         "opslib_login_s": round(statistics.median(r["login_s"] for r in runs["events_opslib"]), 3),
         "opslib_vs_floor": round(fast / floor, 2),
+        "opslib_loopback_s": round(loopback, 3),
+        "opslib_vs_floor_here": round(fast / here, 2),
         "speedup_vs_naive": round(naive / fast, 2),
         "runs": runs,
     }
