@@ -49,6 +49,7 @@ OFFLINE_RENDERER = "opslib_offline"
 """Name of the renderer :func:`use_offline_renderer` registers (HTML without plotly.js, no CDN)."""
 
 HEIGHT = 420
+_MAX_BAR_HEIGHT = 24_000  # past this a browser may not draw the SVG at all
 STATUS_COLOURS = {
     "online": "#2ca02c",
     "offline": "#7f7f7f",
@@ -169,8 +170,18 @@ def _layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
 
 
 def _bar_height(rows: int) -> int:
-    """Horizontal bars: about 24 px a bar, never smaller than a short chart."""
-    return max(280, min(900, 110 + 24 * rows))
+    """Horizontal bars: about 24 px a bar (a reader who asks for 200 can read 200), never
+    smaller than a short chart."""
+    return max(280, min(_MAX_BAR_HEIGHT, 110 + 24 * rows))
+
+
+def _top(fig: go.Figure, title: str, shown: int, items: int) -> str:
+    """Mark a figure of the first ``shown`` of ``items`` (``layout.meta``: a panel bounds
+    its "show top" chooser by ``items``); the title says what is left out."""
+    fig.update_layout(meta={"opslib": "top", "items": items})
+    if items > shown:
+        title += f" (top {shown:,} of {items:,})"
+    return title
 
 
 def _empty(title: str, message: str = "No data for this selection") -> go.Figure:
@@ -191,14 +202,15 @@ def counts_bar(
 ) -> go.Figure:
     """A horizontal bar per value of a count table (``analysis.count_by``), largest on top.
 
-    Status labels get their fixed colours; other tables show the first ``top`` values.
+    Status labels get their fixed colours; other tables show the first ``top`` values and
+    the title says of how many ("top 25 of 1,234").
 
     Examples
     --------
     >>> counts = analysis.count_by(devices, "status_name")  # doctest: +SKIP
     >>> fig = plots.counts_bar(counts, "status_name")  # doctest: +SKIP
     """
-    title = title or f"{value.capitalize()} by {column.removesuffix('_name')}"
+    title = title or f"{value.capitalize()} by {column.removesuffix('_name').removesuffix('_id')}"
     if counts.empty or int(counts[value].sum()) == 0:
         return _empty(title)
     shown = counts.head(top).iloc[::-1]
@@ -217,8 +229,7 @@ def counts_bar(
             name=value,
         )
     )
-    if len(counts) > top:
-        title += f" (top {top} of {len(counts):,})"
+    title = _top(fig, title, len(shown), len(counts))
     return _layout(
         fig,
         title,
@@ -354,16 +365,19 @@ def hour_weekday_heatmap(
     return _layout(fig, title, xaxis={"title": "hour", "dtick": 2}, yaxis={"autorange": "reversed"})
 
 
-def noisiest_chart(noisy: pd.DataFrame, *, title: str = "Noisiest devices") -> go.Figure:
-    """Stacked horizontal bars of the noisiest devices by event type.
+def noisiest_chart(
+    noisy: pd.DataFrame, *, title: str = "Noisiest devices", top: int = 15
+) -> go.Figure:
+    """Stacked horizontal bars of the ``top`` noisiest devices by event type; given every
+    device (``analysis.noisiest_devices(events, None)``), the title says how many of them.
 
     Examples
     --------
-    >>> fig = plots.noisiest_chart(analysis.noisiest_devices(events))  # doctest: +SKIP
+    >>> fig = plots.noisiest_chart(analysis.noisiest_devices(events, None))  # doctest: +SKIP
     """
     if noisy.empty:
         return _empty(title)
-    shown = noisy.iloc[::-1]
+    shown = noisy.head(top).iloc[::-1]
     fig = go.Figure()
     for label in enums.labels(enums.EventType).values():
         if label in shown.columns and int(shown[label].sum()):
@@ -376,6 +390,7 @@ def noisiest_chart(noisy: pd.DataFrame, *, title: str = "Noisiest devices") -> g
                     marker_color=EVENT_COLOURS.get(label),
                 )
             )
+    title = _top(fig, title, len(shown), len(noisy))
     return _layout(
         fig,
         title,
@@ -415,7 +430,8 @@ def alarm_codes_chart(codes: pd.DataFrame, *, title: str = "Alarms by code") -> 
 def downtime_chart(
     down: pd.DataFrame, *, title: str = "Downtime per device", top: int = 20
 ) -> go.Figure:
-    """Hours offline per device, the most first (``analysis.downtime``).
+    """Hours offline per device, the most first (``analysis.downtime``); the first ``top``
+    devices, and the title says of how many.
 
     Examples
     --------
@@ -435,8 +451,7 @@ def downtime_chart(
             name="downtime",
         )
     )
-    if len(down) > top:
-        title += f" (top {top} of {len(down):,})"
+    title = _top(fig, title, len(shown), len(down))
     return _layout(
         fig,
         title,

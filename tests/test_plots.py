@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -163,12 +164,6 @@ def test_volume_chart_spans_the_window_and_marks_partial_buckets() -> None:
     assert fig.layout.title.text == "Events over time"
 
 
-def test_legends_sit_right_of_the_plot_never_on_an_axis_title() -> None:
-    fig = plots.event_volume_chart(analysis.event_volume(make_events(), "1D"))
-    assert fig.layout.legend.orientation == "v"
-    assert fig.layout.legend.x >= 1  # outside the x domain [0, 1]: clear of both titles
-
-
 def test_property_boxes_show_every_property_or_name_those_left_out() -> None:
     events = make_events()
     extra = {f"properties.p{i:02d}": range(len(events)) for i in range(18)}
@@ -179,3 +174,96 @@ def test_property_boxes_show_every_property_or_name_those_left_out() -> None:
     assert f"16 of {len(columns)}; left out:" in fig.layout.title.text
     small = plots.property_boxes(events, columns[:7])
     assert len(small.data) == 7
+
+
+def test_top_n_charts_say_what_they_leave_out_and_how_many_items_there_are() -> None:
+    events = make_events()
+    every = analysis.noisiest_devices(events, None)
+    assert len(every) == events["device_id"].nunique() == 3
+    noisy = plots.noisiest_chart(every, top=2)
+    assert len(noisy.data[0].y) == 2
+    assert noisy.layout.title.text == "Noisiest devices (top 2 of 3)"
+    assert noisy.layout.meta == {"opslib": "top", "items": 3}  # a panel bounds its chooser
+    whole = plots.noisiest_chart(every)
+    assert whole.layout.title.text == "Noisiest devices"
+    down = plots.downtime_chart(analysis.downtime(events, window=WEEK), top=5)
+    assert down.layout.meta == {"opslib": "top", "items": 1}
+    bars = plots.counts_bar(analysis.count_by(make_devices(), "product_id"), "product_id", top=2)
+    assert bars.layout.title.text == "Devices by product (top 2 of 3)"
+    assert bars.layout.height == 280
+    many = analysis.count_by(
+        make_devices().assign(device_id=[f"d{i}" for i in range(8)]), "device_id"
+    )
+    tall = plots.counts_bar(pd.concat([many] * 100, ignore_index=True), "device_id", top=800)
+    assert tall.layout.height == 110 + 24 * 800  # 800 bars asked for, 800 readable bars
+
+
+def _every_report_figure() -> dict[str, go.Figure]:
+    """Each figure function of opslib.plots, on frames with several traces where it can."""
+    from analysis.frames import products
+
+    events, devices = make_events(), make_devices()
+    window = (T0 - pd.Timedelta(hours=36), T0 + pd.Timedelta(days=7, hours=12))
+    catalogue = products(
+        {"product_id": "a", "product_name": "A", "category_id": 1, "net_type": 1, "node_type": 1},
+        {"product_id": "b", "product_name": "B", "category_id": 1, "net_type": 1, "node_type": 1,
+         "status": 2},
+    )  # fmt: skip
+    earlier = events[events["event_type"] != 4]
+    return {
+        "counts_bar": plots.counts_bar(analysis.count_by(devices, "status_name"), "status_name"),
+        "cohorts_chart": plots.cohorts_chart(analysis.bind_cohorts(devices, "M")),
+        "products_chart": plots.products_chart(catalogue),
+        "event_volume_chart": plots.event_volume_chart(
+            analysis.event_volume(events, "1D", window=window), window=window
+        ),
+        "hour_weekday_heatmap": plots.hour_weekday_heatmap(analysis.hour_weekday_matrix(events)),
+        "noisiest_chart": plots.noisiest_chart(analysis.noisiest_devices(events, None), top=2),
+        "alarm_codes_chart": plots.alarm_codes_chart(analysis.alarm_codes(events)),
+        "downtime_chart": plots.downtime_chart(analysis.downtime(events, window=WEEK)),
+        "property_boxes": plots.property_boxes(events, analysis.property_columns(events)),
+        "comparison_chart": plots.comparison_chart(analysis.compare_periods(events, earlier)),
+    }
+
+
+def _legend_shown(fig: go.Figure) -> bool:
+    if fig.layout.showlegend is not None:
+        return bool(fig.layout.showlegend)
+    shown = [t for t in fig.data if t.showlegend is not False and t.type != "heatmap"]
+    return len(shown) > 1  # plotly's default: a legend once there are two traces
+
+
+def _x_axes(fig: go.Figure) -> list[Any]:
+    return [fig.layout[k] for k in fig.layout if k.startswith("xaxis")] or [fig.layout.xaxis]
+
+
+def test_every_legend_sits_outside_every_x_axis_domain_clear_of_its_title() -> None:
+    """By the layout alone: a legend right of every x axis's domain (anchored by its left
+    edge), or below the plot further down than the x-axis title reaches."""
+    figures = _every_report_figure()
+    made = {name for name in plots.__all__ if callable(getattr(plots, name))}
+    assert made - {"plotly_js_html", "use_offline_renderer"} == set(figures)
+    title_reach = 60  # px under the plot area: tick labels, then the axis title
+    with_legend = []
+    for name, fig in figures.items():
+        assert len(fig.data) > 0, name
+        if not _legend_shown(fig):
+            continue
+        with_legend.append(name)
+        legend, margin = fig.layout.legend, fig.layout.margin
+        plot_height = fig.layout.height - margin.t - margin.b
+        for axis in _x_axes(fig):
+            right_edge = (axis.domain or (0, 1))[1]
+            beside = legend.xanchor == "left" and legend.x >= right_edge
+            below = (
+                legend.yanchor == "top"
+                and legend.y is not None
+                and -legend.y * plot_height >= title_reach
+                and axis.anchor in (None, "y")
+            )
+            assert beside or below, (name, legend.to_plotly_json(), axis.domain)
+    # the figures with a legend are the ones with a trace per type, status or period
+    assert sorted(with_legend) == [
+        "alarm_codes_chart", "cohorts_chart", "comparison_chart", "event_volume_chart",
+        "noisiest_chart", "products_chart",
+    ]  # fmt: skip

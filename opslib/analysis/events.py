@@ -184,7 +184,7 @@ def hour_weekday_matrix(events: pd.DataFrame) -> pd.DataFrame:
 
 
 def noisiest_devices(
-    events: pd.DataFrame, n: int = 10, *, window: Window | None = None
+    events: pd.DataFrame, n: int | None = 10, *, window: Window | None = None
 ) -> pd.DataFrame:
     """The ``n`` devices with the most events, with their mix of event types.
 
@@ -193,7 +193,7 @@ def noisiest_devices(
     events
         An event frame.
     n
-        How many devices.
+        How many devices; None for every device, the noisiest first.
     window
         The window the events cover, for ``events_per_day`` (default: first to last event).
 

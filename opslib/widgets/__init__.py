@@ -7,6 +7,9 @@ changes. Views keep the same figure object across redraws (a ``Figure`` whose tr
 layout are replaced, shown in an ``Output`` widget), so a test can set
 ``panel.<filter>.value`` and assert on ``panel.filtered`` and ``panel.figures[name].data``.
 
+``panel.plot_top(build)`` adds a figure of the largest counts only, ``build(filtered, n)``;
+live, a "show top" box above it picks ``n`` and redraws that figure alone.
+
 With ``interactive=False`` a panel creates no widget at all: views render once as static
 figures and tables, which is what unattended reports show.
 
@@ -17,13 +20,12 @@ figures and tables, which is what unattended reports show.
 """
 
 from opslib.widgets._tables import Table, readable, time_text
-from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
-from opslib.widgets.panels import EventPanel, FleetPanel, device_options
+from opslib.widgets._views import ALL, Panel, View
+from opslib.widgets.panels import EventPanel, FleetPanel, device_options, value_options
 from opslib.widgets.products import ProductForm
 
 __all__ = [
     "ALL",
-    "MAX_DROPDOWN_OPTIONS",
     "EventPanel",
     "FleetPanel",
     "Panel",
@@ -33,4 +35,5 @@ __all__ = [
     "device_options",
     "readable",
     "time_text",
+    "value_options",
 ]

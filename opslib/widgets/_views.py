@@ -16,11 +16,10 @@ from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import label_text
 from opslib.widgets._tables import table_html
 
-__all__ = ["ALL", "MAX_DROPDOWN_OPTIONS", "Panel", "View"]
+__all__ = ["ALL", "Panel", "View"]
 
 ALL = ""
 """The dropdown value that means "no filter"."""
-MAX_DROPDOWN_OPTIONS = 500
 _TABLE_ROWS = 20
 
 
@@ -229,6 +228,9 @@ class Panel:
         The rows the current filter values keep.
     figures, tables : dict
         Figure (``panel.figures[name]``) and table views' current results by name.
+    top : dict
+        Live, the "show top" box (``ipywidgets.BoundedIntText``) of each ``plot_top``
+        figure by name.
     """
 
     title = "Filters"
@@ -240,6 +242,7 @@ class Panel:
         self.interactive = interactive
         self.output_dir = output_dir
         self.views: list[View] = []
+        self.top: dict[str, w.BoundedIntText] = {}  # the "show top" box of a plot_top view
         self.controls: w.Box | None = None
         if interactive:
             self.controls = self._make_controls()
@@ -273,6 +276,52 @@ class Panel:
                 context=self.describe,
             )
         )
+
+    def plot_top(
+        self,
+        build: Callable[[pd.DataFrame, int], go.Figure],
+        *,
+        name: str = "",
+        top: int = 25,
+    ) -> View:
+        """Add a figure of the first ``n`` items: ``build(filtered, n)`` → plotly Figure.
+
+        For the bar charts that show the largest counts only (``plots.counts_bar``,
+        ``plots.noisiest_chart``, ``plots.downtime_chart``), whose title says what they
+        leave out ("top 25 of 1,234"). Unattended, ``n`` is ``top``. Live, a "show top" box
+        above the figure picks ``n``, from 1 to the most items the figure has had, and
+        redraws this figure only.
+
+        Examples
+        --------
+        >>> by_product = lambda d, n: plots.counts_bar(  # doctest: +SKIP
+        ...     analysis.count_by(d, "product_id"), "product_id", top=n
+        ... )
+        >>> view = panel.plot_top(by_product, name="product")  # doctest: +SKIP
+        >>> panel.top["product"].value = 100  # doctest: +SKIP
+        """
+        if not self.interactive:
+            return self.plot(lambda frame: build(frame, top), name=name)
+        chooser = w.BoundedIntText(
+            value=top,
+            min=1,
+            max=top,
+            description="show top",
+            layout=w.Layout(width="180px"),
+        )
+
+        def draw(frame: pd.DataFrame) -> go.Figure:
+            fig = build(frame, chooser.value)
+            items = int((fig.layout.meta or {}).get("items", 0))
+            # only ever raised: a narrower selection never cuts the number asked for
+            chooser.max = max(chooser.max, items)
+            return fig
+
+        view = self.plot(draw, name=name)
+        view.controls = chooser
+        self.top[view.name] = chooser
+        chooser.observe(lambda _change: view.update(self.filtered), names="value")
+        return view
 
     def table(
         self,

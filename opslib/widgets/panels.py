@@ -9,9 +9,9 @@ import pandas as pd
 
 from opslib import analysis, enums, plots
 from opslib.analysis._common import NONE_LABEL, fill_label
-from opslib.widgets._views import ALL, MAX_DROPDOWN_OPTIONS, Panel, View
+from opslib.widgets._views import ALL, Panel, View
 
-__all__ = ["EventPanel", "FleetPanel"]
+__all__ = ["EventPanel", "FleetPanel", "device_options", "value_options"]
 
 
 def _labels_present(series: pd.Series) -> list[str]:
@@ -29,16 +29,18 @@ class FleetPanel(Panel):
         Status labels; nothing selected means every status.
     category : ipywidgets.Dropdown
         A category id (string) or ``""`` for all.
-    product : ipywidgets.Dropdown
-        A product id or ``""``; its options follow the category.
-    version : ipywidgets.SelectMultiple
-        Firmware versions; nothing selected means every version.
+    product : ipywidgets.Combobox
+        Type to search every product of the category (the commonest first); empty for
+        all. A product id typed as it is works too.
+    version : ipywidgets.Combobox
+        Type to search every firmware version (the commonest first); empty for all.
 
     Examples
     --------
     >>> categories = client.products.categories()  # doctest: +SKIP
     >>> panel = widgets.FleetPanel(devices, categories=categories)  # doctest: +SKIP
     >>> panel.status.value = ("online",)  # doctest: +SKIP
+    >>> panel.version.value = "1.2.0"  # doctest: +SKIP
     """
 
     title = "Fleet filters"
@@ -74,24 +76,35 @@ class FleetPanel(Panel):
             value=ALL,
             description="category",
         )
-        self.product = w.Dropdown(options=self._product_options(), value=ALL, description="product")
-        versions = analysis.count_by(devices, "version")["version"].tolist()[:MAX_DROPDOWN_OPTIONS]
-        self.version = w.SelectMultiple(options=versions, value=(), description="firmware", rows=4)
+        self.product_labels = self._product_options()
+        self.product = _picker(self.product_labels, "product", "products")
+        self.version_labels = value_options(devices, "version")
+        self.version = _picker(self.version_labels, "firmware", "firmware versions")
         self.category.observe(self._on_category, names="value")
-        return w.HBox([w.VBox([self.category, self.product]), self.status, self.version])
+        return w.HBox([w.VBox([self.category, self.product, self.version]), self.status])
 
-    def _product_options(self) -> list[tuple[str, str]]:
+    def _product_options(self) -> dict[str, str]:
         devices = self.source
         category = getattr(self, "category", None)
         if category is not None and category.value != ALL:
             devices = devices[devices["category_id"] == category.value]
-        ids = analysis.count_by(devices, "product_id")["product_id"].tolist()[:MAX_DROPDOWN_OPTIONS]
-        return [("all products", ALL)] + [(p, p) for p in ids if p != NONE_LABEL]
+        options = value_options(devices, "product_id")
+        return {label: p for label, p in options.items() if p != NONE_LABEL}
 
     def _on_category(self, _change: dict[str, Any]) -> None:
+        self.product_labels = self._product_options()
         with self.product.hold_trait_notifications():
-            self.product.options = self._product_options()
+            self.product.options = list(self.product_labels)
+            self.product.placeholder = _placeholder(self.product_labels, "products")
             self.product.value = ALL
+
+    def product_id(self) -> str:
+        """The product the picker names (``""``: every product, or text that names none)."""
+        return _picked(self.product, self.product_labels) if self.controls is not None else ALL
+
+    def firmware(self) -> str:
+        """The firmware version the picker names (``""``: every version)."""
+        return _picked(self.version, self.version_labels) if self.controls is not None else ALL
 
     def _filter_widgets(self) -> list[w.ValueWidget]:
         return [self.status, self.category, self.product, self.version]
@@ -102,15 +115,15 @@ class FleetPanel(Panel):
         out = analysis.filter_devices(
             self.source,
             category_id=self.category.value or None,
-            product_id=self.product.value or None,
+            product_id=self.product_id() or None,
         )
         if self.status.value:
             out = out[
                 out["status_name"].astype("string").isin(list(self.status.value)).fillna(False)
             ]
-        if self.version.value:
-            shown = fill_label(out["version"])
-            out = out[shown.isin(list(self.version.value))]
+        version = self.firmware()
+        if version:
+            out = out[(fill_label(out["version"]) == version).to_numpy(dtype=bool)]
         return out
 
     def describe(self) -> str:
@@ -119,13 +132,55 @@ class FleetPanel(Panel):
         parts = []
         if self.category.value:
             parts.append(f"category {self.category.label}")
-        if self.product.value:
-            parts.append(f"product {self.product.value}")
+        if self.product_id():
+            parts.append(f"product {self.product_id()}")
         if self.status.value:
             parts.append("status " + ", ".join(self.status.value))
-        if self.version.value:
-            parts.append("firmware " + ", ".join(self.version.value))
+        if self.firmware():
+            parts.append(f"firmware {self.firmware()}")
         return "; ".join(parts) or "all devices"
+
+
+def value_options(devices: pd.DataFrame, column: str) -> dict[str, str]:
+    """Every value of a device column as a searchable label → the value:
+    ``value · N devices``, the commonest first; missing values as ``(none)``.
+
+    Examples
+    --------
+    >>> value_options(devices, "version")  # doctest: +SKIP
+    {'1.0.0 · 3 devices': '1.0.0', '1.1.0 · 2 devices': '1.1.0', ...}
+    """
+    counts = analysis.count_by(devices, column)
+    return {
+        f"{v} · {n:,} device{'' if n == 1 else 's'}": str(v)
+        for v, n in zip(counts[column], counts["devices"], strict=True)
+    }
+
+
+def _placeholder(labels: dict[str, str], what: str) -> str:
+    return f"all {len(labels):,} {what}: type to search"
+
+
+def _picker(labels: dict[str, str], description: str, what: str) -> w.Combobox:
+    """A text box that searches every label (the browser lists those that match)."""
+    return w.Combobox(
+        options=list(labels),
+        value=ALL,
+        placeholder=_placeholder(labels, what),
+        description=description,
+        ensure_option=False,
+        layout=w.Layout(width="420px"),
+    )
+
+
+def _picked(box: w.Combobox, labels: dict[str, str]) -> str:
+    """The value a picker's text names: a label, or a value typed as it is; else ALL."""
+    text = str(box.value).strip()
+    if text in labels:
+        return labels[text]
+    if text in labels.values():
+        return text
+    return ALL
 
 
 def device_options(events: pd.DataFrame, devices: pd.DataFrame | None = None) -> dict[str, str]:
@@ -258,14 +313,7 @@ class EventPanel(Panel):
 
     def device_id(self) -> str:
         """The device the picker names (``""``: every device, or text that names none)."""
-        if self.controls is None:
-            return ALL
-        text = str(self.device.value).strip()
-        if text in self.device_labels:
-            return self.device_labels[text]
-        if text in self.device_labels.values():
-            return text
-        return ALL
+        return _picked(self.device, self.device_labels) if self.controls is not None else ALL
 
     def _days(self) -> list[pd.Timestamp]:
         moments = self.source["gmt_create"].dropna()

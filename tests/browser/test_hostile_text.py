@@ -13,13 +13,7 @@ was sent, in tables, Markdown, figure labels and widget options alike.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sqlite3
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +23,7 @@ from reports.runs import FIGURES, REPORTS, platform_env, run_every_report
 
 from opslib.reports import RunResult
 
-from .test_jupyterlab import START_TIMEOUT, _free_port, _settings, _stop
+from .lab import running_lab
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 
@@ -192,51 +186,10 @@ def test_hostile_text_in_a_report_shows_and_never_runs(
 @pytest.fixture(scope="module")
 def hostile_lab(hostile_platform: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """JupyterLab over copies of the four notebooks, their kernels reaching the platform."""
-    tmp = tmp_path_factory.mktemp("hostile-lab")
-    root = tmp / "root"
-    root.mkdir()
-    for name in REPORTS:
-        shutil.copy(NOTEBOOKS / f"{name}.ipynb", root / f"{name}.ipynb")
-    _settings(tmp / "lab-settings")
-    port = _free_port()
-    env = {
-        **os.environ,
-        **platform_env(hostile_platform),
-        "JUPYTER_CONFIG_DIR": str(tmp / "jupyter-config"),
-        "JUPYTER_DATA_DIR": str(tmp / "jupyter-data"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "jupyter-runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "lab-settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "lab-workspaces"),
-    }
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-        f"--port={port}", "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=", "--ServerApp.password=",
-        f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
-    log = tmp / "jupyterlab.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                tail = log.read_text(errors="replace")[-2000:]
-                pytest.fail(f"JupyterLab did not start within {START_TIMEOUT} s:\n{tail}")
-            time.sleep(0.5)
+    notebooks = [NOTEBOOKS / f"{name}.ipynb" for name in REPORTS]
+    directory = tmp_path_factory.mktemp("hostile-lab")
+    with running_lab(directory, notebooks, platform_env(hostile_platform)) as base:
         yield base
-    finally:
-        _stop(proc)
 
 
 def _run_all(page: Any, wait: Callable[[], None]) -> None:

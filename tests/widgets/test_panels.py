@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pandas as pd
-from analysis.frames import T0, make_devices, make_events
+import plotly.graph_objects as go
+from analysis.frames import T0, WEEK, make_devices, make_events
 
 from opslib import analysis, plots, widgets
 
@@ -28,9 +29,9 @@ def test_fleet_panel_filters_and_redraws_in_place() -> None:
 
     panel.category.value = "1"
     assert set(panel.filtered["device_id"]) == {"d1", "d8"}
-    assert [o[1] for o in panel.product.options] == ["", "p-lamp"]
-    panel.product.value = "p-lamp"
-    panel.version.value = ("1.2.0",)
+    assert list(panel.product.options) == ["p-lamp · 4 devices"]  # of the category
+    panel.product.value = "p-lamp · 4 devices"
+    panel.version.value = "1.2.0"  # a value typed as it is works too
     assert list(panel.filtered["device_id"]) == ["d8"]
     assert total(fig) == 1
     assert "category 1" in panel.describe()
@@ -38,9 +39,41 @@ def test_fleet_panel_filters_and_redraws_in_place() -> None:
 
     panel.category.value = ""  # clearing the category resets the product
     panel.status.value = ()
-    panel.version.value = ()
+    panel.version.value = ""
     assert panel.product.value == ""
     assert len(panel.filtered) == 8
+
+
+def _large_fleet() -> pd.DataFrame:
+    """703 devices: 3 of one product and firmware, then 700 each of its own."""
+    from analysis.frames import typed_frame
+
+    from opslib.client import _schemas
+
+    busy = [{"device_id": f"b{i}", "product_id": "p-busy", "version": "9.9"} for i in range(3)]
+    rare = [
+        {"device_id": f"d{i:04d}", "product_id": f"p{i:04d}", "version": f"1.{i}"}
+        for i in range(700)
+    ]
+    rows = [dict(r, category_id="1", status=1) for r in busy + rare]
+    return typed_frame(_schemas.DEVICE, rows)
+
+
+def test_fleet_panel_reaches_every_product_and_firmware_of_a_large_fleet() -> None:
+    panel = widgets.FleetPanel(_large_fleet())
+    assert len(panel.product.options) == len(panel.version.options) == 701  # no cap at 500
+    assert panel.product.options[0] == "p-busy · 3 devices"  # the commonest first
+    assert "all 701 products" in panel.product.placeholder
+    last = "p0699 · 1 device"
+    assert panel.product.options[-1] == last
+    panel.product.value = last
+    assert list(panel.filtered["device_id"]) == ["d0699"]
+    panel.product.value = ""
+    panel.version.value = "1.650 · 1 device"
+    assert list(panel.filtered["device_id"]) == ["d0650"]
+    assert panel.describe() == "firmware 1.650"
+    panel.version.value = "1.65 ·"  # text that names no version yet filters nothing
+    assert len(panel.filtered) == 703
 
 
 def test_fleet_panel_names_categories() -> None:
@@ -122,3 +155,59 @@ def test_property_chooser_picks_the_boxes_and_redraws_that_figure_only() -> None
     assert "No property chosen" in view.figure.layout.annotations[0].text
     static = widgets.EventPanel(events, interactive=False)
     assert "left out" in static.plot_properties().figure.layout.title.text
+
+
+def _by_product(d: pd.DataFrame, n: int) -> go.Figure:
+    return plots.counts_bar(analysis.count_by(d, "product_id"), "product_id", top=n)
+
+
+def test_show_top_chooses_how_many_bars_and_redraws_that_figure_only() -> None:
+    panel = widgets.FleetPanel(_large_fleet())
+    other = panel.plot(status_counts, name="status")
+    view = panel.plot_top(_by_product, name="product")
+    chooser = panel.top["product"]
+    assert view.widget is not None
+    assert chooser in view.widget.children  # above the figure
+    assert (chooser.value, chooser.min, chooser.max) == (25, 1, 701)  # bounded by the items
+    fig = panel.figures["product"]
+    assert len(fig.data[0].y) == 25
+    assert fig.layout.title.text == "Devices by product (top 25 of 701)"
+    redraws = other.redraws
+    chooser.value = 701
+    assert panel.figures["product"] is fig  # redrawn in place
+    assert len(fig.data[0].y) == 701  # every product: the rarest is reachable
+    assert fig.layout.title.text == "Devices by product"
+    chooser.value = 2
+    assert list(fig.data[0].y) == ["p0000", "p-busy"]  # largest on top
+    assert "(top 2 of 701)" in fig.layout.title.text
+    assert other.redraws == redraws  # the other figures are not recomputed
+    panel.version.value = "9.9"  # a narrower selection keeps the number asked for
+    assert (chooser.value, chooser.max) == (2, 701)
+    assert fig.layout.title.text == "Devices by product"  # 1 product: nothing left out
+    static = widgets.FleetPanel(_large_fleet(), interactive=False)
+    assert static.plot_top(_by_product, name="product", top=10).widget is None
+    assert static.top == {}
+    assert "(top 10 of 701)" in static.figures["product"].layout.title.text
+
+
+def test_show_top_on_the_event_panel_noisiest_and_downtime() -> None:
+    events = make_events()
+    panel = widgets.EventPanel(events)
+    panel.plot_top(
+        lambda e, n: plots.noisiest_chart(analysis.noisiest_devices(e, None), top=n),
+        name="noisiest",
+        top=2,
+    )
+    panel.plot_top(
+        lambda e, n: plots.downtime_chart(analysis.downtime(e, window=WEEK), top=n),
+        name="downtime",
+        top=1,
+    )
+    noisy = panel.figures["noisiest"]
+    devices = events["device_id"].nunique()
+    assert f"(top 2 of {devices})" in noisy.layout.title.text
+    assert panel.top["noisiest"].max == devices
+    panel.top["noisiest"].value = devices
+    assert len(noisy.data[0].y) == devices
+    assert noisy.layout.title.text == "Noisiest devices"
+    assert panel.top["downtime"].max == 1  # one device went offline: nothing to choose

@@ -27,20 +27,29 @@ _WHICH = {
 }
 
 
+_MINUTES_A_DAY = 24 * 60
+
+
 def _minutes(value: int | str | dt.time, field: str) -> int:
-    """Minutes after midnight from an int, ``"HH:MM"`` or a ``datetime.time``."""
+    """Minutes after midnight (0..1439) from an int, ``"HH:MM"`` or a ``datetime.time``."""
     if isinstance(value, dt.time):
         return value.hour * 60 + value.minute
     if isinstance(value, str):
         try:
-            hours, minutes = value.strip().split(":")
-            return int(hours) * 60 + int(minutes)
+            hours, mins = (int(part) for part in value.strip().split(":"))
         except ValueError:
             raise ValueError(
                 f"{field} must be minutes after midnight or 'HH:MM', got {value!r}"
             ) from None
+        if not (0 <= hours < 24 and 0 <= mins < 60):
+            raise ValueError(f"{field}: {value!r} is not a time of day; allowed '00:00'..'23:59'")
+        return hours * 60 + mins
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{field} must be minutes after midnight (int) or 'HH:MM', got {value!r}")
+    if not 0 <= value < _MINUTES_A_DAY:
+        raise ValueError(
+            f"{field}: {value} is not minutes after midnight; allowed 0..{_MINUTES_A_DAY - 1}"
+        )
     return value
 
 
