@@ -175,10 +175,12 @@ def main(argv: list[str] | None = None) -> int:
                 "opslib_s",
                 "naive_s",
                 "floor_s",
+                "opslib_loopback_s",
                 "opslib_login_s",
                 "opslib_mb_on_wire",
                 "naive_mb_on_wire",
                 "opslib_vs_floor",
+                "opslib_vs_floor_here",
                 "speedup_vs_naive",
             ],
         )

@@ -55,11 +55,13 @@ class Platform:
             self.process.kill()
 
 
-def start(db: Path, *, rate_limit: bool = False) -> Platform:
+def start(db: Path, *, rate_limit: bool = False, dialect: str = "opslib") -> Platform:
     """Start one uvicorn worker (httptools + uvloop) over ``db`` and wait until it answers;
-    ``rate_limit``: with the platform's default per-token rate limit, else none."""
+    ``rate_limit``: with the platform's default per-token rate limit, else none;
+    ``dialect``: the one its HTTP edge speaks (``opslib server --dialect``)."""
     port = free_port()
     cmd = [sys.executable, "-m", "opslib.cli", "server", "--db", str(db), "--port", str(port)]
+    cmd += ["--dialect", dialect]
     if not rate_limit:  # the loopback benchmarks measure capacity, not the per-token throttle
         cmd += ["--rate-limit", "0"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -8,9 +8,17 @@ puts a shaped link in front of it, and alternates in fresh processes, ``repeat``
 - **the hand-written loop**: log in with httpx, then sequential httpx over ``page_no``
   (httpx accepts gzip and zstd by default) and ``pandas.json_normalize`` at the end.
 
+``link_100_rows`` serves the same fleet with ``opslib server --dialect vendor``: a platform
+capped at 100 rows a page, ``total`` in pages, epoch-second ``start``/``end``, failures in
+HTTP 200 bodies (opslib/dialects/vendor.py). opslib connects with ``dialect="vendor"``; the
+hand-written loop speaks that wire (``events_naive_vendor``).
+
 Both clocks start before logging in. The floor is what the link cannot beat: the bytes
 opslib's run moved to the client (compressed) over the bandwidth, plus the round trips of
-the login and of the token exchange. ``opslib_login_s`` says how much of opslib's time went
+the login and of the token exchange. Each round also runs opslib's same read on loopback
+(no link, no compression: ``opslib_loopback_s``), what this machine's CPUs allow client
+and platform together; ``opslib_vs_floor_here`` is opslib over the larger of the two
+floors. ``opslib_login_s`` says how much of opslib's time went
 to logging in (the platform hashes the password: its CPU, not the link).
 """
 
@@ -36,14 +44,25 @@ class Link:
     mbit: float
     days: int
     page_size: int = 1000
+    dialect: str = "opslib"  # the platform's: opslib server --dialect
+
+
+# The hand-written loop for each dialect's wire (benchmarks/worker.py).
+NAIVE = {"opslib": "events_naive", "vendor": "events_naive_vendor"}
 
 
 LINKS = {
     "link_40ms": Link("link_40ms", "7 days at 40 ms RTT, 100 Mbit/s", 40, 100, 7),
     "link_150ms": Link("link_150ms", "1 day at 150 ms RTT, 20 Mbit/s", 150, 20, 1),
-    # the published platform serves at most 100 rows a page: both readers ask for 100
+    # the published platform serves at most 100 rows a page: the vendor dialect's platform
     "link_100_rows": Link(
-        "link_100_rows", "7 days at 40 ms RTT, 100 Mbit/s, 100-row pages", 40, 100, 7, 100
+        "link_100_rows",
+        "7 days at 40 ms RTT, 100 Mbit/s, a platform serving 100 rows a page (vendor)",
+        40,
+        100,
+        7,
+        100,
+        "vendor",
     ),
 }
 
@@ -87,13 +106,25 @@ def run_link(
     """``repeat`` alternated rounds of both readers across ``link``; medians and ratios."""
     proxy = start_proxy(base_url, link.rtt_ms, link.mbit)
     opts = {**window(until, link.days), "page_size": link.page_size, "timed_login": True}
-    runs: dict[str, list[dict[str, Any]]] = {"events_naive": [], "events_opslib": []}
+    opts["dialect"] = link.dialect
+    runs: dict[str, list[dict[str, Any]]] = {
+        "events_naive": [],
+        "events_opslib": [],
+        "events_opslib_loopback": [],
+    }
+    worker_case = {
+        "events_naive": NAIVE[link.dialect],
+        "events_opslib": "events_opslib",
+        "events_opslib_loopback": "events_opslib",
+    }
     try:
         url = f"http://{proxy.address}"
         for _ in range(repeat):
             for case in runs:
                 down0, up0 = proxy.bytes()
-                result = run_once(case, url, opts, server_pid)
+                # the same read without the link: what this machine's CPUs allow
+                to = base_url if case == "events_opslib_loopback" else url
+                result = run_once(worker_case[case], to, opts, server_pid)
                 down1, up1 = proxy.bytes()
                 result["bytes_to_client"] = down1 - down0
                 result["bytes_to_platform"] = up1 - up0
@@ -104,6 +135,8 @@ def run_link(
     fast = statistics.median(r["seconds"] for r in runs["events_opslib"])
     wire = statistics.median(r["bytes_to_client"] for r in runs["events_opslib"])
     floor = wire * 8 / (link.mbit * 1e6) + 2 * link.rtt_ms / 1000
+    loopback = statistics.median(r["seconds"] for r in runs["events_opslib_loopback"])
+    here = max(floor, loopback)
     return {
         "case": link.name,
         "title": link.title,
@@ -112,6 +145,7 @@ def run_link(
         "mbit": link.mbit,
         "days": link.days,
         "page_size": link.page_size,
+        "dialect": link.dialect,
         "rows": runs["events_opslib"][0]["rows"],
         "opslib_s": round(fast, 3),
         "naive_s": round(naive, 3),
@@ -122,19 +156,25 @@ def run_link(
         ),
         "opslib_login_s": round(statistics.median(r["login_s"] for r in runs["events_opslib"]), 3),
         "opslib_vs_floor": round(fast / floor, 2),
+        "opslib_loopback_s": round(loopback, 3),
+        "opslib_vs_floor_here": round(fast / here, 2),
         "speedup_vs_naive": round(naive / fast, 2),
         "runs": runs,
     }
 
 
 def run_links(names: list[str], until: str, repeat: int, run_once: Any) -> list[dict[str, Any]]:
-    """The cases ``names`` of :data:`LINKS`, one after another, over one demo platform."""
+    """The cases ``names`` of :data:`LINKS`, one after another, each over a demo platform
+    speaking its dialect."""
     db = _platform.ensure_db("demo", until)
-    platform = _platform.start(db, rate_limit=True)
-    try:
-        return [
-            run_link(LINKS[n], until, repeat, run_once, platform.process.pid, platform.base_url)
-            for n in names
-        ]
-    finally:
-        platform.stop()
+    out = []
+    for name in names:
+        link = LINKS[name]
+        platform = _platform.start(db, rate_limit=True, dialect=link.dialect)
+        try:
+            out.append(
+                run_link(link, until, repeat, run_once, platform.process.pid, platform.base_url)
+            )
+        finally:
+            platform.stop()
+    return out

@@ -100,6 +100,43 @@ def events_naive(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def events_naive_vendor(base: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """The same loop written from the vendor platform's documentation (``opslib server
+    --dialect vendor``, opslib/dialects/vendor.py): ``start``/``end`` in epoch seconds, at
+    most 100 rows a page, ``total`` counting pages, a failure only in the body of an HTTP 200.
+    """
+    timed = _Clock(opts) if opts.get("timed_login") else None
+    user_id, token = login(base)
+    logged_in = time.perf_counter()
+    page_size = min(int(opts.get("page_size", 100)), 100)
+    rows: list[dict[str, Any]] = []
+    page = 1
+    clock = timed or _Clock(opts)
+    with httpx.Client(timeout=120) as client:
+        while True:
+            params = {
+                "access_token": token,
+                "query_model": 3,
+                "start": opts["start"] // 1000,
+                "end": opts["end"] // 1000,
+                "page_no": page,
+                "page_size": page_size,
+            }
+            body = client.post(f"{base}/device/query_record", json=_envelope(user_id, params))
+            answer = body.json()
+            if answer.get("error_code") != 200:
+                raise RuntimeError(f"page {page}: {answer}")
+            rows.extend(answer["data"]["events_list"])
+            if page >= answer["data"]["total"]:  # total counts pages
+                break
+            page += 1
+    df = pd.json_normalize(rows)
+    result = clock.stop(len(df))
+    if timed is not None:
+        result["login_s"] = round(logged_in - timed.t0, 3)
+    return result
+
+
 def _connect(base: str, **options: Any) -> Any:
     import opslib
 
@@ -128,12 +165,17 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     default); ``warm``: first a read of ``concurrency + 1`` pages, so that the timed read
     finds every connection it uses open (cold: only the login's connection);
     ``gc_threshold``: the read inside ``opslib.gc_threshold(N)``, the opt-in that runs the
-    collector less often; ``timed_login``: the clock starts before ``connect()``.
+    collector less often; ``timed_login``: the clock starts before ``connect()``;
+    ``dialect``: the platform's (``connect(dialect=)``).
     """
     import opslib
 
     page_size = int(opts.get("page_size", 1000))
-    options = {"concurrency": int(opts["concurrency"])} if "concurrency" in opts else {}
+    options: dict[str, Any] = {}
+    if "concurrency" in opts:
+        options["concurrency"] = int(opts["concurrency"])
+    if "dialect" in opts:
+        options["dialect"] = opts["dialect"]
     if opts.get("timed_login"):
         clock = _Clock(opts)
         client = _connect(base, **options)  # logs in
@@ -167,6 +209,7 @@ def devices_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
 
 CASES: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
     "events_naive": events_naive,
+    "events_naive_vendor": events_naive_vendor,
     "events_opslib": events_opslib,
     "devices_opslib": devices_opslib,
 }

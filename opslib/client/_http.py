@@ -371,7 +371,8 @@ class HTTP:
             timeout=self._early_timeout,
         )
         try:
-            return EarlyAnswer(self._early.start(request), path, self.edge, self._seen)
+            exchange = self._early.start(request)
+            return EarlyAnswer(exchange, path, self.edge, lambda r: self._seen(self._status(r)))
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
@@ -534,8 +535,9 @@ class EarlyAnswer:
     """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
 
     def __init__(
-        self, exchange: Pending, path: str, edge: Edge, seen: Callable[[int], None]
+        self, exchange: Pending, path: str, edge: Edge, seen: Callable[[httpx.Response], None]
     ) -> None:
+        # seen: hears of every answer (a 429 or 503, or a rate-limit code in a 200 body)
         self._exchange = exchange
         self._path = path
         self._edge = edge
@@ -550,7 +552,7 @@ class EarlyAnswer:
         except (httpx.TransportError, httpx.DecodingError) as exc:
             log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
             return None
-        self._seen(response.status_code)
+        self._seen(response)
         body = _loads(response) if response.status_code == 200 else None
         data = self._edge.data(response.status_code, body)
         if isinstance(data, dict):

@@ -158,6 +158,9 @@ class Pager:
         counts. Default the reference platform's.
     operation
         The path read, named by :class:`~opslib.IncompleteRead`.
+    first_fetch
+        The fetch of the first page, where it differs from ``fetch`` (a fleet read whose
+        first page also learns whether the fleet may be read).
     """
 
     def __init__(
@@ -176,8 +179,10 @@ class Pager:
         listen: Callable[[Callable[[], None]], AbstractContextManager[None]] | None = None,
         paging: Paging | None = None,
         operation: str = "",
+        first_fetch: FetchPage | None = None,
     ) -> None:
         self._fetch = fetch
+        self._first_fetch = first_fetch or fetch
         self._send = send
         self._on_data = on_data
         self.list_key = list_key
@@ -242,7 +247,7 @@ class Pager:
         """Pages from ``first_no`` on, in order, to the last one the total or the limit
         says; a short page in between does not end the read (:meth:`_check` raises)."""
         sent = time.monotonic()
-        data = self._fetch(first_no, self.page_size)
+        data = self._first_fetch(first_no, self.page_size)
         received = time.monotonic()
         first = self._page(first_no, data)
         del data

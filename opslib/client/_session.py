@@ -270,6 +270,15 @@ class Session:
                     log.debug("the fleet answered empty: not proof of access; reading own")
         return self._fleet[user]
 
+    def fleet_access(self) -> bool | None:
+        """What :meth:`may_read_fleet` learned for the current user; None: not learned yet."""
+        return self._fleet.get(self.user_id or "")
+
+    def learned_fleet_access(self, allowed: bool) -> None:
+        """Record what a fleet read's own first page said (a page holding records: allowed;
+        a refusal: not), so that :meth:`may_read_fleet` needs no request of its own."""
+        self._fleet[self.user_id or ""] = allowed
+
     def close(self) -> None:
         self.http.close()
 

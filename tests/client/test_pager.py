@@ -20,6 +20,7 @@ from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._stdlib_transport import StdlibTransport
+from opslib.dialects import Dialect
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -539,3 +540,68 @@ def test_pages_in_flight_halve_when_the_platform_throttles(platform: Platform) -
     after = min(n for p, n in early.items() if 34 <= p <= 38)
     assert before == C.INITIAL_IN_FLIGHT + 1  # the cap, and the page being read
     assert after <= before - 2  # the window halved (and grows back one page a round)
+
+
+def test_pages_in_flight_halve_on_a_rate_limit_code_in_a_200_body(
+    platform_factory: Callable[..., Platform],
+) -> None:
+    """A vendor platform says "too many requests" only in the body of an HTTP 200 (its code
+    10008, RateLimited in its dialect). The answers to pages 30 to 33 sent early are lost,
+    and each page's regular call is answered so at its first try: the read sends fewer
+    pages at once after them than before, and the frame is whole."""
+    vendor = platform_factory(dialect="vendor")
+    codes = Dialect.named("vendor").errors.codes
+    rate_limited = next(c for c, n in codes.items() if n == "RateLimited")
+    throttled = range(30, 34)
+    tried: set[int] = set()
+
+    def first_regular_try(sent: Sent) -> bool:
+        n = page_no(sent)
+        if sent.early or n not in throttled or n in tried:
+            return False
+        tried.add(n)
+        return True
+
+    faults = Faults()
+    faults.drop_response(
+        RECORDS, times=None, when=lambda sent: sent.early and page_no(sent) in throttled
+    )
+    faults.error_in_200(RECORDS, rate_limited, times=None, when=first_regular_try)
+    client = vendor.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
+    df = client.events.list("-30d", end="2100-01-01", page_size=5)
+    assert df["event_id"].is_unique
+    assert len(df) == df.attrs["total"] > 45 * 5
+    assert tried == set(throttled)  # each throttled page went by the regular call
+    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
+    before = max(n for p, n in early.items() if p < 30)
+    after = min(n for p, n in early.items() if 34 <= p <= 38)
+    assert before == C.INITIAL_IN_FLIGHT + 1  # the cap, and the page being read
+    assert after <= before - 2  # the window halved (and grows back one page a round)
+
+
+def test_a_rate_limit_code_in_an_early_answer_halves_the_pages_in_flight(
+    platform_factory: Callable[..., Platform],
+) -> None:
+    """The vendor's rate-limit body answers only the requests of pages 30 to 33 sent early
+    (each page's regular call then reads it cleanly): the early answers alone halve the
+    pages in flight, as a 429 to them does."""
+    vendor = platform_factory(dialect="vendor")
+    codes = Dialect.named("vendor").errors.codes
+    rate_limited = next(c for c, n in codes.items() if n == "RateLimited")
+    throttled = range(30, 34)
+    faults = Faults()
+    faults.error_in_200(
+        RECORDS,
+        rate_limited,
+        times=None,
+        when=lambda sent: sent.early and page_no(sent) in throttled,
+    )
+    client = vendor.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
+    df = client.events.list("-30d", end="2100-01-01", page_size=5)
+    assert len(df) == df.attrs["total"] > 45 * 5
+    assert sorted(page_no(s) for s in faults.to(RECORDS) if s.fault) == list(throttled)
+    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
+    before = max(n for p, n in early.items() if p < 30)
+    after = min(n for p, n in early.items() if 34 <= p <= 38)
+    assert before == C.INITIAL_IN_FLIGHT + 1
+    assert after <= before - 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from client.faults import Faults
@@ -47,3 +48,50 @@ def test_switching_user_forgets_the_fleet_answer(platform: Platform) -> None:
     client.auth.login(platform.area_code, platform.ops_phone, password=platform.ops_password)
     assert client.devices.list()["user_id"].nunique() > 1
     assert fleet_probes(faults) == 2  # the new user is asked again
+
+
+def record_models(faults: Faults) -> list[int]:
+    return [s.body["params"]["query_model"] for s in faults.to("/device/query_record") if s.body]
+
+
+def test_a_fleet_event_read_is_its_own_fleet_check(platform: Platform) -> None:
+    # The first page of the fleet's events holds records: the fleet may be read, learned
+    # without the fleet check's round trip, and remembered for the next read.
+    faults = Faults()
+    ops = platform.connect(transport=faults)
+    df = ops.events.list("-30d", end="2100-01-01")
+    assert len(df) == df.attrs["total"] > 0
+    assert df["user_id"].nunique() > 1
+    assert set(record_models(faults)) == {3}
+    ops.devices.list()
+    assert fleet_probes(faults) == 0
+
+
+def test_a_refused_fleet_event_read_reads_the_callers_own(platform: Platform) -> None:
+    # A plain user's fleet read is refused (403) on its first page: that page and the rest
+    # are the caller's own devices' events, and the refusal is remembered.
+    faults = Faults()
+    user = platform.connect("user", transport=faults)
+    df = user.events.list("-30d", end="2100-01-01")
+    own = user.events.list("-30d", end="2100-01-01", user_id=user.user_id)
+    assert df["event_id"].tolist() == own["event_id"].tolist()
+    assert len(df) > 0
+    assert record_models(faults)[:2] == [3, 2]
+    user.devices.list()
+    assert fleet_probes(faults) == 0
+
+
+def test_an_empty_fleet_event_page_is_not_taken_as_access(
+    platform_factory: Callable[..., Platform],
+) -> None:
+    # The vendor platform answers a fleet read the caller may not make with an empty page:
+    # the fleet check decides (no), and the caller's own events are read.
+    vendor = platform_factory(dialect="vendor")
+    faults = Faults()
+    user = vendor.connect("user", transport=faults)
+    df = user.events.list("-30d", end="2100-01-01")
+    own = user.events.list("-30d", end="2100-01-01", user_id=user.user_id)
+    assert df["event_id"].tolist() == own["event_id"].tolist()
+    assert len(df) > 0
+    assert record_models(faults)[0] == 3
+    assert fleet_probes(faults) == 1

@@ -23,12 +23,12 @@ from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
 from opslib.client._labels import dialect_labels
 from opslib.client._pager import Pager, check_page_size
-from opslib.client._session import Session, check_concurrency
+from opslib.client._session import FetchPage, Session, check_concurrency
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource
 from opslib.dialects import Dialect
 from opslib.enums import EventType, RecordQueryModel
-from opslib.exceptions import AuthenticationError, ConfigError, Unsupported
+from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied, Unsupported
 from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["Events", "WindowReader"]
 
 _AUTH_MODES = ("token", "environment")
+_RECORDS = "/device/query_record"
 
 
 class Events(Resource):
@@ -47,8 +48,12 @@ class Events(Resource):
         device_id: str | None,
         user_id: str | None,
         event_type: int | str | EventType | None,
+        *,
+        learn_fleet: bool = False,
     ) -> dict[str, Any]:
-        """The params of a read but its time range and page (query_model, whose, type)."""
+        """The params of a read but its time range and page (query_model, whose, type);
+        ``learn_fleet``: where it is not known yet whether the caller may read the fleet,
+        the fleet's (its first page tells, :meth:`_fleet_first`)."""
         params: dict[str, Any] = {}
         if device_id is not None and user_id is not None:
             raise ValueError("give device_id or user_id, not both")
@@ -62,7 +67,9 @@ class Events(Resource):
                 "query: pass device_id=, user_id=, or users=[...] to read several users' "
                 "devices' events (e.g. users=client.devices.list(user_id)['user_id'])"
             )
-        elif self._session.may_read_fleet():
+        elif (learn_fleet and self._session.fleet_access() is None) or (
+            self._session.may_read_fleet()
+        ):
             params["query_model"] = int(RecordQueryModel.FLEET)
         else:
             params.update(
@@ -87,9 +94,14 @@ class Events(Resource):
         """The read of ``query`` over ``[start_ms, end_ms)``; ``on_page`` sees each page's
         ``data`` as it arrives (the event cache keeps each record's raw properties)."""
         params = {**query, "start": start_ms, "end": end_ms}
+        learning = (
+            params.get("query_model") == int(RecordQueryModel.FLEET)
+            and self._session.fleet_access() is None
+        )
         return self._paged_read(
-            "/device/query_record",
+            _RECORDS,
             params,
+            first_fetch=self._fleet_first(params) if learning else None,
             on_data=on_page,
             list_key="events_list",
             schema=S.EVENT,
@@ -98,6 +110,35 @@ class Events(Resource):
             progress=progress,
             desc="events",
         )
+
+    def _fleet_first(self, params: dict[str, Any]) -> FetchPage:
+        """The first page of a fleet read by a caller who may or may not read the fleet,
+        standing for the fleet check (:meth:`Session.may_read_fleet
+        <opslib.client._session.Session.may_read_fleet>`) and saving its round trip. A page
+        holding records says yes; a refusal (403) says no; an empty page (some platforms
+        answer so instead of refusing) asks the fleet check. Where the answer is no, this
+        page and the next are the caller's own devices' (query_model 2) instead."""
+        session = self._session
+        fetch = session.page_fetch(_RECORDS, params)
+
+        def own(page_no: int, page_size: int) -> dict[str, Any]:
+            params.update(
+                query_model=int(RecordQueryModel.USER), user_id_param=str(session.user_id or "")
+            )
+            return fetch(page_no, page_size)
+
+        def first(page_no: int, page_size: int) -> dict[str, Any]:
+            try:
+                data = fetch(page_no, page_size)
+            except PermissionDenied:
+                session.learned_fleet_access(False)
+                return own(page_no, page_size)
+            if data.get("events_list"):
+                session.learned_fleet_access(True)
+                return data
+            return data if session.may_read_fleet() else own(page_no, page_size)
+
+        return first
 
     def list(
         self,
@@ -216,7 +257,7 @@ class Events(Resource):
                 start, end, device_id, user_id, event_type, limit, progress, page_size
             )
         start_ms, end_ms = time_range(start, end)
-        query = self._query(device_id, user_id, event_type)
+        query = self._query(device_id, user_id, event_type, learn_fleet=True)
         return self._pager(
             query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
         ).frame()
@@ -392,7 +433,7 @@ class Events(Resource):
         >>> counts = sum(len(p) for p in client.events.iter_pages("-1d"))  # doctest: +SKIP
         """
         start_ms, end_ms = time_range(start, end)
-        query = self._query(device_id, user_id, event_type)
+        query = self._query(device_id, user_id, event_type, learn_fleet=True)
         read = self._pager(
             query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
         )
