@@ -47,7 +47,12 @@ from opslib.client import _constants as C
 from opslib.client._dialect import Edge
 from opslib.client._selectors import translate
 from opslib.client._settings import Secret
-from opslib.client._stdlib_transport import Pending, SendsAhead, make_transport
+from opslib.client._stdlib_transport import (
+    OpensConnections,
+    Pending,
+    SendsAhead,
+    make_transport,
+)
 from opslib.dialects import Dialect
 from opslib.exceptions import (
     APIError,
@@ -253,6 +258,7 @@ class HTTP:
             transport = make_transport(self.base_url, max_connections=max_connections)
         # Requests can be sent early over opslib's own transport (not over httpx's).
         self._early = transport if isinstance(transport, SendsAhead) else None
+        self._opens = transport if isinstance(transport, OpensConnections) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
@@ -376,6 +382,14 @@ class HTTP:
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
+
+    def open_connections(self, path: str, n: int) -> None:
+        """Have ``n`` idle connections to the platform ready before ``n`` requests are sent
+        early, their handshakes side by side (:meth:`StdlibTransport.open_connections
+        <opslib.client._stdlib_transport.StdlibTransport.open_connections>`); nothing over
+        httpx's own transport, which connects as each request goes."""
+        if self._opens is not None:
+            self._opens.open_connections(self._url(path), n, timeout=self._client.timeout.connect)
 
     def post_form(
         self, path: str, form: Mapping[str, str | Secret], *, safety: Safety

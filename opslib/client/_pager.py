@@ -16,10 +16,13 @@ How a page is started depends on the transport. Over opslib's own
 (:mod:`opslib.client._stdlib_transport`, the default where no proxy applies) its request is sent
 at once from the calling thread (``send``, :meth:`Session.page_send
 <opslib.client._session.Session.page_send>`), and the calling thread reads and types each
-answer in turn: no thread, nothing handed between threads. A request sent that way takes
-a free connection or waits for the next round (another read may hold the pool); anything
-but a clean answer to it (no connection, a lost answer, a 401, 429 or 503, an error
-envelope) makes that page go through the regular call. Over any other transport (httpx's
+answer in turn: no thread pool, nothing handed between threads. Only handshakes run in
+threads: before a round starts more pages than there are idle connections, the missing
+ones are opened side by side (``send.open_connections``), as a handshake costs a round trip
+on a real link. A request sent that way takes a free connection or waits for the next
+round (another read may hold the pool); anything but a clean answer to it (no connection,
+a lost answer, a 401, 429 or 503, an error envelope) makes that page go through the
+regular call. Over any other transport (httpx's
 own behind a proxy) a pool of up to ``concurrency`` threads fetches the pages by the
 regular call and types each in the thread that fetched it.
 
@@ -270,6 +273,9 @@ class Pager:
 
         def start_more() -> None:
             nonlocal next_no
+            more = min(last_no - next_no + 1, window.limit - len(in_flight))
+            if self._send is not None and more > 1:
+                self._send.open_connections(more)  # their handshakes side by side
             while next_no <= last_no and len(in_flight) < window.limit and window.start():
                 started = self._start(next_no, pool, alone=not in_flight)
                 if started is None:

@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -37,8 +37,33 @@ log = logging.getLogger("opslib")
 
 FetchPage = Callable[[int, int], dict[str, Any]]
 """``fetch(page_no, page_size)``: the decoded ``data`` of one page, by the regular call."""
-SendPage = Callable[[int, int], EarlyAnswer | None]
-"""``send(page_no, page_size)``: one page's request sent now, its answer read later."""
+
+
+class SendPage(Protocol):
+    """``send(page_no, page_size)``: one page's request sent now, its answer read later;
+    ``send.open_connections(n)`` before ``n`` such requests, their connections opened side by
+    side."""
+
+    def __call__(self, page_no: int, page_size: int) -> EarlyAnswer | None: ...
+
+    def open_connections(self, n: int) -> None: ...
+
+
+class _PageSend:
+    """The :class:`SendPage` of one paged read (:meth:`Session.page_send`)."""
+
+    def __init__(self, session: Session, path: str, params: dict[str, Any]) -> None:
+        self._session = session
+        self._path = path
+        self._params = params
+
+    def __call__(self, page_no: int, page_size: int) -> EarlyAnswer | None:
+        page = {**self._params, "page_no": page_no, "page_size": page_size}
+        envelope = self._session._envelope(self._path, page, str(uuid.uuid4()))
+        return self._session.http.send_early(self._path, envelope)
+
+    def open_connections(self, n: int) -> None:
+        self._session.http.open_connections(self._path, n)
 
 
 class Session:
@@ -239,12 +264,7 @@ class Session:
         <opslib.client._http.HTTP.send_early>`); None where the transport cannot."""
         if not self.http.sends_early:
             return None
-
-        def send(page_no: int, page_size: int) -> EarlyAnswer | None:
-            page = {**params, "page_no": page_no, "page_size": page_size}
-            return self.http.send_early(path, self._envelope(path, page, str(uuid.uuid4())))
-
-        return send
+        return _PageSend(self, path, params)
 
     def may_read_fleet(self) -> bool:
         """Whether the caller may read the whole fleet (ops, admin); learned once per user.

@@ -23,6 +23,10 @@ What it keeps from httpcore:
   ``ReadError``/``ReadTimeout`` and ``RemoteProtocolError`` (maybe sent), ``PoolTimeout``;
 - TLS through ``httpx.create_ssl_context()``, the context httpx's transport builds.
 
+One thing it adds: :meth:`StdlibTransport.open_connections` opens the connections a paged
+read is about to need side by side, so that a window of pages growing by k pays one round
+trip of handshakes, not k one after another in the reading thread.
+
 Connection steps are logged on the ``opslib.transport`` logger at DEBUG (host and port only,
 never a path, a query or a header), as httpcore logs its own.
 
@@ -47,7 +51,14 @@ import httpx
 
 from opslib.client import _constants as C
 
-__all__ = ["Exchange", "Pending", "SendsAhead", "StdlibTransport", "make_transport"]
+__all__ = [
+    "Exchange",
+    "OpensConnections",
+    "Pending",
+    "SendsAhead",
+    "StdlibTransport",
+    "make_transport",
+]
 
 _Key = tuple[str, str, int]
 
@@ -62,6 +73,15 @@ class Pending(Protocol):
 
     def abandon(self) -> None:
         """Drop the answer unread."""
+
+
+@runtime_checkable
+class OpensConnections(Protocol):
+    """A transport that can open connections ahead of the requests that will need them
+    (:meth:`StdlibTransport.open_connections`)."""
+
+    def open_connections(self, url: httpx.URL, n: int, *, timeout: float | None = None) -> int:
+        """Have ``n`` idle connections to ``url``'s host ready."""
 
 
 @runtime_checkable
@@ -162,23 +182,96 @@ class StdlibTransport(httpx.BaseTransport):
                 return
         conn.close()
 
+    def _connection(self, key: _Key, timeout: float | None) -> http.client.HTTPConnection:
+        """A connection to ``key``, not connected yet."""
+        scheme, host, port = key
+        if scheme == "https":
+            with self._lock:
+                if self._ssl is None:
+                    self._ssl = httpx.create_ssl_context()
+            return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._ssl)
+        return http.client.HTTPConnection(host, port, timeout=timeout)
+
+    def _opened(self, key: _Key) -> None:
+        with self._lock:
+            self.connections_opened += 1
+        log.debug("connected to %s://%s:%s", *key)
+
     def _connect(
         self, request: httpx.Request, key: _Key, timeout: float | None
     ) -> http.client.HTTPConnection:
-        scheme, host, port = key
-        conn: http.client.HTTPConnection
-        if scheme == "https":
-            if self._ssl is None:
-                self._ssl = httpx.create_ssl_context()
-            conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=self._ssl)
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        conn = self._connection(key, timeout)
         # refused, unreachable, DNS, TLS handshake: nothing was sent
         with _failures(conn, request, httpx.ConnectTimeout, httpx.ConnectError, httpx.ConnectError):
             conn.connect()
-        self.connections_opened += 1
-        log.debug("connected to %s://%s:%s", scheme, host, port)
+        self._opened(key)
         return conn
+
+    def open_connections(self, url: httpx.URL, n: int, *, timeout: float | None = None) -> int:
+        """Have ``n`` idle connections to ``url``'s host ready: open the missing ones side by
+        side (one short-lived thread each) and put them in the idle pool.
+
+        A paged read calls this before it starts more pages than there are idle connections,
+        so that the handshakes of a growing window cost one round trip, not one each in turn.
+        Never raises: a connection that fails to open is left out, and the request that
+        needed it connects on its own as usual (with its own errors and retries).
+
+        Parameters
+        ----------
+        url
+            Any URL of the platform (its scheme, host and port are used).
+        n
+            Idle connections wanted (at most ``max_keepalive`` are kept).
+        timeout
+            Seconds each handshake may take (the connect timeout).
+
+        Returns
+        -------
+        int
+            The connections opened.
+
+        Examples
+        --------
+        >>> transport = StdlibTransport()
+        >>> transport.open_connections(httpx.URL("http://127.0.0.1:1/"), 0)
+        0
+        """
+        if url.scheme not in ("http", "https") or self._closed:
+            return 0
+        key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            dead = [conn for conn in idle if _is_dead(conn.sock)]
+            idle[:] = [conn for conn in idle if conn not in dead]
+            missing = min(n, self._max_keepalive) - len(idle)
+        for conn in dead:
+            conn.close()
+        if missing <= 0:
+            return 0
+        opened: list[http.client.HTTPConnection] = []
+
+        def connect() -> None:
+            conn = self._connection(key, timeout)
+            try:
+                conn.connect()
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                log.debug("connecting to %s://%s:%s ahead: %s", *key, type(exc).__name__)
+                return
+            self._opened(key)
+            opened.append(conn)  # list.append is atomic
+
+        threads = [
+            threading.Thread(target=connect, name="opslib-connect", daemon=True)
+            for _ in range(missing)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for conn in opened:
+            self._checkin(key, conn)
+        return len(opened)
 
     # -- one exchange ------------------------------------------------------------------
 

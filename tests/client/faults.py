@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib.client._stdlib_transport import SendsAhead, StdlibTransport
+from opslib.client._stdlib_transport import OpensConnections, SendsAhead, StdlibTransport
 
 
 @dataclass
@@ -105,6 +105,8 @@ class Faults(httpx.BaseTransport):
         self.in_flight = 0  # requests sent early whose answers are not read yet
         if isinstance(self.inner, SendsAhead):  # as opslib's transport does, this one does
             self.start = self._start
+        if isinstance(self.inner, OpensConnections):  # connecting ahead bypasses the plans
+            self.open_connections = self.inner.open_connections
 
     # -- planning ----------------------------------------------------------------------
 

@@ -4,8 +4,10 @@ tests/client/resources/test_events.py)."""
 from __future__ import annotations
 
 import gc
+import http.client
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -301,6 +303,7 @@ class EarlyPages:
         self.log: list[tuple[str, int]] = []
         self.out = 0
         self.most_out = 0
+        self.connects: list[tuple[int, int]] = []  # (connections asked, requests out then)
 
     def __call__(self, page_no: int, page_size: int) -> Any:
         book = self
@@ -322,6 +325,9 @@ class EarlyPages:
 
         return Answer()
 
+    def open_connections(self, n: int) -> None:
+        self.connects.append((n, self.out))
+
 
 def test_pages_sent_early_are_read_by_the_calling_thread_in_order() -> None:
     pages = Pages(2_050)
@@ -335,6 +341,8 @@ def test_pages_sent_early_are_read_by_the_calling_thread_in_order() -> None:
     assert send.out == 0
     # the next request goes out before an answer is read: page 5 right after page 2 left
     assert send.log[:5] == [("send", 2), ("send", 3), ("send", 4), ("send", 5), ("read", 2)]
+    # the connections of the first round are asked for before its first request goes out
+    assert send.connects[0] == (3, 0)
 
 
 def test_an_unclean_early_answer_is_fetched_again_by_the_regular_call() -> None:
@@ -444,6 +452,66 @@ def test_over_httpx_s_transport_a_pool_fetches_the_pages(
     assert {by_page[n] for n in by_page if n > 1} <= pool
     pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
     assert sum(map(len, pages)) == len(whole)
+
+
+class SlowConnects:
+    """Fault injector: every ``http.client`` handshake takes ``delay`` seconds (the round trip
+    a real link charges for it; loopback charges none) and is recorded (start, end)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, delay: float) -> None:
+        self.spans: list[tuple[float, float]] = []
+        connect = http.client.HTTPConnection.connect
+
+        def slow_connect(conn: http.client.HTTPConnection) -> None:
+            start = time.monotonic()
+            time.sleep(delay)
+            connect(conn)
+            self.spans.append((start, time.monotonic()))
+
+        monkeypatch.setattr(http.client.HTTPConnection, "connect", slow_connect)
+
+    def most_at_once(self) -> int:
+        """The most handshakes under way at one moment."""
+        edges = sorted([(a, 1) for a, _ in self.spans] + [(b, -1) for _, b in self.spans])
+        now = most = 0
+        for _, step in edges:
+            now += step
+            most = max(most, now)
+        return most
+
+
+def test_connections_for_a_growing_window_are_opened_side_by_side(
+    platform: Platform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A handshake costs a round trip on a real link: the connections of the pages a round
+    adds are opened at once, not one after another in the reading thread."""
+    client = platform.connect()  # logged in before the handshakes slow down
+    slow = SlowConnects(monkeypatch, delay=0.2)
+    df = client.events.list("-30d", end="2100-01-01", page_size=4)  # 100 pages: it grows
+    assert_frame_equal(df, whole)  # every row
+    assert len(slow.spans) >= C.INITIAL_IN_FLIGHT  # the window needed new connections ...
+    assert slow.most_at_once() >= C.INITIAL_IN_FLIGHT - 1  # ... and they were opened together
+
+
+def test_a_connection_that_fails_to_open_ahead_is_opened_by_its_page(
+    platform: Platform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Connecting ahead is no part of the read: when it fails, each page connects on its own
+    (and its retry rules apply) and the read returns every row."""
+    client = platform.connect()
+    connect = http.client.HTTPConnection.connect
+    ahead: list[str] = []
+
+    def refused_ahead(conn: http.client.HTTPConnection) -> None:
+        if threading.current_thread().name == "opslib-connect":
+            ahead.append("refused")
+            raise ConnectionRefusedError("injected: refused")
+        connect(conn)
+
+    monkeypatch.setattr(http.client.HTTPConnection, "connect", refused_ahead)
+    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert_frame_equal(df, whole)
+    assert ahead  # connecting ahead was tried, and failed
 
 
 @pytest.mark.parametrize("transport", list(TRANSPORTS))

@@ -355,3 +355,33 @@ def test_an_answer_lost_after_sending_early_is_a_protocol_error(peers: MakePeer)
             exchange.finish()
         # the failed exchange gave its slot back
         transport.start(http.build_request("POST", peer.url)).abandon()
+
+
+def test_connections_opened_ahead_carry_the_requests_that_follow(peers: MakePeer) -> None:
+    peer = peers(echo_path)
+    transport = StdlibTransport(max_connections=4, max_keepalive=3)
+    url = httpx.URL(peer.url)
+    with httpx.Client(transport=transport, timeout=5) as http:
+        assert transport.open_connections(url, 5, timeout=5) == 3  # at most max_keepalive idle
+        assert transport.open_connections(url, 3, timeout=5) == 0  # they are there already
+        sent = [transport.start(http.build_request("POST", f"{peer.url}/p{i}")) for i in range(3)]
+        assert [orjson.loads(e.finish().read())["path"] for e in sent] == ["/p0", "/p1", "/p2"]
+        assert transport.connections_opened == peer.accepted == 3  # no handshake of their own
+        # the pool's one dead connection is not counted as ready: one is opened in its place
+        with transport._lock:
+            transport._idle[("http", "127.0.0.1", peer.port)][0].close()
+        assert transport.open_connections(url, 3, timeout=5) == 1
+        idle = transport._idle[("http", "127.0.0.1", peer.port)]
+        assert len(idle) == 3
+        assert all(conn.sock is not None for conn in idle)  # the dead one was dropped
+    assert transport.connections_opened == peer.accepted == 4
+
+
+def test_connections_that_fail_to_open_ahead_are_left_out() -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        url = httpx.URL(f"http://127.0.0.1:{unused.getsockname()[1]}")
+    transport = StdlibTransport()
+    assert transport.open_connections(url, 4, timeout=2) == 0  # no error: the request's own
+    with httpx.Client(transport=transport, timeout=2) as http, pytest.raises(httpx.ConnectError):
+        http.post(url, json={})
