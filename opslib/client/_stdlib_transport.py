@@ -174,11 +174,17 @@ class StdlibTransport(httpx.BaseTransport):
             log.debug("idle connection to %s:%s closed by the server; dropped", key[1], key[2])
             conn.close()
 
-    def _checkin(self, key: _Key, conn: http.client.HTTPConnection) -> None:
+    def _checkin(
+        self, key: _Key, conn: http.client.HTTPConnection, *, behind: bool = False
+    ) -> None:
+        """Keep ``conn`` idle; the last one in is the next one out, unless ``behind``."""
         with self._lock:
             idle = self._idle.setdefault(key, [])
             if not self._closed and len(idle) < self._max_keepalive:
-                idle.append(conn)
+                if behind:
+                    idle.insert(0, conn)
+                else:
+                    idle.append(conn)
                 return
         conn.close()
 
@@ -269,8 +275,10 @@ class StdlibTransport(httpx.BaseTransport):
             thread.start()
         for thread in threads:
             thread.join()
+        # behind the warm ones: the next page, read first, goes on a connection that has
+        # carried answers (its TCP congestion window has grown; a fresh one starts small)
         for conn in opened:
-            self._checkin(key, conn)
+            self._checkin(key, conn, behind=True)
         return len(opened)
 
     # -- one exchange ------------------------------------------------------------------
