@@ -385,3 +385,20 @@ def test_connections_that_fail_to_open_ahead_are_left_out() -> None:
     assert transport.open_connections(url, 4, timeout=2) == 0  # no error: the request's own
     with httpx.Client(transport=transport, timeout=2) as http, pytest.raises(httpx.ConnectError):
         http.post(url, json={})
+
+
+def test_the_next_request_goes_on_a_warm_connection_not_one_opened_ahead(
+    peers: MakePeer,
+) -> None:
+    """A connection that has carried an answer is faster for the next (TCP's congestion
+    window has grown): the ones opened ahead wait behind it."""
+    peer = peers(echo_path)
+    transport = StdlibTransport(max_connections=4, max_keepalive=4)
+    with httpx.Client(transport=transport, timeout=5) as http:
+        first = transport.start(http.build_request("POST", f"{peer.url}/warm"))
+        warm = first._conn
+        first.finish()
+        assert transport.open_connections(httpx.URL(peer.url), 3, timeout=5) == 2
+        following = transport.start(http.build_request("POST", f"{peer.url}/next"))
+        assert following._conn is warm
+        following.finish()
