@@ -22,9 +22,9 @@ ones are opened side by side (``send.open_connections``), as a handshake costs a
 on a real link. A request sent that way takes a free connection or waits for the next
 round (another read may hold the pool); anything but a clean answer to it (no connection,
 a lost answer, a 401, 429 or 503, an error envelope) makes that page go through the
-regular call. Over any other transport (httpx's
-own behind a proxy) a pool of up to ``concurrency`` threads fetches the pages by the
-regular call and types each in the thread that fetched it.
+regular call. Over any other transport (httpx's own behind a proxy) a pool of up to
+``concurrency`` threads fetches the pages by the regular call and types each in the thread
+that fetched it.
 
 Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
 says how many pages there are (``total`` counts records, or pages where the dialect says
