@@ -11,8 +11,9 @@ The public names are imported when first used (PEP 562): ``import opslib`` alone
 no pandas, so the ``opslib`` command reaches a report's lock before any heavy import.
 """
 
-import importlib
 import typing
+
+from opslib._lazy import attach as _attach
 
 if typing.TYPE_CHECKING:
     from opslib.client import Client, Secret, connect, gc_threshold
@@ -82,15 +83,4 @@ _HOME = {name: "opslib.exceptions" for name in __all__} | {
 
 # Hidden from type checkers, which read the imports above: they still flag an unknown name.
 if not typing.TYPE_CHECKING:
-
-    def __getattr__(name: str) -> typing.Any:
-        """A public name, imported from its module on first use and kept here after."""
-        home = _HOME.get(name)
-        if home is None:
-            raise AttributeError(f"module 'opslib' has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *__all__})
+    __getattr__, __dir__ = _attach(__name__, _HOME)

@@ -7,8 +7,9 @@ The names are imported when first used (PEP 562): ``config_path`` or ``resolve_s
 import no pandas, so a command that only reads the config file stays fast.
 """
 
-import importlib
 import typing
+
+from opslib._lazy import attach as _attach
 
 if typing.TYPE_CHECKING:
     from opslib.client._client import Client
@@ -48,15 +49,4 @@ _HOME = {
 
 # Hidden from type checkers, which read the imports above: they still flag an unknown name.
 if not typing.TYPE_CHECKING:
-
-    def __getattr__(name: str) -> typing.Any:
-        """A public name, imported from its module on first use and kept here after."""
-        home = _HOME.get(name)
-        if home is None:
-            raise AttributeError(f"module 'opslib.client' has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *__all__})
+    __getattr__, __dir__ = _attach(__name__, _HOME)
