@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
                 "naive_mb_on_wire",
                 "opslib_vs_floor",
                 "opslib_vs_floor_here",
+                "protocol_floor_s",
+                "protocol_floor_vs_floor",
+                "opslib_vs_protocol_floor",
                 "speedup_vs_naive",
             ],
         )
