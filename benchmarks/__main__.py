@@ -148,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="PATH[#OPTIONS]",
         help="another checkout of opslib (a git worktree of an older commit), optionally with "
-        "its worker's JSON options after '#': the events case also runs that code's read, "
-        "alternated with this one's (repeatable)",
+        "its worker's JSON options after '#': the events case and the link cases also run "
+        "that code's read, alternated with this one's (repeatable; the link cases ignore "
+        "the options)",
     )
     ap.add_argument(
         "--only",
@@ -165,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
 
     links = [name for name in network.LINKS if name in args.only]
     if links:
-        results["links"] = network.run_links(links, UNTIL, args.repeat, _run_once)
+        old = [Path(spec.partition("#")[0]) for spec in args.old]
+        results["links"] = network.run_links(links, UNTIL, args.repeat, _run_once, old)
         _print_table(
             "0. across a shaped link: the demo fleet, login included (alternated runs)",
             results["links"],
@@ -187,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                 "speedup_vs_naive",
             ],
         )
+        for row in results["links"]:
+            for other in row["old"]:
+                print(f"{row['case']} by {other['code']}: {other}")
     if not set(args.only) - set(links):
         return _save(results)
 

@@ -33,8 +33,10 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from benchmarks import _platform, shaped_link
@@ -107,9 +109,17 @@ def window(until: str, days: int) -> dict[str, int]:
 
 
 def run_link(
-    link: Link, until: str, repeat: int, run_once: Any, server_pid: int, base_url: str
+    link: Link,
+    until: str,
+    repeat: int,
+    run_once: Any,
+    server_pid: int,
+    base_url: str,
+    old: Sequence[Path] = (),
 ) -> dict[str, Any]:
-    """``repeat`` alternated rounds of both readers across ``link``; medians and ratios."""
+    """``repeat`` alternated rounds of both readers across ``link``; medians and ratios.
+    Each checkout in ``old`` reads across the link too, in the same rounds (``old``: its
+    median, client CPU, and seconds over this code's)."""
     proxy = start_proxy(base_url, link.rtt_ms, link.mbit)
     opts = {**window(until, link.days), "page_size": link.page_size, "timed_login": True}
     opts["dialect"] = link.dialect
@@ -123,6 +133,10 @@ def run_link(
         "events_opslib": "events_opslib",
         "events_opslib_loopback": "events_opslib",
     }
+    code: dict[str, Path | None] = dict.fromkeys(runs)
+    for path in old:
+        name = f"events_opslib@{path}"
+        runs[name], worker_case[name], code[name] = [], "events_opslib", path
     try:
         url = f"http://{proxy.address}"
         for _ in range(repeat):
@@ -130,7 +144,7 @@ def run_link(
                 down0, up0 = proxy.bytes()
                 # the same read without the link: what this machine's CPUs allow
                 to = base_url if case == "events_opslib_loopback" else url
-                result = run_once(worker_case[case], to, opts, server_pid)
+                result = run_once(worker_case[case], to, opts, server_pid, code[case])
                 down1, up1 = proxy.bytes()
                 result["bytes_to_client"] = down1 - down0
                 result["bytes_to_platform"] = up1 - up0
@@ -171,22 +185,33 @@ def run_link(
         "protocol_floor_vs_floor": round(protocol / floor, 2),
         "opslib_vs_protocol_floor": round(fast / protocol, 2),
         "speedup_vs_naive": round(naive / fast, 2),
+        "old": [
+            {
+                "code": str(path),
+                "opslib_s": round(statistics.median(r["seconds"] for r in rs), 3),
+                "client_cpu_s": round(statistics.median(r["client_cpu_s"] for r in rs), 3),
+                "vs_opslib": round(statistics.median(r["seconds"] for r in rs) / fast, 2),
+            }
+            for path in old
+            for rs in [runs[f"events_opslib@{path}"]]
+        ],
         "runs": runs,
     }
 
 
-def run_links(names: list[str], until: str, repeat: int, run_once: Any) -> list[dict[str, Any]]:
+def run_links(
+    names: list[str], until: str, repeat: int, run_once: Any, old: Sequence[Path] = ()
+) -> list[dict[str, Any]]:
     """The cases ``names`` of :data:`LINKS`, one after another, each over a demo platform
-    speaking its dialect."""
+    speaking its dialect (``old``: as :func:`run_link`)."""
     db = _platform.ensure_db("demo", until)
     out = []
     for name in names:
         link = LINKS[name]
         platform = _platform.start(db, rate_limit=True, dialect=link.dialect)
         try:
-            out.append(
-                run_link(link, until, repeat, run_once, platform.process.pid, platform.base_url)
-            )
+            pid, base = platform.process.pid, platform.base_url
+            out.append(run_link(link, until, repeat, run_once, pid, base, old))
         finally:
             platform.stop()
     return out
