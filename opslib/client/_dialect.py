@@ -284,7 +284,7 @@ class Edge:
             else:
                 return self.gmt(value, field)
         except (ValueError, OverflowError, OSError):
-            return self.gmt(value, field)  # raises, naming the field and the dialect's format
+            return self.gmt(value, field)  # its own way (Z in lower case...), or it raises
         if moment.year < 1000:  # strftime's %Y differs by platform below 1000
             return self.gmt(value, field)
         # GMT_FORMAT, written without strftime (a third of its time)
