@@ -16,8 +16,10 @@ SCRIPT = Path(__file__).parents[2] / ".ci" / "ensure-chromium"
 MAKEFILE = Path(__file__).parents[2] / "Makefile"
 
 
-def run(env: dict[str, str], *, as_nobody: bool = False) -> subprocess.CompletedProcess[str]:
-    command = ["bash", str(SCRIPT)]
+def run(
+    env: dict[str, str], *, as_nobody: bool = False, script: Path = SCRIPT
+) -> subprocess.CompletedProcess[str]:
+    command = ["bash", str(script)]
     if as_nobody and os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         assert setpriv, "setpriv (util-linux) runs the script as an unprivileged user"
@@ -66,8 +68,15 @@ def test_without_root_it_stops_with_the_command_to_run() -> None:
     shared.chmod(0o755)
     chromium = shared / "chromium"
     apt_get, log = fake_apt_get(shared, chromium)
+    # The checkout may sit where that user cannot read (a clone under /root, mode 0700):
+    # the user runs a copy of the script from the shared folder.
+    script = shared / SCRIPT.name
+    shutil.copy(SCRIPT, script)
+    script.chmod(0o755)
     try:
-        done = run({"CHROMIUM": str(chromium), "APT_GET": str(apt_get)}, as_nobody=True)
+        done = run(
+            {"CHROMIUM": str(chromium), "APT_GET": str(apt_get)}, as_nobody=True, script=script
+        )
         assert not log.exists()  # apt-get was never called
         assert not chromium.exists()
     finally:
