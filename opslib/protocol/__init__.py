@@ -12,3 +12,19 @@ writes and reads them.
 The client, the server's edge, the probe and the simulator all go through here; no other
 module writes an operation's path.
 """
+
+import typing
+
+from opslib._lazy import attach as _attach
+
+if typing.TYPE_CHECKING:
+    from opslib.protocol.codec import Codec
+
+__all__ = ["Codec"]
+
+# Imported on first use: opslib.dialects reads the operations table for its defaults, and
+# the codec reads opslib.dialects.
+_HOME = {"Codec": "opslib.protocol.codec"}
+
+if not typing.TYPE_CHECKING:
+    __getattr__, __dir__ = _attach(__name__, _HOME)

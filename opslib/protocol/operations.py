@@ -125,6 +125,13 @@ class Operation:
     caller_param
         A parameter that, equal to the envelope's ``user_id``, names the caller (not a
         transfer to someone else) where a dialect requires it.
+    modes
+        A selector's meanings -> the parameters that go with each (``query_record``: a
+        device's events take ``device_id``, a user's ``user_id_param``).
+    fleet
+        What makes a read the whole fleet's: (parameter, selector meaning or value).
+    secret
+        The secret field of its records (a platform may send it in reads).
     schema
         The client frame schema of its records (``opslib.client._schemas``), if it reads.
     extension
@@ -149,11 +156,14 @@ class Operation:
     paged: Paged | None = None
     aliases: Mapping[str, str] = field(default_factory=dict)
     caller_param: str = ""
+    modes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    fleet: tuple[str, str] | tuple[()] = ()
+    secret: str = ""
     schema: str = ""
     extension: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("params", "selectors", "codes", "aliases"):
+        for name in ("params", "selectors", "codes", "aliases", "modes"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     def __repr__(self) -> str:
@@ -165,7 +175,7 @@ class Operation:
         return self.safety == "write"
 
 
-_PAGE = {"page_no": "int", "page_size": "int"}
+_PAGE: dict[str, ParamType] = {"page_no": "int", "page_size": "int"}
 _PRODUCT_CODES = {
     "status": "product_status",
     "net_type": "net_type",
@@ -265,6 +275,7 @@ QUERY_LIST_BY_CATEGORY = Operation(
     required=("client_id", "category_id"),
     codes=_PRODUCT_CODES,
     list_key="product_list",
+    secret="product_secret",  # noqa: S106 - a field name
     schema="product",
 )
 QUERY_BY_USER = Operation(
@@ -283,6 +294,8 @@ QUERY_BY_USER = Operation(
     times=("gmt_bind",),
     list_key="device_list",
     paged=Paged("device_list", key=("device_id",)),
+    fleet=("user_id", ""),
+    secret="device_secret",  # noqa: S106 - a field name
     schema="device",
 )
 QUERY_RECORD = Operation(
@@ -307,6 +320,8 @@ QUERY_RECORD = Operation(
     list_key="events_list",
     paged=Paged("events_list", key=("event_id",), time_field="gmt_create"),
     aliases={"user_id": "user_id_param"},
+    modes={"device": ("device_id",), "user": ("user_id_param",), "fleet": ()},
+    fleet=("query_model", "fleet"),
     schema="event",
 )
 DEVICE_QUERY = Operation(
@@ -317,6 +332,7 @@ DEVICE_QUERY = Operation(
     codes={"status": "device_status", "owned": "owned"},
     times=("gmt_bind",),
     caller_param="user_id",
+    secret="device_secret",  # noqa: S106 - a field name
     schema="device",
 )
 USER_QUERY = Operation(
