@@ -196,7 +196,7 @@ class Operation:
     @property
     def writes(self) -> bool:
         """A recorded write (protocol §10) for some selector at least."""
-        return self.safety == "write" or (bool(self.safety_when) and self.safety_when[2] == "write")
+        return self.safety == "write" or "write" in self.safety_when
 
     def safety_for(self, params: Mapping[str, Any]) -> Safety:
         """How safe this call is to send twice, by its selector (our numbers).
