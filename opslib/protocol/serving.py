@@ -140,7 +140,11 @@ class ServingSide:
         ``user_id`` selecting a user where ``user_id_param`` is absent, and a
         ``caller_param`` that is the caller itself (not a transfer)."""
         for alias, target in op.aliases.items():
-            if alias not in required or params.get(target) not in (None, ""):
+            if alias not in required or alias not in params:
+                continue
+            if params.get(target) not in (None, ""):
+                if params[alias] == params[target]:
+                    params.pop(alias)  # both names of the selected user, as clients send
                 continue
             meaning = self._mode(op, params)
             if meaning is not None and target in op.modes.get(meaning, ()):
