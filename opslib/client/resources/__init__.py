@@ -26,7 +26,7 @@ from opslib.client._labels import code_of, relabel
 from opslib.client._pager import Pager
 from opslib.client._schemas import FrameSchema
 from opslib.client._secrets import drop_secrets, with_secrets
-from opslib.client._session import Session
+from opslib.client._session import FetchPage, Session
 from opslib.client._writes import check_errors, run_writes
 from opslib.dialects import Dialect
 
@@ -54,7 +54,7 @@ class Resource:
         signals; ``options`` are the read's own (schema, list key, page size, ...)."""
         session = self._session
         return Pager(
-            session.page_fetch(path, params),
+            self._page_fetch(path, params),
             send=session.page_send(path, params),
             concurrency=session.concurrency,
             paging=session.dialect.paging,
@@ -62,6 +62,17 @@ class Resource:
             listen=session.http.throttle_listener,
             **options,
         )
+
+    def _page_fetch(self, path: str, params: dict[str, Any]) -> FetchPage:
+        """One page of a paged read by the regular call: its ``data`` as the platform
+        answered it, for the pager to check (:func:`opslib.protocol.reads.page`), never
+        coerced to an object first (``dict("")`` is an empty page)."""
+        call = self._session.call
+
+        def fetch(page_no: int, page_size: int) -> Any:
+            return call(path, {**params, "page_no": page_no, "page_size": page_size})
+
+        return fetch
 
     def _schema(self, schema: FrameSchema, include_secrets: bool) -> FrameSchema:
         """The read's schema: with the secret columns only when the caller asks for them."""

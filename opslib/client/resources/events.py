@@ -119,7 +119,7 @@ class Events(Resource):
         answer so instead of refusing) asks the fleet check. Where the answer is no, this
         page and the next are the caller's own devices' (query_model 2) instead."""
         session = self._session
-        fetch = session.page_fetch(_RECORDS, params)
+        fetch = self._page_fetch(_RECORDS, params)
 
         def own(page_no: int, page_size: int) -> dict[str, Any]:
             params.update(
@@ -133,6 +133,8 @@ class Events(Resource):
             except PermissionDenied:
                 session.learned_fleet_access(False)
                 return own(page_no, page_size)
+            if not isinstance(data, dict):
+                return data  # not a page: the pager says so (ProtocolError)
             if data.get("events_list"):
                 session.learned_fleet_access(True)
                 return data
