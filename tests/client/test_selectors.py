@@ -69,6 +69,7 @@ def test_nothing_is_sent_when_a_required_parameter_is_missing(platform: Platform
     faults = Faults()
     client = platform.connect("admin", transport=faults)
     client._session.http.edge.dialect = CHINT  # as connect(dialect="chint") would
+    client._session.dialect = CHINT
     sent = len(faults.sent)
     with pytest.raises(ValueError, match="requires vendor_type"):
         client.products.add({"product_id": "p-x", "product_secret": "s3cret-s3cret",

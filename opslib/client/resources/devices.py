@@ -16,10 +16,12 @@ from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
 from opslib.client._frames import records_to_frame
 from opslib.client._pager import Pager
-from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client._writes import check_errors, check_item, items_from, run_writes
 from opslib.client.resources import Resource
 from opslib.enums import DeviceStatus, Owned
 from opslib.exceptions import Unsupported
+from opslib.protocol import operations as ops
+from opslib.protocol import reads
 
 __all__ = ["Devices"]
 
@@ -214,7 +216,8 @@ class Devices(Resource):
         >>> client.devices.get(device_id).shape[0]
         1
         """
-        data = self._session.call("/device/query", {"device_id": str(device_id)})
+        data = self._session.call(ops.DEVICE_QUERY.path, {"device_id": str(device_id)})
+        data = reads.record(ops.DEVICE_QUERY.path, data, S.DEVICE.key)
         schema = self._schema(S.DEVICE, include_secrets)
         return self._finish(records_to_frame([data], schema), schema, include_secrets)
 
@@ -249,6 +252,7 @@ class Devices(Resource):
         def send(params: dict[str, Any], mid: str) -> Any:
             return self._session.call(path, params, message_id=mid)
 
+        op, dialect = ops.by_path(path), self._dialect
         return run_writes(
             items,
             send,
@@ -257,6 +261,7 @@ class Devices(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what=what,
+            check=lambda item: check_item(op, dialect, item),
         )
 
     def bind(

@@ -16,6 +16,8 @@ from opslib.client._frames import records_to_frame
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource
 from opslib.enums import SettingQueryModel, UserQueryModel
+from opslib.protocol import operations as ops
+from opslib.protocol import reads
 
 __all__ = ["Users"]
 
@@ -112,7 +114,8 @@ class Users(Resource):
         else:
             target = user_id if user_id is not None else self._session.user_id
             params = {"query_model": int(UserQueryModel.BY_USER_ID), "user_id": str(target or "")}
-        data = self._session.call("/user/query", params)
+        data = self._session.call(ops.USER_QUERY.path, params)
+        data = reads.record(ops.USER_QUERY.path, data, S.USER.key)
         return self._finish(records_to_frame([data], S.USER), S.USER)
 
     def update(
