@@ -60,6 +60,7 @@ from opslib.exceptions import (
     RequestTimeout,
     TransportError,
 )
+from opslib.protocol.operations import AUTH_CODE
 
 __all__ = [
     "HTTP",
@@ -177,18 +178,27 @@ def _loads(response: httpx.Response) -> Any:
         return None
 
 
+def _documented_wait(dialect: Dialect, body: Any) -> float | None:
+    """The wait the dialect documents for the rate-limit code in ``body`` (``errors.
+    retry_after``), where the answer itself names none."""
+    code = body.get("error_code") if isinstance(body, dict) else None
+    return dialect.errors.retry_after.get(code) if isinstance(code, int) else None
+
+
 def status_error(
     response: httpx.Response, *, operation: str, message_id: str = "", edge: Edge | None = None
 ) -> APIError:
     """The :class:`APIError` for a failed envelope or token response (read by ``edge``'s
     dialect, default the reference platform's)."""
     body = _loads(response)
-    return (edge or _REFERENCE).error(
+    edge = edge or _REFERENCE
+    wait = _retry_after(response, body)
+    return edge.error(
         response.status_code,
         body,
         operation=operation,
         message_id=message_id,
-        retry_after=_retry_after(response, body),
+        retry_after=wait if wait is not None else _documented_wait(edge.dialect, body),
         response=response,
     )
 
@@ -480,11 +490,19 @@ class HTTP:
         else:
             assert response is not None
             retry_after = _retry_after(response, None)
+            if status == 429 and operation == AUTH_CODE.path and safety is Safety.WRITE:
+                # An SMS send refused for its rate: every try counts against the user's
+                # SMS quota (a few an hour, a day), so the caller decides when to try again.
+                log.debug("%s: not retrying a rate-limited SMS send", what)
+                return None
             if status == 429:
-                # Throttled before any work was done: wait as long as the platform asks.
+                # Throttled before any work was done: wait as long as the platform asks,
+                # else as long as its dialect documents for the code (errors.retry_after).
+                if retry_after is None:
+                    retry_after = _documented_wait(self.edge.dialect, _loads(response))
                 wait = retry_after if retry_after is not None else backoff
                 if wait > C.MAX_RETRY_AFTER:
-                    log.debug("%s: not retrying, Retry-After %.1fs is too long", what, wait)
+                    log.debug("%s: not retrying, a wait of %.1fs is too long", what, wait)
                     return None
                 reason, delay = f"HTTP 429, Retry-After {retry_after}", wait
             elif safety is Safety.ONCE:
