@@ -256,7 +256,8 @@ class Pager:
             seen += len(df)
             if page.rows:
                 yield df
-        self._check(keys.unique, keys.duplicates)
+        unique = keys.unique
+        self._check(unique, keys.rows - unique)
 
     # -- the one loop ------------------------------------------------------------------
 

@@ -35,8 +35,8 @@ Nothing here knows the client: records are plain decoded JSON.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -286,13 +286,7 @@ class Keys:
 
     def __init__(self, operation: str, key: Sequence[str]) -> None:
         self.operation = operation
-        self._get: Callable[[dict[str, Any]], Any]
-        if len(key) == 1:
-            name = key[0]
-            self._get = lambda r: r.get(name)
-        else:
-            getter = operator.itemgetter(*key)
-            self._get = lambda r: getter(r) if all(k in r for k in key) else None
+        self._key = tuple(key)
         self._pages: list[np.ndarray] = []
         self._first: np.ndarray | None = None  # the first page's hashes
         self._rows = 0
@@ -300,8 +294,11 @@ class Keys:
     def hashes(self, records: Sequence[dict[str, Any]]) -> np.ndarray:
         """The 64-bit hashes of ``records``' keys (Python's own ``hash``: the same within
         one process, which is all a read needs)."""
-        get = self._get
-        return np.fromiter((hash(get(r)) for r in records), dtype=np.int64, count=len(records))
+        if len(self._key) == 1:
+            keys: Iterable[Any] = map(dict.get, records, repeat(self._key[0]))
+        else:
+            keys = (tuple(map(r.get, self._key)) for r in records)
+        return np.fromiter(map(hash, keys), dtype=np.int64, count=len(records))
 
     def add(self, page_no: int, hashes: np.ndarray, *, expected: int) -> None:
         """Take one page's hashes; raise :class:`~opslib.IncompleteRead` (``expected``: the
@@ -311,22 +308,29 @@ class Keys:
         self._rows += len(hashes)
         if first is None:
             self._first = hashes
-        elif len(hashes):
-            previous = self._pages[-1]
-            known = previous if previous is first else np.concatenate((first, previous))
-            if np.isin(hashes, known).all():
-                self._pages.append(hashes)
-                raise IncompleteRead(
-                    operation=self.operation,
-                    expected=expected,
-                    got=self.unique,
-                    duplicates=self.duplicates,
-                    detail=(
-                        f"page {page_no} repeats rows already read, all {len(hashes)} of "
-                        "them (a platform that ignores page_no?)"
-                    ),
-                )
+        elif len(hashes) and self._repeats(hashes, first, self._pages[-1]):
+            self._pages.append(hashes)
+            raise IncompleteRead(
+                operation=self.operation,
+                expected=expected,
+                got=self.unique,
+                duplicates=self.duplicates,
+                detail=(
+                    f"page {page_no} repeats rows already read, all {len(hashes)} of "
+                    "them (a platform that ignores page_no?)"
+                ),
+            )
         self._pages.append(hashes)
+
+    @staticmethod
+    def _repeats(hashes: np.ndarray, first: np.ndarray, previous: np.ndarray) -> bool:
+        """Whether every one of ``hashes`` is in ``first`` or ``previous``; its first one
+        is looked for alone before (a page of a correct read stops there, in microseconds)."""
+        head = hashes[0]
+        if not ((first == head).any() or (previous == head).any()):
+            return False
+        known = previous if previous is first else np.concatenate((first, previous))
+        return bool(np.isin(hashes, known).all())
 
     @property
     def rows(self) -> int:
@@ -338,7 +342,8 @@ class Keys:
         """Records seen, each once."""
         if not self._pages:
             return 0
-        return int(np.unique(np.concatenate(self._pages)).size)
+        keys = np.sort(np.concatenate(self._pages))  # np.unique is 20 times slower
+        return int(keys.size and 1 + np.count_nonzero(keys[1:] != keys[:-1]))
 
     @property
     def duplicates(self) -> int:
