@@ -165,7 +165,7 @@ class Operation:
         return self.safety == "write"
 
 
-_PAGE = {"page_no": "int", "page_size": "int"}
+_PAGE: dict[str, ParamType] = {"page_no": "int", "page_size": "int"}
 _PRODUCT_CODES = {
     "status": "product_status",
     "net_type": "net_type",
