@@ -14,8 +14,9 @@ the platform says exists, each once, or raises. The pager
   (:attr:`Paged.key <opslib.protocol.operations.Paged.key>`), are exactly as many as
   ``total`` says: fewer *or more* raise :class:`~opslib.IncompleteRead` with expected, got
   and the duplicates seen (:func:`check_count`). More rows than the total is a total
-  that counts something else (pages) or is understated: the rows past it were never
-  going to be asked for;
+  that counts something else (pages) or is understated, whose rows past it were never
+  going to be asked for, or rows added while the read went on: either way not the
+  result the total describes;
 - a page all of whose records were read already (a platform that ignores ``page_no``
   serves page 1 again) raises at once (:class:`Keys`);
 - where ``total`` counts pages (``Paging.total == "pages"``), ``P`` pages of ``size``
@@ -249,7 +250,10 @@ def check_count(
     """
     wanted = expected if limit is None else min(expected, limit)
     if got > expected:
-        more = "more rows than the total (a total that counts pages, or one too low)"
+        more = (
+            "more rows than the total (rows added during the read: read it again; or a "
+            "total that counts pages, or one too low)"
+        )
         raise IncompleteRead(
             operation=operation,
             expected=expected,
