@@ -244,28 +244,45 @@ class BulkWriteError(OpsError):
 
 
 class IncompleteRead(OpsError):
-    """A list read got fewer rows than the platform says exist (``total``), duplicates
-    dropped: a page came back short or the paging went wrong. Nothing is returned rather
-    than a silently partial frame.
+    """A list read got fewer or more rows than the platform says exist (``total``), each
+    record counted once: a page came back short, the paging went wrong (a platform that
+    ignores ``page_no``, a total that counts something else) or the data changed during the
+    read. Nothing is returned rather than a silently partial or padded frame.
 
-    ``expected`` and ``got`` are row counts; ``operation`` is the path read.
+    ``expected`` and ``got`` are row counts (``got`` counts each record once),
+    ``duplicates`` the rows that repeated a record already read; ``operation`` is the path
+    read.
     """
 
-    def __init__(self, *, operation: str, expected: int, got: int, detail: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        operation: str,
+        expected: int,
+        got: int,
+        detail: str = "",
+        duplicates: int = 0,
+    ) -> None:
         self.operation = operation
         self.expected = expected
         self.got = got
+        self.duplicates = duplicates
         extra = f": {detail}" if detail else ""
+        repeated = f" ({duplicates} duplicate rows dropped)" if duplicates else ""
         super().__init__(
-            f"{operation}: the platform says {expected} rows exist, the read got {got}{extra}"
+            f"{operation}: the platform says {expected} rows exist, the read got {got}"
+            f"{repeated}{extra}"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_incomplete, (self.operation, self.expected, self.got, str(self)))
+        args = (self.operation, self.expected, self.got, str(self), self.duplicates)
+        return (_rebuild_incomplete, args)
 
 
-def _rebuild_incomplete(operation: str, expected: int, got: int, text: str) -> IncompleteRead:
-    err = IncompleteRead(operation=operation, expected=expected, got=got)
+def _rebuild_incomplete(
+    operation: str, expected: int, got: int, text: str, duplicates: int = 0
+) -> IncompleteRead:
+    err = IncompleteRead(operation=operation, expected=expected, got=got, duplicates=duplicates)
     err.args = (text,)
     return err
 

@@ -60,7 +60,7 @@ from opslib.exceptions import (
     TransportError,
 )
 from opslib.protocol.codec import Codec, Moments
-from opslib.protocol.operations import Operation
+from opslib.protocol.operations import AUTH_CODE, Operation
 
 __all__ = [
     "HTTP",
@@ -484,11 +484,19 @@ class HTTP:
         else:
             assert response is not None
             retry_after = _retry_after(response, None)
+            if status == 429 and operation == AUTH_CODE.path and safety is Safety.WRITE:
+                # An SMS send refused for its rate: every try counts against the user's
+                # SMS quota (a few an hour, a day), so the caller decides when to try again.
+                log.debug("%s: not retrying a rate-limited SMS send", what)
+                return None
             if status == 429:
-                # Throttled before any work was done: wait as long as the platform asks.
+                # Throttled before any work was done: wait as long as the platform asks,
+                # else as long as its dialect documents for the code (errors.retry_after).
+                if retry_after is None:
+                    retry_after = self.codec.errors.documented_wait(_loads(response))
                 wait = retry_after if retry_after is not None else backoff
                 if wait > C.MAX_RETRY_AFTER:
-                    log.debug("%s: not retrying, Retry-After %.1fs is too long", what, wait)
+                    log.debug("%s: not retrying, a wait of %.1fs is too long", what, wait)
                     return None
                 reason, delay = f"HTTP 429, Retry-After {retry_after}", wait
             elif safety is Safety.ONCE:

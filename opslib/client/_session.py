@@ -287,7 +287,8 @@ class Session:
 
         def fetch(page_no: int, page_size: int) -> dict[str, Any]:
             page = {**params, "page_no": page_no, "page_size": page_size}
-            return dict(self.call(op, page, moments="raw"))
+            data: dict[str, Any] = self.call(op, page, moments="raw")  # checked by the codec
+            return data
 
         return fetch
 

@@ -195,11 +195,23 @@ class Errors:
     """Text found in a bare-string failure -> opslib exception class name
     (``{"already exists": "Conflict"}``); an unmatched failure is an ``APIError``."""
     retry_after: Mapping[int, float] = field(default_factory=dict)
-    """Codes whose wait the platform documents instead of sending ``Retry-After`` -> the
-    seconds to wait (the CHINT smart cloud's SMS limit, 8108: one code a minute)."""
+    """A rate-limit code -> the seconds the platform documents before the next try (an
+    SMS code at most once a minute: 60), for answers that carry no ``Retry-After``. A try
+    is repeated only after that wait, and not at all when it is longer than the client
+    waits (the error's ``retry_after`` says it)."""
 
     def __post_init__(self) -> None:
         _choice("errors", "signalling", self.signalling, ("status", "body", "both"))
+        try:  # a TOML table has string keys and, read generically, string values
+            waits = {int(k): float(v) for k, v in self.retry_after.items()}
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"dialect errors.retry_after: {dict(self.retry_after)!r} is not a table of "
+                "integer codes to seconds"
+            ) from None
+        if any(not 0 <= v < float("inf") for v in waits.values()):
+            raise ConfigError(f"dialect errors.retry_after: {waits!r} holds a negative wait")
+        object.__setattr__(self, "retry_after", waits)
         for name in ("codes", "write_success", "write_failures", "retry_after"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
         for name in ("success_codes", "token_expired_codes", "token_refused_codes"):

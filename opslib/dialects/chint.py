@@ -245,6 +245,8 @@ PROVENANCE = {
     "errors.write_success": f"documented: {_Y2021} product-service (add and delete answer the "
     "common envelope with data null, P 228-234, 263-269); a bare string as our spec shows "
     "is accepted too",
+    "errors.retry_after": "documented: 2026 docs/api error-code dictionary (8108: SMS at most "
+    "1 a minute, 5 an hour, 10 a day); 60 s is the least wait that can clear it",
     "errors.write_failures": "documented: add and delete fail with the common envelope and a "
     "business code (2021 examples), never a bare string",
     "times.gmt_format": f"documented: {_Y2021} examples (gmt_* epoch-ms numbers; a few 12-digit "
@@ -293,8 +295,6 @@ PROVENANCE = {
     "error code; probe checks it",
     "secrets": f"documented: {_Y2021} examples (device_secret in device reads, product_secret "
     "in product reads)",
-    "errors.retry_after": "documented: 2026 error-code dictionary (8108 rate limited: SMS "
-    "1 a minute, 5 an hour, 10 a day); no Retry-After is published, so a minute is waited",
     "filters": "documented: D 388-394 (query_record event_type filter: enum [0, 1] only)",
     "serving.codes_out": "assumed: how our core's codes fold onto theirs when opslib's "
     "server speaks this dialect (each target documented in enums.*)",
@@ -336,6 +336,7 @@ def chint_dialect() -> Dialect:
             token_expired_codes=frozenset({401, 100001, 100004, 100005}),
             token_refused_codes=frozenset({100002, 100003}),
             write_success={"/product/add": "{product_id}", "/product/delete": "success"},
+            retry_after={8108: 60.0},
         ),
         times=Times(
             gmt_format="epoch_ms", zone="Asia/Shanghai", range_unit="ms", dnd_unit="epoch_s"

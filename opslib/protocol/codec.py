@@ -72,11 +72,14 @@ class Codec(ServingSide):
         *,
         user_id: str,
         client_id: str | None = None,
+        validate: bool = False,
     ) -> dict[str, Any]:
         """An operation's params as the platform reads them (``params`` is not changed):
         types checked against the spec, the time window, do-not-disturb times and selectors
         in the dialect's units and numbers, the parameters it requires filled from the
-        caller or refused.
+        caller or refused. ``validate`` checks the required parameters under every
+        dialect (a bulk write's items before the first is sent); otherwise the reference
+        platform's are left for it to name.
 
         Raises
         ------
@@ -87,10 +90,10 @@ class Codec(ServingSide):
             A selector's meaning the platform does not have (a whole-fleet query).
         """
         out = {"client_id": client_id, **params} if op.client_id else dict(params)
+        if validate:  # what is missing is named before what is mistyped
+            self._fill_required(op, out, user_id)
+        out = self.typed(op, out)
         path = op.path
-        for name, kind in op.params.items():
-            if name in out and out[name] is not None:
-                out[name] = _typed(path, name, kind, out[name])
         if op.day_minutes and isinstance(out.get("message_config"), Mapping):
             out["message_config"] = self._day_minutes_out(op, out["message_config"])
         if self.plain:
@@ -115,6 +118,21 @@ class Codec(ServingSide):
                 )
         if self._required_differ:
             self._fill_required(op, out, user_id)
+        return out
+
+    def typed(self, op: Operation, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` with each parameter the spec types as it types it (``"3"`` and ``3.0``
+        for an integer are 3), else ValueError naming the parameter, its value (a secret
+        masked) and what is allowed.
+
+        >>> from opslib.protocol import operations as ops
+        >>> Codec().typed(ops.ADD_PRODUCT, {"category_id": 2.0})
+        {'category_id': 2}
+        """
+        out = dict(params)
+        for name, kind in op.params.items():
+            if out.get(name) is not None:
+                out[name] = _typed(op.path, name, kind, out[name])
         return out
 
     def _day_minutes_out(self, op: Operation, config: Mapping[str, Any]) -> dict[str, Any]:
@@ -384,30 +402,32 @@ class Codec(ServingSide):
         )
 
 
+_KINDS = {
+    "str": "a string",
+    "int": "an integer",
+    "bool": "true or false",
+    "object": "an object",
+}
+
+
 def _typed(path: str, name: str, kind: str, value: Any) -> Any:
     """A parameter as the spec types it: whole numbers for integers (``"3"`` and ``3.0``
-    included), text for strings (a number becomes its digits), true/false for booleans."""
+    included; never a boolean), text for strings, true/false for booleans."""
     if kind == "int":
         number = whole_number(value)
         if number is None and isinstance(value, str) and value.strip().lstrip("-").isdigit():
             number = int(value.strip())
         if number is None and type(value).__name__.startswith(("int", "uint")):
             number = int(value)  # a numpy integer from a frame
-        if number is None:
-            raise ValueError(f"{path}: {name} must be an integer, got {value!r}")
-        return number
-    if kind == "str":
+        if number is not None:
+            return number
+    elif kind == "str":
         if isinstance(value, str) or hasattr(value, "get_secret_value"):
             return value
-        if whole_number(value) is not None:
-            return str(whole_number(value))
-        raise ValueError(f"{path}: {name} must be text, got {value!r}")
-    if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if type(value).__name__ == "bool_":  # numpy's
+    elif kind == "bool":
+        if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy's too
             return bool(value)
-        raise ValueError(f"{path}: {name} must be true or false, got {value!r}")
-    if kind == "object" and not isinstance(value, Mapping):
-        raise ValueError(f"{path}: {name} must be an object, got {value!r}")
-    return value
+    elif kind != "object" or isinstance(value, Mapping):
+        return value
+    shown = "***" if hasattr(value, "get_secret_value") else repr(value)
+    raise ValueError(f"{path}: {name} is {shown} ({type(value).__name__}); allowed: {_KINDS[kind]}")

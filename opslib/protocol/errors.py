@@ -99,7 +99,7 @@ class ErrorCodec:
             # not know: the platform failed to say what went wrong.
             cls = ServerError if code == 200 or 500 <= code <= 599 else APIError
         if retry_after is None:
-            retry_after = self.dialect.errors.retry_after.get(code)
+            retry_after = self.documented_wait(body)
         return make_status_error(
             code,
             msg,
@@ -110,6 +110,14 @@ class ErrorCodec:
             response=response,
             cls=cls,
         )
+
+    def documented_wait(self, body: Any) -> float | None:
+        """The wait the dialect documents for the code in ``body`` (``errors.retry_after``:
+        the CHINT smart cloud's SMS limit, a minute), for an answer without Retry-After."""
+        code = body.get("error_code") if isinstance(body, dict) else None
+        if isinstance(code, bool) or not isinstance(code, int):
+            return None
+        return self.dialect.errors.retry_after.get(code)
 
     def rate_limited(self, status: int, body: Any) -> bool:
         """Whether an answer says "too many requests": a 429, or a code the dialect maps to

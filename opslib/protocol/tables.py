@@ -161,7 +161,6 @@ def _code_maps(where: str, value: Any) -> dict[str, dict[int, int]]:
 # Section fields whose values are not read by the default's type.
 _SECTION_FIELDS: dict[str, Callable[[str, Any], Any]] = {
     "errors.codes": lambda w, v: {_int_key(w, k): str(x) for k, x in _table(w, v).items()},
-    "errors.retry_after": lambda w, v: {_int_key(w, k): float(x) for k, x in _table(w, v).items()},
     "serving.codes_out": _code_maps,
     "serving.codes_in": _code_maps,
     "serving.token_errors": lambda w, v: {str(k): _int(w, x) for k, x in _table(w, v).items()},

@@ -63,13 +63,18 @@ def test_from_mapping_starts_from_base_and_overrides() -> None:
         {
             "base": "vendor",
             "paging": {"max_page_size": 50},
-            "errors": {"codes": {"7": "NotFound"}, "token_expired_codes": [7]},
+            "errors": {
+                "codes": {"7": "NotFound", "8": "RateLimited"},
+                "token_expired_codes": [7],
+                "retry_after": {"8": 45},
+            },
             "enums": {"event_type": {"0": "info"}},
         }
     )
+    assert d.errors.retry_after == {8: 45.0}
     assert d.paging.max_page_size == 50
     assert d.paging.total == "pages"  # kept from vendor
-    assert d.errors.codes == {7: "NotFound"}
+    assert d.errors.codes == {7: "NotFound", 8: "RateLimited"}
     assert d.errors.token_expired_codes == frozenset({7})
     assert d.enums["event_type"] == {0: "info"}
     assert d.name == "vendor"
@@ -86,6 +91,9 @@ def test_from_mapping_starts_from_base_and_overrides() -> None:
         ({"errors": {"codes": {"x": "NotFound"}}}, r"errors.codes: key 'x' is not an integer"),
         ({"errors": {"codes": {"7": "Oops"}}}, r"errors.codes\[7\]: 'Oops' is not one of"),
         ({"event_kinds": {"1": "weird"}}, r"event_kinds: 'weird' \(event_type 1\)"),
+        ({"errors": {"retry_after": {"x": 5}}}, r"errors.retry_after: .* integer codes to seconds"),
+        ({"errors": {"retry_after": {"8": "soon"}}}, r"errors.retry_after: .* codes to seconds"),
+        ({"errors": {"retry_after": {"8": -1}}}, r"errors.retry_after: .* a negative wait"),
         ({"base": "nope"}, r"unknown dialect 'nope'"),
     ],
 )

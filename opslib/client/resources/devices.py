@@ -16,7 +16,7 @@ from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
 from opslib.client._frames import records_to_frame
 from opslib.client._pager import Pager
-from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client._writes import check_errors, check_item, items_from, run_writes
 from opslib.client.resources import Resource
 from opslib.enums import DeviceStatus, Owned
 from opslib.exceptions import Unsupported
@@ -258,6 +258,7 @@ class Devices(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what=what,
+            check=lambda item: check_item(self._codec, op, item),
         )
 
     def bind(

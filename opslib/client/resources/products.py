@@ -14,7 +14,7 @@ import pandas as pd
 from opslib.client import _schemas as S
 from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
 from opslib.client._row_order import dedupe_and_sort
-from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client._writes import check_errors, check_item, items_from, run_writes
 from opslib.client.resources import Resource
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
 from opslib.protocol import operations as ops
@@ -127,14 +127,21 @@ class Products(Resource):
             without vendor type labels (ours: the operator's own classes) takes an integer
             0..99. A value that is neither raises ValueError naming the item, the field,
             the value and what is allowed, before anything is sent. NA cells are left out.
+            The fields the platform's dialect requires (the CHINT smart cloud: also
+            vendor_type, encrypt_type, status, popular) and each field's JSON type are
+            checked for every row before the first is sent.
         errors
             "raise" or "collect"; default "raise" for a dict, "collect" for many rows.
-            Raising for many rows happens after every row was tried and names the failures.
+            Raising for many rows happens after every row was tried and names the failures;
+            a row missing a required field raises ValueError before any is sent.
+            Collecting makes such a row a failure row (ok False, the reason, nothing
+            sent) and writes the others.
 
         Returns
         -------
         pandas.DataFrame
-            One row per item: product_id, ok, error_code, error_msg, message_id.
+            One row per item: product_id, ok, error_code, error_msg, message_id. A success
+            whose answer is not the product_id asked for (nor empty) is a failure row.
 
         Examples
         --------
@@ -151,6 +158,8 @@ class Products(Resource):
             except ValueError as exc:
                 raise ValueError(f"products.add: item {i}: {exc}") from None
 
+        op = ops.ADD_PRODUCT
+
         def send(params: dict[str, Any], mid: str) -> Any:
             return self._session.call(ops.ADD_PRODUCT, params, message_id=mid)
 
@@ -158,12 +167,11 @@ class Products(Resource):
             items,
             send,
             schema=S.PRODUCT_WRITE_RESULT,
-            key=lambda p, answer: {
-                "product_id": answer if isinstance(answer, str) else p.get("product_id")
-            },
+            key=lambda p, _: {"product_id": p.get("product_id")},
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what="products.add",
+            check=lambda item: check_item(self._codec, op, item),
         )
 
     def _code_product(self, item: dict[str, Any]) -> None:
@@ -207,6 +215,8 @@ class Products(Resource):
         ids = [product_ids] if isinstance(product_ids, str) else [str(p) for p in product_ids]
         items = [{"product_id": p} for p in ids]
 
+        op = ops.DELETE_PRODUCT
+
         def send(params: dict[str, Any], mid: str) -> Any:
             return self._session.call(ops.DELETE_PRODUCT, params, message_id=mid)
 
@@ -218,4 +228,5 @@ class Products(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what="products.delete",
+            check=lambda item: check_item(self._codec, op, item),
         )
