@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from opslib import enums
+
 __all__ = [
     "ADD_PRODUCT",
     "AUTH_CODE",
@@ -61,6 +63,21 @@ ParamType = Literal["str", "int", "bool", "object"]
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return types.MappingProxyType(dict(mapping))
+
+
+# Our selectors' meanings (docs/protocol.md §4), by the table that names them.
+_MEANINGS = {
+    "auth_model": enums.AuthModel,
+    "login_model": enums.LoginModel,
+    "update_model": enums.UpdateModel,
+}
+
+
+def _means(table: str, code: Any) -> str | None:
+    enum = _MEANINGS.get(table)
+    if enum is None or isinstance(code, bool) or not isinstance(code, int):
+        return None
+    return next((m.name.lower() for m in enum if int(m) == code), None)
 
 
 @dataclass(frozen=True)
@@ -132,6 +149,11 @@ class Operation:
         What makes a read the whole fleet's: (parameter, selector meaning or value).
     secret
         The secret field of its records (a platform may send it in reads).
+    safety_when
+        (parameter, selector meaning, safety): the safety of a call whose selector means
+        that (a code sent is a recorded write, a code verified a read).
+    tokenless_when
+        (parameter, selector meaning): such a call carries no access token (a reset).
     schema
         The client frame schema of its records (``opslib.client._schemas``), if it reads.
     extension
@@ -159,6 +181,8 @@ class Operation:
     modes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     fleet: tuple[str, str] | tuple[()] = ()
     secret: str = ""
+    safety_when: tuple[str, str, Safety] | tuple[()] = ()
+    tokenless_when: tuple[str, str] | tuple[()] = ()
     schema: str = ""
     extension: bool = False
 
@@ -171,8 +195,32 @@ class Operation:
 
     @property
     def writes(self) -> bool:
-        """A recorded write (protocol §10)."""
-        return self.safety == "write"
+        """A recorded write (protocol §10) for some selector at least."""
+        return self.safety == "write" or "write" in self.safety_when
+
+    def safety_for(self, params: Mapping[str, Any]) -> Safety:
+        """How safe this call is to send twice, by its selector (our numbers).
+
+        >>> AUTH_CODE.safety_for({"auth_model": 1}), AUTH_CODE.safety_for({"auth_model": 2})
+        ('write', 'read')
+        """
+        if self.safety_when:
+            name, meaning, safety = self.safety_when
+            if _means(self.selectors[name], params.get(name)) == meaning:
+                return safety
+        return self.safety
+
+    def needs_token(self, params: Mapping[str, Any]) -> bool:
+        """Whether this call carries an access token, by its selector (our numbers).
+
+        >>> UPDATE_PWD.needs_token({"update_model": 2})
+        False
+        """
+        if self.tokenless_when:
+            name, meaning = self.tokenless_when
+            if _means(self.selectors[name], params.get(name)) == meaning:
+                return False
+        return self.token
 
 
 _PAGE: dict[str, ParamType] = {"page_no": "int", "page_size": "int"}
@@ -188,7 +236,8 @@ _PRODUCT_CODES = {
 AUTH_CODE = Operation(
     "auth_code",
     "/user/auth_code",
-    safety="write",
+    safety="read",
+    safety_when=("auth_model", "send", "write"),
     role="pre",
     token=False,
     client_id=True,
@@ -224,6 +273,7 @@ TOKEN = Operation(
 LOGIN = Operation(
     "login",
     "/user/login",
+    safety_when=("login_model", "sms_code", "once"),
     role="pre",
     token=False,
     client_id=True,
@@ -447,6 +497,7 @@ UPDATE_PWD = Operation(
     },
     required=("update_model", "new_password"),
     selectors={"update_model": "update_model"},
+    tokenless_when=("update_model", "reset"),
 )
 UPDATE_USER_INFO = Operation(
     "update_user_info",
