@@ -27,7 +27,7 @@ def test_the_probing_modules_examples_hold(module: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted((ROOT / "probing").glob("*.py")),
+    [*sorted((ROOT / "probing").glob("*.py")), ROOT / "server" / "simulate.py"],
     ids=lambda p: f"{p.parent.name}/{p.name}",
 )
 def test_the_probe_and_the_simulator_write_no_path_and_ask_the_dialect(path: Path) -> None:
