@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-import uuid
 from typing import Any
 
-import httpx
 import pytest
 
 from opslib.server.simulate import SimulationError, Simulator, simulate_command
@@ -35,29 +33,14 @@ def test_a_short_run_reports_events_readable_back(fresh_platform: Any) -> None:
 
     # The events are there through the API, attributed to the devices' owners.
     device_ids = {d.device_id for d in sim.devices}
-    with httpx.Client(base_url=fresh_platform.base_url, trust_env=False) as http:
-        user_id, token = sim.login(http)
+    with sim.connect() as client:
         now = int(time.time() * 1000)
         seen: set[str] = set()
         for device_id in device_ids:
-            body = {
-                "message_id": str(uuid.uuid4()),
-                "user_id": user_id,
-                "params": {
-                    "access_token": token,
-                    "query_model": 1,
-                    "device_id": device_id,
-                    "start": now - 60_000,
-                    "end": now + 60_000,
-                    "page_size": 1000,
-                },
-            }
-            response = http.post("/device/query_record", json=body)
-            assert response.status_code == 200, response.text
-            for event in response.json()["data"]["events_list"]:
-                assert event["device_id"] == device_id
-                assert event["user_id"]  # the owner
-                seen.add(event["event_id"])
+            events = client.events.list(now - 60_000, now + 60_000, device_id=device_id)
+            assert (events["device_id"] == device_id).all()
+            assert events["user_id"].notna().all()  # the owner
+            seen |= set(events["event_id"])
     assert len(seen) == result.accepted
 
 
