@@ -45,7 +45,7 @@ def fixed_page_array(values: list[Any], dtype: object, name: str) -> pa.Array:
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             strings = [v if v is None else str(v) for v in values]
             text = pa.array(strings, type=pa.string(), memory_pool=POOL)
-        return parse_gmt_text(text)
+        return parse_gmt_text(text, name)
     arrow_type = ARROW_TYPES[id(dtype)]
     try:
         return pa.array(values, type=arrow_type, from_pandas=False, memory_pool=POOL)
