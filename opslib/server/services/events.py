@@ -113,9 +113,12 @@ def _take_event_quota(ctx: Context, owner_id: str, n: int) -> None:
     wait = ctx.guards.events.take(owner_id, n, now_ms=ctx.now)
     if wait:
         s = ctx.settings
+        minutes = s.user_event_quota_window_ms / 60_000
+        named: dict[float, str] = {1: "minute", 60: "hour", 1440: "day"}
+        window = named.get(minutes, f"{minutes:g} minutes")
         raise too_many(
             f"events: event quota reached: a user's devices may report at most"
-            f" {s.user_event_quota} events per {s.user_event_quota_window_ms // 60_000} minutes",
+            f" {s.user_event_quota} events per {window}",
             wait,
         )
 
