@@ -19,7 +19,8 @@
     │   └── RequestTimeout          a connect, read, write or pool timeout (also a TimeoutError)
     ├── OutcomeUnknown              a write was sent but no answer came back, retries exhausted
     ├── BulkWriteError              some rows of a bulk write failed (``results`` holds them all)
-    └── IncompleteRead              a list read got fewer rows than the platform's ``total``
+    ├── IncompleteRead              a list read got more or fewer rows than the platform's ``total``
+    └── ProtocolError               an answer the protocol does not allow (shape, type, unit)
 
 :class:`APIError` carries ``code`` (the error_code), ``error_msg`` (the platform's sentence,
 naming the field), ``message_id`` and ``operation`` (the path). Errors of the token
@@ -52,6 +53,7 @@ __all__ = [
     "OutcomeUnknown",
     "PayloadTooLarge",
     "PermissionDenied",
+    "ProtocolError",
     "RateLimited",
     "RequestTimeout",
     "ServerError",
@@ -266,3 +268,31 @@ def _rebuild_incomplete(operation: str, expected: int, got: int, text: str) -> I
     err = IncompleteRead(operation=operation, expected=expected, got=got)
     err.args = (text,)
     return err
+
+
+class ProtocolError(OpsError):
+    """The platform answered something the protocol does not allow: a field of the wrong
+    type or shape (``total`` missing or negative, ``data`` not an object), a moment in the
+    wrong unit (seconds where milliseconds are due), a record outside the window asked
+    for. Nothing is returned rather than a silently wrong result.
+
+    ``operation`` is the path, ``field`` the field (``data.total``), ``value`` what came
+    (shortened), ``expected`` what the protocol allows.
+    """
+
+    def __init__(self, *, operation: str, field: str, value: Any, expected: str) -> None:
+        self.operation = operation
+        self.field = field
+        self.value = value
+        self.expected = expected
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        super().__init__(f"{operation}: {field} is {shown}; expected {expected}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_protocol_error, (self.operation, self.field, self.value, self.expected))
+
+
+def _rebuild_protocol_error(operation: str, field: str, value: Any, expected: str) -> ProtocolError:
+    return ProtocolError(operation=operation, field=field, value=value, expected=expected)

@@ -50,6 +50,7 @@ import orjson
 
 from opslib.dialects import Dialect, zone_of
 from opslib.exceptions import ConfigError, OpsError
+from opslib.protocol.tables import dialect_to_toml
 
 __all__ = ["Finding", "ProbeResult", "probe"]
 
@@ -93,7 +94,7 @@ class ProbeResult:
 
     def to_toml(self, profile: str = "platform") -> str:
         """The ``[profiles.PROFILE.dialect]`` section, only what differs from the base."""
-        return self.dialect.to_toml(profile, base=self.base)
+        return dialect_to_toml(self.dialect, profile, base=self.base)
 
     def report(self, profile: str = "platform") -> str:
         """The findings, one a line, then the section to paste."""

@@ -22,8 +22,9 @@ from opslib.client import _constants as C
 from opslib.client._http import Safety
 from opslib.client._session import Session
 from opslib.client._settings import Secret
-from opslib.dialects import Dialect, resolve_dialect
+from opslib.dialects import Dialect
 from opslib.exceptions import ConfigError
+from opslib.protocol.tables import resolve_dialect
 
 if TYPE_CHECKING:
     from opslib.client.resources.auth import Auth

@@ -23,8 +23,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from opslib.dialects import Dialect, Times, dnd_from_epoch_s, dnd_to_epoch_s, zone_of
+from opslib.dialects import Dialect, Times, zone_of
 from opslib.exceptions import APIError, ServerError, error_class, make_status_error
+from opslib.protocol.times import dnd_from_epoch_s, dnd_to_epoch_s
 from opslib.timeutil import GMT_FORMAT
 
 __all__ = ["Edge"]

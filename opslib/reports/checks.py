@@ -368,7 +368,7 @@ def dialect_of(
     """
     from opslib import ConfigError
     from opslib.client import resolve_settings
-    from opslib.dialects import resolve_dialect
+    from opslib.protocol.tables import resolve_dialect
 
     if demo:
         return None

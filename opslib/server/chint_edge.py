@@ -41,7 +41,7 @@ from urllib.parse import parse_qs
 
 import orjson
 
-from opslib.dialects.base import dnd_from_epoch_s, dnd_to_epoch_s
+from opslib.protocol.times import dnd_from_epoch_s, dnd_to_epoch_s
 from opslib.server.compression import compress_at_edge, take_accept_encoding
 
 __all__ = ["ChintEdge", "seed_as_chint"]

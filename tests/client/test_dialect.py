@@ -10,17 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from opslib.client._dialect import Edge
-from opslib.dialects import Dialect, chint, vendor
+from opslib.dialects import chint, vendor
+from opslib.protocol.tables import dialect_from_table
 
 EDGES = {
     "vendor": Edge(vendor.vendor_dialect()),  # ISO 8601 at +08:00
     "vendor-local": Edge(vendor.vendor_local_dialect()),  # zone-less, Asia/Shanghai
     "vendor-epoch": Edge(vendor.vendor_epoch_dialect()),  # strings of epoch ms
     "chint": Edge(chint.chint_dialect()),  # epoch ms numbers
-    "epoch_s": Edge(Dialect.from_mapping({"base": "opslib", "times": {"gmt_format": "epoch_s"}})),
+    "epoch_s": Edge(dialect_from_table({"base": "opslib", "times": {"gmt_format": "epoch_s"}})),
     # zone-less local times where the clocks change: ambiguous and missing hours
     "new-york": Edge(
-        Dialect.from_mapping(
+        dialect_from_table(
             {"base": "opslib", "times": {"gmt_format": "datetime", "zone": "America/New_York"}}
         )
     ),

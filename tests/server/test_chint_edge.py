@@ -293,7 +293,7 @@ def test_do_not_disturb_is_epoch_seconds_there_minutes_here(
 ) -> None:
     import sqlite3
 
-    from opslib.dialects import dnd_to_epoch_s
+    from opslib.protocol.times import dnd_to_epoch_s
 
     _, chint = chint_pair
     faults = Faults()

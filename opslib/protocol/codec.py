@@ -1,0 +1,307 @@
+"""The codec: one platform's dialect applied to every request and answer, both ways.
+
+A :class:`Codec` is built once from a :class:`~opslib.dialects.Dialect` and holds the
+tables that dialect needs (times, selectors, codes, failures). The client encodes its
+requests with it and decodes the answers (this module); opslib's own server decodes a
+request of the dialect into its core's terms and encodes its core's answer back
+(:mod:`opslib.protocol.serving`, the same object's other half).
+
+What the client gets from :meth:`Codec.decode_answer` is the reference platform's model:
+our selectors, epoch milliseconds for every ``gmt_*`` (or, for the records of a list
+read, the platform's values, decoded a column at a time by the frame builder with
+:meth:`TimeCodec.column_ms <opslib.protocol.times.TimeCodec.column_ms>`), minutes after
+midnight for do-not-disturb times. Coded values (``event_type``, ``status``) keep the
+platform's numbers; :meth:`Codec.labels` names them.
+
+>>> from opslib.dialects import Dialect
+>>> from opslib.protocol import operations as ops
+>>> chint = Codec(Dialect.named("chint"))
+>>> chint.encode_params(ops.LOGIN, {"login_model": 1, "area_code": "1", "phone": "5550000"},
+...                     user_id="", client_id="app")["login_model"]
+0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import IntEnum
+from typing import Any, Literal
+
+from opslib import enums
+from opslib.dialects import Dialect
+from opslib.exceptions import ProtocolError
+from opslib.protocol.errors import ErrorCodec
+from opslib.protocol.meanings import Meanings, whole_number
+from opslib.protocol.operations import Operation
+from opslib.protocol.serving import ServingSide
+from opslib.protocol.times import MINUTES_PER_DAY, TimeCodec
+
+__all__ = ["Codec"]
+
+_REFERENCE_REQUIRED = Dialect().required
+Moments = Literal["ms", "raw"]
+
+
+class Codec(ServingSide):
+    """A dialect applied to the wire; immutable after it is made, shared by every thread.
+
+    Parameters
+    ----------
+    dialect
+        The platform's dialect (default: the reference platform's).
+    """
+
+    def __init__(self, dialect: Dialect | None = None) -> None:
+        self.dialect = dialect if dialect is not None else Dialect()
+        self.times = TimeCodec(self.dialect.times)
+        self.errors = ErrorCodec(self.dialect)
+        self.meanings = Meanings(self.dialect)
+        self.plain = self.dialect == Dialect()
+        """The reference platform's own dialect: requests and answers go as they are."""
+        self._required_differ = dict(self.dialect.required) != dict(_REFERENCE_REQUIRED)
+
+    def __repr__(self) -> str:
+        return f"<Codec {self.dialect.name}>"
+
+    # -- requests (the client) -----------------------------------------------------------
+
+    def encode_params(
+        self,
+        op: Operation,
+        params: Mapping[str, Any],
+        *,
+        user_id: str,
+        client_id: str | None = None,
+    ) -> dict[str, Any]:
+        """An operation's params as the platform reads them (``params`` is not changed):
+        types checked against the spec, the time window, do-not-disturb times and selectors
+        in the dialect's units and numbers, the parameters it requires filled from the
+        caller or refused.
+
+        Raises
+        ------
+        ValueError
+            A parameter of the wrong type, a filter the platform does not offer, or a
+            required parameter missing; naming it and what is allowed. Nothing is sent.
+        opslib.Unsupported
+            A selector's meaning the platform does not have (a whole-fleet query).
+        """
+        out = {"client_id": client_id, **params} if op.client_id else dict(params)
+        path = op.path
+        for name, kind in op.params.items():
+            if name in out and out[name] is not None:
+                out[name] = _typed(path, name, kind, out[name])
+        if op.day_minutes and isinstance(out.get("message_config"), Mapping):
+            out["message_config"] = self._day_minutes_out(op, out["message_config"])
+        if self.plain:
+            return out
+        if op.window and all(isinstance(out.get(k), int) for k in op.window):
+            first, last = op.window
+            out[first], out[last] = self.times.window_out(out[first], out[last])
+        if op.name == "auth_code":
+            self.meanings.auth_code_out(out, path=path)
+        else:
+            for name, table in op.selectors.items():
+                if name in out:
+                    out[name] = self.meanings.out(table, out[name], field=name, path=path)
+        for name, key in op.codes.items():
+            allowed = self.meanings.filter_allowed(key) if op.safety == "read" else None
+            if allowed is not None and name in out and out[name] not in allowed:
+                labels = self.dialect.enums.get(key, {})
+                shown = ", ".join(f"{c} ({labels.get(c, '?')})" for c in allowed)
+                raise ValueError(
+                    f"{path}: {name} {out[name]!r} cannot be a filter on this platform "
+                    f"(dialect {self.dialect.name!r}); allowed: {shown}"
+                )
+        if self._required_differ:
+            self._fill_required(op, out, user_id)
+        return out
+
+    def _day_minutes_out(self, op: Operation, config: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(config)
+        for name in op.day_minutes:
+            value = out.get(name)
+            if value is None:
+                continue
+            minutes = whole_number(value)
+            if minutes is None or not 0 <= minutes < MINUTES_PER_DAY:
+                raise ValueError(
+                    f"{op.path}: message_config.{name} must be minutes after midnight, "
+                    f"0..{MINUTES_PER_DAY - 1}; got {value!r}"
+                )
+            out[name] = self.times.day_minutes_out(minutes)
+        return out
+
+    def _fill_required(self, op: Operation, out: dict[str, Any], user_id: str) -> None:
+        """The dialect's required parameters: ``user_id`` is the caller's where not given
+        (its 2026 reading: the caller, beside ``user_id_param``); any other one missing is
+        refused before sending."""
+        required = self.dialect.required.get(op.path, ())
+        missing = []
+        for name in required:
+            if out.get(name) not in (None, ""):
+                continue
+            if name == "user_id" and user_id:
+                out[name] = user_id
+            else:
+                missing.append(name)
+        if missing:
+            raise ValueError(
+                f"{op.path}: the platform (dialect {self.dialect.name!r}) requires "
+                f"{', '.join(missing)}; give {'it' if len(missing) == 1 else 'them'} "
+                f"(required there: {', '.join(required)})"
+            )
+
+    def envelope(
+        self,
+        op: Operation,
+        params: Mapping[str, Any],
+        *,
+        message_id: str,
+        user_id: str,
+        access_token: Any = None,
+        client_id: str | None = None,
+    ) -> dict[str, Any]:
+        """The request body of one attempt: ``message_id``, ``user_id`` and the encoded
+        params, with the access token where the operation carries one."""
+        body = self.encode_params(op, params, user_id=user_id, client_id=client_id)
+        if access_token is not None:
+            body["access_token"] = access_token
+        return {"message_id": message_id, "user_id": user_id, "params": body}
+
+    # -- answers (the client) ------------------------------------------------------------
+
+    def decode_answer(
+        self,
+        op: Operation,
+        status: int,
+        body: Any,
+        *,
+        sent: Mapping[str, Any],
+        moments: Moments = "ms",
+    ) -> Any:
+        """A success answer's content in the reference platform's model, else None (the
+        caller raises :meth:`ErrorCodec.error <opslib.protocol.errors.ErrorCodec.error>`).
+
+        ``sent`` is the params as sent (an add's product_id); ``moments`` ``"ms"`` turns
+        every ``gmt_*`` of the data into epoch milliseconds, ``"raw"`` leaves those of a
+        list's records to the frame builder.
+
+        Raises
+        ------
+        opslib.ProtocolError
+            A success whose content the operation does not allow: ``data`` that is not an
+            object (or null where nothing is returned), a list that is not a list, a
+            moment in the wrong unit, an add answered with another product's id.
+        """
+        if op.answer == "bare":
+            return self._bare(op, status, body, sent)
+        if not self.errors.is_success(status, body):
+            return None
+        data = body.get("data")
+        if data is None or data == {}:
+            if op.list_key or op.schema:
+                raise ProtocolError(
+                    operation=op.path,
+                    field="data",
+                    value=data,
+                    expected=f"an object holding {op.list_key or 'the ' + op.schema}",
+                )
+            return {}
+        if not isinstance(data, dict):
+            raise ProtocolError(
+                operation=op.path, field="data", value=data, expected="an object (or null)"
+            )
+        if op.list_key and not isinstance(data.get(op.list_key), list):
+            raise ProtocolError(
+                operation=op.path,
+                field=f"data.{op.list_key}",
+                value=data.get(op.list_key),
+                expected="a list",
+            )
+        if self.plain and moments == "raw":
+            return data
+        if op.day_minutes and isinstance(data.get("message_config"), dict):
+            config = data["message_config"]
+            for name in op.day_minutes:
+                if config.get(name) is not None:
+                    config[name] = self.times.day_minutes_in(
+                        config[name], field=f"data.message_config.{name}", operation=op.path
+                    )
+        for name in op.times:
+            if name in data:
+                data[name] = self.times.ms(data[name], field=f"data.{name}", operation=op.path)
+        if moments == "ms" and op.list_key:
+            for name in op.times:
+                records = [r for r in data[op.list_key] if isinstance(r, dict) and name in r]
+                values = self.times.column_ms(
+                    [r[name] for r in records], field=f"{op.list_key}[].{name}", operation=op.path
+                )
+                for record, value in zip(records, values, strict=True):
+                    record[name] = value
+        return data
+
+    def _bare(self, op: Operation, status: int, body: Any, sent: Mapping[str, Any]) -> Any:
+        """Add and delete: the spec's bare string, or the envelope some platforms answer
+        with; the text the spec promises on success (the product_id, ``"success"``)."""
+        expected = self.dialect.errors.write_success.get(op.path, "")
+        try:
+            wanted = expected.format(**{k: str(v) for k, v in sent.items()})
+        except (KeyError, IndexError, ValueError):
+            wanted = expected
+        if status == 200 and isinstance(body, str):
+            return self.errors.bare(op.path, sent, body, status)
+        if not self.errors.is_success(status, body):
+            return None
+        data = body.get("data")
+        if data in (None, {}, "") or data == wanted:
+            return wanted
+        raise ProtocolError(
+            operation=op.path,
+            field="data",
+            value=data,
+            expected=f"null or {wanted!r} (what the write promises on success)",
+        )
+
+    # -- names of codes ------------------------------------------------------------------
+
+    def labels(self, key: str, enum: type[IntEnum] | None = None) -> Mapping[int, str]:
+        """The platform's labels of a coded field (``"event_type"``, ``"device_status"``):
+        the dialect's, else ``enum``'s (ours).
+
+        >>> Codec().labels("event_type")[4]
+        'alarm'
+        """
+        found = self.dialect.enums.get(key)
+        if found is not None:
+            return found
+        return enums.labels(enum) if enum is not None else {}
+
+
+def _typed(path: str, name: str, kind: str, value: Any) -> Any:
+    """A parameter as the spec types it: whole numbers for integers (``"3"`` and ``3.0``
+    included), text for strings (a number becomes its digits), true/false for booleans."""
+    if kind == "int":
+        number = whole_number(value)
+        if number is None and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            number = int(value.strip())
+        if number is None and type(value).__name__.startswith(("int", "uint")):
+            number = int(value)  # a numpy integer from a frame
+        if number is None:
+            raise ValueError(f"{path}: {name} must be an integer, got {value!r}")
+        return number
+    if kind == "str":
+        if isinstance(value, str) or hasattr(value, "get_secret_value"):
+            return value
+        if whole_number(value) is not None:
+            return str(whole_number(value))
+        raise ValueError(f"{path}: {name} must be text, got {value!r}")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if type(value).__name__ == "bool_":  # numpy's
+            return bool(value)
+        raise ValueError(f"{path}: {name} must be true or false, got {value!r}")
+    if kind == "object" and not isinstance(value, Mapping):
+        raise ValueError(f"{path}: {name} must be an object, got {value!r}")
+    return value

@@ -1,0 +1,593 @@
+"""The interface's operations, declared once: what the client, the server, the probe, the
+simulator and the docs know about each.
+
+Every fact about an operation that does not depend on the platform lives here, as data
+(the shape of botocore's service model): its path, how safe it is to send twice, who may
+call it, what its answer looks like, which list it holds and how it pages, which fields
+are moments, selectors or coded values, and the parameters the reference platform
+requires (``docs/protocol.md`` §6). What a platform decides otherwise (0-based selectors,
+pages of 100, other required parameters) is its :class:`~opslib.dialects.Dialect`.
+
+>>> from opslib.protocol import operations as ops
+>>> ops.QUERY_RECORD.path, ops.QUERY_RECORD.paged.list_key
+('/device/query_record', 'events_list')
+>>> ops.by_path("/product/add").answer
+'bare'
+>>> len(ops.SPEC_OPERATIONS)
+18
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from opslib import enums
+
+__all__ = [
+    "ADD_PRODUCT",
+    "AUTH_CODE",
+    "BIND",
+    "DELETE_PRODUCT",
+    "DEVICE_QUERY",
+    "LOGIN",
+    "OPERATIONS",
+    "QUERY_BY_USER",
+    "QUERY_CATEGORY",
+    "QUERY_LIST_BY_CATEGORY",
+    "QUERY_RECORD",
+    "QUERY_SYS_SETTING",
+    "REGISTER",
+    "REPORT",
+    "SPEC_OPERATIONS",
+    "TOKEN",
+    "UPDATE_INFO",
+    "UPDATE_PWD",
+    "UPDATE_SYS_SETTING",
+    "UPDATE_USER_INFO",
+    "USER_QUERY",
+    "Operation",
+    "Paged",
+    "by_path",
+    "named",
+]
+
+Answer = Literal["envelope", "bare", "token"]
+Safety = Literal["read", "write", "once"]
+Role = Literal["pre", "device", "user", "ops", "admin"]
+# A parameter's JSON type (spec part 4): what the client sends, what the server checks.
+ParamType = Literal["str", "int", "bool", "object"]
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return types.MappingProxyType(dict(mapping))
+
+
+# Our selectors' meanings (docs/protocol.md §4), by the table that names them.
+_MEANINGS = {
+    "auth_model": enums.AuthModel,
+    "login_model": enums.LoginModel,
+    "update_model": enums.UpdateModel,
+}
+
+
+def _means(table: str, code: Any) -> str | None:
+    enum = _MEANINGS.get(table)
+    if enum is None or isinstance(code, bool) or not isinstance(code, int):
+        return None
+    return next((m.name.lower() for m in enum if int(m) == code), None)
+
+
+@dataclass(frozen=True)
+class Paged:
+    """How a list operation pages (spec §8: ``page_no``/``page_size`` in, ``total`` out)."""
+
+    list_key: str
+    """The list inside ``data``."""
+    key: tuple[str, ...]
+    """The fields that identify one record (a record seen twice is a repeat)."""
+    time_field: str = ""
+    """The moment a record happened (its time in a requested window), if it has one."""
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the interface.
+
+    Attributes
+    ----------
+    name
+        A short name (``"query_record"``), the same in the client, the server and the tests.
+    path
+        Where it lives, relative to the platform's base URL; every call is a ``POST``.
+    answer
+        ``"envelope"`` (``error_code``/``message_id``/``data``), ``"bare"`` (a bare JSON
+        string, spec §4.13-4.14) or ``"token"`` (flat OAuth JSON, spec §4.2).
+    safety
+        ``"read"``: harmless to send twice; ``"write"``: recorded by ``message_id``, sent
+        again with the same one and replayed (protocol §10); ``"once"``: a single-use input
+        (an authorization code), sent again only when it certainly never left.
+    role
+        Who may call it on the reference platform (protocol §7).
+    token
+        It carries ``params.access_token``.
+    client_id
+        It carries ``params.client_id`` (spec §5.1).
+    params
+        Every parameter the spec lists, with its JSON type.
+    required
+        The parameters the reference platform requires whatever the selector (protocol §6).
+    selectors
+        Integer selectors: parameter -> the :attr:`Dialect.selectors
+        <opslib.dialects.Dialect.selectors>` table naming their meanings.
+    codes
+        Coded fields, of the params and of the answer's records: field -> the
+        :attr:`Dialect.enums <opslib.dialects.Dialect.enums>` key naming their labels.
+    times
+        The ``gmt_*`` moments of the answer's data (or of each record of its list).
+    window
+        The time-range parameters (``start``, ``end``), in the dialect's unit.
+    day_minutes
+        Times of day inside ``message_config`` (do-not-disturb ``start``/``end``), minutes
+        after midnight here, in the dialect's unit on the wire.
+    list_key
+        The list the answer's data holds, paged or not.
+    paged
+        How it pages, for the paged reads.
+    aliases
+        Another name a platform may use for a parameter (the 2021 reference's ``user_id``
+        for ``user_id_param``): alias -> the parameter.
+    caller_param
+        A parameter that, equal to the envelope's ``user_id``, names the caller (not a
+        transfer to someone else) where a dialect requires it.
+    modes
+        A selector's meanings -> the parameters that go with each (``query_record``: a
+        device's events take ``device_id``, a user's ``user_id_param``).
+    fleet
+        What makes a read the whole fleet's: (parameter, selector meaning or value).
+    secret
+        The secret field of its records (a platform may send it in reads).
+    safety_when
+        (parameter, selector meaning, safety): the safety of a call whose selector means
+        that (a code sent is a recorded write, a code verified a read).
+    tokenless_when
+        (parameter, selector meaning): such a call carries no access token (a reset).
+    schema
+        The client frame schema of its records (``opslib.client._schemas``), if it reads.
+    extension
+        Not among the spec's 18 (the reference platform's device report).
+    """
+
+    name: str
+    path: str
+    answer: Answer = "envelope"
+    safety: Safety = "read"
+    role: Role = "user"
+    token: bool = True
+    client_id: bool = False
+    params: Mapping[str, ParamType] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    selectors: Mapping[str, str] = field(default_factory=dict)
+    codes: Mapping[str, str] = field(default_factory=dict)
+    times: tuple[str, ...] = ()
+    window: tuple[str, ...] = ()
+    day_minutes: tuple[str, ...] = ()
+    list_key: str = ""
+    paged: Paged | None = None
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    caller_param: str = ""
+    modes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    fleet: tuple[str, str] | tuple[()] = ()
+    secret: str = ""
+    safety_when: tuple[str, str, Safety] | tuple[()] = ()
+    tokenless_when: tuple[str, str] | tuple[()] = ()
+    schema: str = ""
+    extension: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("params", "selectors", "codes", "aliases", "modes"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    def __repr__(self) -> str:
+        return f"<operation {self.name} {self.path}>"
+
+    @property
+    def writes(self) -> bool:
+        """A recorded write (protocol §10) for some selector at least."""
+        return self.safety == "write" or "write" in self.safety_when
+
+    def safety_for(self, params: Mapping[str, Any]) -> Safety:
+        """How safe this call is to send twice, by its selector (our numbers).
+
+        >>> AUTH_CODE.safety_for({"auth_model": 1}), AUTH_CODE.safety_for({"auth_model": 2})
+        ('write', 'read')
+        """
+        if self.safety_when:
+            name, meaning, safety = self.safety_when
+            if _means(self.selectors[name], params.get(name)) == meaning:
+                return safety
+        return self.safety
+
+    def needs_token(self, params: Mapping[str, Any]) -> bool:
+        """Whether this call carries an access token, by its selector (our numbers).
+
+        >>> UPDATE_PWD.needs_token({"update_model": 2})
+        False
+        """
+        if self.tokenless_when:
+            name, meaning = self.tokenless_when
+            if _means(self.selectors[name], params.get(name)) == meaning:
+                return False
+        return self.token
+
+
+_PAGE: dict[str, ParamType] = {"page_no": "int", "page_size": "int"}
+_PRODUCT_CODES = {
+    "status": "product_status",
+    "net_type": "net_type",
+    "node_type": "node_type",
+    "encrypt_type": "encrypt_type",
+    "vendor_type": "vendor_type",
+    "popular": "popular",
+}
+
+AUTH_CODE = Operation(
+    "auth_code",
+    "/user/auth_code",
+    safety="read",
+    safety_when=("auth_model", "send", "write"),
+    role="pre",
+    token=False,
+    client_id=True,
+    params={
+        "access_token": "str",
+        "client_id": "str",
+        "auth_model": "int",
+        "code_model": "int",
+        "area_code": "str",
+        "phone": "str",
+        "auth_code": "str",
+    },
+    required=("client_id", "auth_model", "code_model", "area_code", "phone"),
+    selectors={"auth_model": "auth_model", "code_model": "code_model"},
+)
+TOKEN = Operation(
+    "token",
+    "/token/access",
+    answer="token",
+    safety="once",
+    role="pre",
+    token=False,
+    params={
+        "grant_type": "str",
+        "client_id": "str",
+        "client_secret": "str",
+        "code": "str",
+        "redirect_uri": "str",
+        "refresh_token": "str",
+    },
+    required=("grant_type", "client_id", "client_secret"),
+)
+LOGIN = Operation(
+    "login",
+    "/user/login",
+    safety_when=("login_model", "sms_code", "once"),
+    role="pre",
+    token=False,
+    client_id=True,
+    params={
+        "access_token": "str",
+        "client_id": "str",
+        "login_model": "int",
+        "area_code": "str",
+        "phone": "str",
+        "password": "str",
+        "auth_code": "str",
+    },
+    required=("client_id", "login_model", "area_code", "phone"),
+    selectors={"login_model": "login_model"},
+    times=("gmt_last_login",),
+    schema="login",
+)
+REGISTER = Operation(
+    "register",
+    "/user/register",
+    safety="write",
+    role="pre",
+    token=False,
+    client_id=True,
+    params={
+        "access_token": "str",
+        "client_id": "str",
+        "auth_code": "str",
+        "area_code": "str",
+        "phone": "str",
+        "password": "str",
+    },
+    required=("client_id", "auth_code", "area_code", "phone", "password"),
+)
+QUERY_CATEGORY = Operation(
+    "query_category",
+    "/product/query_category",
+    client_id=True,
+    params={"access_token": "str", "client_id": "str"},
+    required=("client_id",),
+    list_key="category_list",
+    schema="category",
+)
+QUERY_LIST_BY_CATEGORY = Operation(
+    "query_list_by_category",
+    "/product/query_list_by_category",
+    client_id=True,
+    params={"access_token": "str", "client_id": "str", "category_id": "int"},
+    required=("client_id", "category_id"),
+    codes=_PRODUCT_CODES,
+    list_key="product_list",
+    secret="product_secret",  # noqa: S106 - a field name
+    schema="product",
+)
+QUERY_BY_USER = Operation(
+    "query_by_user",
+    "/device/query_by_user",
+    params={
+        "access_token": "str",
+        "user_id": "str",
+        **_PAGE,
+        "owned": "int",
+        "group_id": "int",
+        "is_sub_device": "bool",
+    },
+    selectors={"owned": "owned"},
+    codes={"status": "device_status", "owned": "owned"},
+    times=("gmt_bind",),
+    list_key="device_list",
+    paged=Paged("device_list", key=("device_id",)),
+    fleet=("user_id", ""),
+    secret="device_secret",  # noqa: S106 - a field name
+    schema="device",
+)
+QUERY_RECORD = Operation(
+    "query_record",
+    "/device/query_record",
+    params={
+        "access_token": "str",
+        "user_id": "str",
+        "query_model": "int",
+        **_PAGE,
+        "start": "int",
+        "end": "int",
+        "device_id": "str",
+        "user_id_param": "str",
+        "event_type": "int",
+    },
+    required=("query_model", "start", "end"),
+    selectors={"query_model": "record_query_model"},
+    codes={"event_type": "event_type"},
+    times=("gmt_create",),
+    window=("start", "end"),
+    list_key="events_list",
+    paged=Paged("events_list", key=("event_id",), time_field="gmt_create"),
+    aliases={"user_id": "user_id_param"},
+    modes={"device": ("device_id",), "user": ("user_id_param",), "fleet": ()},
+    fleet=("query_model", "fleet"),
+    schema="event",
+)
+DEVICE_QUERY = Operation(
+    "device_query",
+    "/device/query",
+    params={"access_token": "str", "user_id": "str", "device_id": "str"},
+    required=("device_id",),
+    codes={"status": "device_status", "owned": "owned"},
+    times=("gmt_bind",),
+    caller_param="user_id",
+    secret="device_secret",  # noqa: S106 - a field name
+    schema="device",
+)
+USER_QUERY = Operation(
+    "user_query",
+    "/user/query",
+    params={
+        "access_token": "str",
+        "query_model": "int",
+        "user_id": "str",
+        "area_code": "str",
+        "phone": "str",
+        "identity_id": "str",
+    },
+    required=("query_model",),
+    selectors={"query_model": "user_query_model"},
+    codes={"status": "user_status"},
+    times=("gmt_register", "gmt_modified", "gmt_last_login", "gmt_logout"),
+    schema="user",
+)
+BIND = Operation(
+    "bind",
+    "/device/bind",
+    safety="write",
+    params={
+        "access_token": "str",
+        "device_id": "str",
+        "mac_addr": "str",
+        "device_secret": "str",
+        "sdk_version": "str",
+        "version": "str",
+        "net_addr": "str",
+        "status": "int",
+        "group_id": "int",
+        "is_sub_device": "bool",
+        "owned": "int",
+        "product_id": "str",
+        "category_id": "str",
+    },
+    required=("device_id", "device_secret", "product_id"),
+    selectors={"owned": "owned"},
+    codes={"status": "device_status"},
+)
+QUERY_SYS_SETTING = Operation(
+    "query_sys_setting",
+    "/user/query_sys_setting",
+    params={"access_token": "str", "query_model": "int"},
+    required=("query_model",),
+    selectors={"query_model": "setting_query_model"},
+    times=("gmt_modified",),
+    day_minutes=("start", "end"),
+    schema="settings",
+)
+DELETE_PRODUCT = Operation(
+    "delete_product",
+    "/product/delete",
+    answer="bare",
+    safety="write",
+    role="admin",
+    params={"access_token": "str", "product_id": "str"},
+    required=("product_id",),
+)
+ADD_PRODUCT = Operation(
+    "add_product",
+    "/product/add",
+    answer="bare",
+    safety="write",
+    role="admin",
+    params={
+        "access_token": "str",
+        "product_id": "str",
+        "product_secret": "str",
+        "product_name": "str",
+        "product_icon": "str",
+        "category_id": "int",
+        "vendor_type": "int",
+        "net_type": "int",
+        "encrypt_type": "int",
+        "node_type": "int",
+        "status": "int",
+        "popular": "int",
+    },
+    required=(
+        "product_id",
+        "product_secret",
+        "product_name",
+        "category_id",
+        "net_type",
+        "node_type",
+    ),
+    codes=_PRODUCT_CODES,
+)
+UPDATE_SYS_SETTING = Operation(
+    "update_sys_setting",
+    "/user/update_sys_setting",
+    safety="write",
+    params={"access_token": "str", "message_config": "object"},
+    required=("message_config",),
+    day_minutes=("start", "end"),
+)
+UPDATE_PWD = Operation(
+    "update_pwd",
+    "/user/update_pwd",
+    safety="write",
+    params={
+        "access_token": "str",
+        "area_code": "str",
+        "phone": "str",
+        "new_password": "str",
+        "update_model": "int",
+        "old_password": "str",
+        "auth_code": "str",
+    },
+    required=("update_model", "new_password"),
+    selectors={"update_model": "update_model"},
+    tokenless_when=("update_model", "reset"),
+)
+UPDATE_USER_INFO = Operation(
+    "update_user_info",
+    "/user/update_user_info",
+    safety="write",
+    params={
+        "access_token": "str",
+        "nick_name": "str",
+        "avatar": "str",
+        "identity_id": "str",
+        "network": "object",
+    },
+)
+UPDATE_INFO = Operation(
+    "update_info",
+    "/device/update_info",
+    safety="write",
+    params={
+        "access_token": "str",
+        "device_id": "str",
+        "user_id": "str",
+        "owned": "int",
+        "group_id": "int",
+        "is_sub_device": "bool",
+    },
+    required=("device_id",),
+    selectors={"owned": "owned"},
+    caller_param="user_id",
+)
+REPORT = Operation(
+    "report",
+    "/device/report",
+    safety="write",
+    role="device",
+    token=False,
+    codes={"event_type": "event_type"},
+    extension=True,
+)
+
+SPEC_OPERATIONS: tuple[Operation, ...] = (
+    AUTH_CODE,
+    TOKEN,
+    LOGIN,
+    REGISTER,
+    QUERY_CATEGORY,
+    QUERY_LIST_BY_CATEGORY,
+    QUERY_BY_USER,
+    QUERY_RECORD,
+    DEVICE_QUERY,
+    USER_QUERY,
+    BIND,
+    QUERY_SYS_SETTING,
+    DELETE_PRODUCT,
+    ADD_PRODUCT,
+    UPDATE_SYS_SETTING,
+    UPDATE_PWD,
+    UPDATE_USER_INFO,
+    UPDATE_INFO,
+)
+"""The spec's 18 operations, in the spec's order (part 4)."""
+OPERATIONS: tuple[Operation, ...] = (*SPEC_OPERATIONS, REPORT)
+"""The spec's 18 and the reference platform's extension (``/device/report``)."""
+
+_BY_PATH = {op.path: op for op in OPERATIONS}
+_BY_NAME = {op.name: op for op in OPERATIONS}
+
+
+def by_path(path: str) -> Operation:
+    """The operation at ``path``; a ``KeyError`` names the known paths.
+
+    >>> by_path("/user/login").name
+    'login'
+    """
+    try:
+        return _BY_PATH[path]
+    except KeyError:
+        raise KeyError(f"no operation at {path!r}; known: {sorted(_BY_PATH)}") from None
+
+
+def named(name: str | Operation) -> Operation:
+    """The operation called ``name`` (``"query_record"``), or at that path, or itself.
+
+    >>> named("query_record") is named("/device/query_record") is QUERY_RECORD
+    True
+    """
+    if isinstance(name, Operation):
+        return name
+    found = _BY_NAME.get(name) or _BY_PATH.get(name)
+    if found is None:
+        raise KeyError(
+            f"no operation {name!r}; known: {sorted(_BY_NAME)} (or their paths)"
+        ) from None
+    return found
