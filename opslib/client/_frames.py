@@ -94,7 +94,7 @@ def page_columns(
     for c in schema.columns:
         ms = epoch_ms_of(records, c.ms_field) if c.ms_field and records else None
         if ms is not None:
-            fixed[c.name] = seconds_from_ms(ms)
+            fixed[c.name] = seconds_from_ms(ms, c.name)
             order = ms if order is None else order
         else:
             fixed[c.name] = fixed_page_array(field_values(records, c.name), c.dtype, c.name, times)

@@ -17,6 +17,7 @@ import pandas as pd
 from opslib import analysis, plots
 from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import markdown_text
+from opslib.csvcells import write_csv
 from opslib.reports.status import RUNNER_ENV
 
 __all__ = [
@@ -373,7 +374,7 @@ def export_frame(
     directory = Path(output_dir)
     directory.mkdir(parents=True, exist_ok=True)
     csv, parquet = directory / f"{stem}.csv", directory / f"{stem}.parquet"
-    frame.to_csv(csv, index=False)
+    write_csv(frame, csv)  # no cell a spreadsheet would run
     parquet_ready(frame).to_parquet(parquet, index=False)
     rows = [(p.name, len(frame), len(frame.columns)) for p in (csv, parquet)]
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)

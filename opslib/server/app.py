@@ -65,6 +65,8 @@ TOKEN_FAILURES = {
     " expired code or refresh token)",
     401: "invalid_client: unknown client or wrong client_secret",
     413: "body over 1 MiB",
+    429: "slow_down: too many wrong client secrets from this address or for this client;"
+    " Retry-After",
     500: "server_error",
 }
 _REF = "#/components/schemas/{model}"
@@ -91,7 +93,7 @@ def _responses(route: routes.Route) -> dict[int | str, dict[str, Any]]:
     if route.mode == "oauth":
         failures: dict[int | str, dict[str, Any]] = {
             s: {"model": TokenFailure, "description": TOKEN_FAILURES[s]}
-            for s in (400, 401, 413, 500)
+            for s in (400, 401, 413, 429, 500)
         }
         return {200: {"model": route.response, "description": "token pair"}, **failures}
     ok: dict[str, Any] = {"description": "success"}
@@ -109,7 +111,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
     for route in routes.ROUTES:
         if route.mode == "oauth":
             endpoint = token_route.build_endpoint(
-                lambda values: _grant(platform, values),
+                lambda values, client: _grant(platform, values, client),
                 max_body=platform.settings.max_body_bytes,
                 limiter=platform.prelogin_limiter,
             )
@@ -137,7 +139,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
         )
 
 
-def _grant(platform: Platform, values: token_route.Params) -> dict[str, Any]:
+def _grant(platform: Platform, values: token_route.Params, client: str) -> dict[str, Any]:
     db = platform.db
     ctx = Context(
         db=db,
@@ -146,6 +148,7 @@ def _grant(platform: Platform, values: token_route.Params) -> dict[str, Any]:
         settings=platform.settings,
         sms=platform.sms,
         message_id="",
+        client=client,
         guards=platform.guards or Guards(platform.settings),
     )
     with db.write():
@@ -196,6 +199,7 @@ def create_app(
     clock: Clock | None = None,
     sms_gateway: SmsGateway | None = None,
     dialect: Dialect | str | None = None,
+    docs: bool = False,
 ) -> FastAPI:
     """Build the platform over the SQLite file ``db_path`` (schema created when missing).
 
@@ -213,6 +217,10 @@ def create_app(
         The dialect the platform speaks at its HTTP edge (a :class:`~opslib.dialects.Dialect`
         or a built-in name, e.g. ``"vendor"``); default the reference platform's, with no
         edge at all. The core keeps protocol.md's semantics (:mod:`opslib.server.edge`).
+    docs
+        Serve the OpenAPI document (``/openapi.json``) and its pages (``/docs``,
+        ``/redoc``); off by default, since a platform users reach need not describe
+        itself to everyone (``opslib server --docs``).
 
     Returns
     -------
@@ -231,6 +239,9 @@ def create_app(
         version="1",
         description="The 18 operations of the smart-device interface, plus /device/report.",
         lifespan=lifespan,
+        openapi_url="/openapi.json" if docs else None,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
     )
     app.state.platform = platform
     _add_routes(app, platform)

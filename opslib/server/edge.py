@@ -153,10 +153,10 @@ class DialectEdge:
             if message.get("more_body"):
                 return
             status, body = self._answer(path, start["status"], b"".join(chunks), state)
+            # The core's headers pass, WWW-Authenticate and Cache-Control included: a refused
+            # token still says how to authenticate when the dialect answers HTTP 200.
             headers = [
-                (k, v)
-                for k, v in start.get("headers", [])
-                if k.lower() not in (b"content-length", b"www-authenticate")
+                (k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"
             ]
             body, headers = compress_at_edge(status, body, headers, accepted)
             headers.append((b"content-length", str(len(body)).encode()))

@@ -28,6 +28,7 @@ from opslib.server.fields import (
     EnvelopeUserId,
     EpochMs,
     EventCode,
+    EventMs,
     EventTypeValue,
     GroupId,
     IdentityId,
@@ -354,7 +355,7 @@ class ReportEvent(_Strict):
     event_type: EventTypeValue
     properties: Properties = Field(default_factory=dict)
     code: EventCode = ""
-    ts: EpochMs | None = None
+    ts: EventMs | None = None
 
 
 class ReportRequest(_Strict):

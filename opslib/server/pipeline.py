@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import hmac
 import logging
 import re
 import secrets
@@ -31,18 +29,18 @@ from typing import Any
 
 import anyio
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from opslib.server import security
+from opslib.server import replay, security
 from opslib.server.clock import Clock
 from opslib.server.compression import choose_coding, compress
 from opslib.server.config import Settings
 from opslib.server.context import Caller, Context, Guards
 from opslib.server.database import Database
-from opslib.server.errors import ApiError, too_many
+from opslib.server.errors import BEARER_CHALLENGE, ApiError, too_many
 from opslib.server.fields import UUID_PATTERN
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.routes import Access, Route
@@ -61,7 +59,15 @@ _UUID = re.compile(UUID_PATTERN)
 _RANK = {Access.USER: 1, Access.OPS: 2, Access.ADMIN: 3}
 JSON = "application/json"
 PURGE_EVERY = 1000  # idempotency records between purges of expired ones
-BEARER_CHALLENGE = 'Bearer realm="opslib"'
+REUSED = "message_id: already used with different params"
+UNCOMPARABLE = (
+    "message_id: already used; the platform restarted since, and a repeat of a write with a"
+    " password or code is compared only by the process that recorded it: send it anew with"
+    " a new message_id, or log in"
+)
+# Answers that carry an authorization code, a token or a secret are not to be kept by
+# any cache (RFC 9111 §5.2.2.5; Pragma for HTTP/1.0 caches).
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
 @dataclass
@@ -74,6 +80,9 @@ class Platform:
     sms: SmsGateway
     limiter: RateLimiter
     fingerprint_key: bytes = field(default=b"")
+    # The key of the secret params' fingerprints and of kept answers that hold a secret
+    # (opslib.server.replay): in this process's memory only, never in the database.
+    process_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     buckets: BucketIndex = field(default_factory=BucketIndex)
     records: int = 0  # idempotency records written by this process
     guards: Guards | None = None
@@ -102,8 +111,11 @@ def failure_body(status: int, message: str, message_id: str, data: Mapping[str, 
 
 
 def failure(exc: ApiError, message_id: str) -> Response:
+    headers = exc.headers
+    if exc.status == 401 and "WWW-Authenticate" not in headers:  # RFC 9110 §11.6.1
+        headers = {**headers, "WWW-Authenticate": BEARER_CHALLENGE}
     return json_response(
-        exc.status, failure_body(exc.status, exc.message, message_id, exc.data), exc.headers
+        exc.status, failure_body(exc.status, exc.message, message_id, exc.data), headers
     )
 
 
@@ -183,15 +195,6 @@ def missing_token() -> ApiError:
     )
 
 
-def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> str:
-    # in one expression: the canonical params may hold a device or product secret
-    return hmac.new(
-        platform.fingerprint_key,
-        orjson.dumps(params.model_dump(mode="json", exclude=exclude), option=orjson.OPT_SORT_KEYS),
-        hashlib.sha256,
-    ).hexdigest()
-
-
 def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
     role = route.role
     if route.pre_when is not None and route.pre_when(params):
@@ -206,6 +209,9 @@ def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int
         raise ApiError(403, "user_id: does not match the access token's user")
     if caller.role < _RANK[role]:
         raise ApiError(403, f"user_id: this operation needs the {role.value} role")
+    client_id = getattr(params, "client_id", None)
+    if client_id is not None and client_id != caller.client_id:
+        raise ApiError(403, "params.client_id: the access token was issued to another client")
     wait_ms = platform.limiter.acquire(security.sha256_hex(token), now_ms=now)
     if wait_ms:
         raise too_many("params.access_token: request rate limit exceeded", wait_ms)
@@ -259,37 +265,58 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
         if not repeat:
             if route.precheck is not None:
                 route.precheck(ctx, params)
-            with platform.guards.hashes.slot():
+            with platform.guards.hashes.slot(client):
                 ctx.prepared = platform.guards.hashes.compute(route.prepare, params)
     with db.write():
         if not recorded:
             return 200, _success_body(route, req.message_id, route.handler(ctx, params))
         exclude = {"message_id"} if route.mode == "report" else {"access_token"}
-        exclude |= set(route.secret)  # checked by route.replay_guard instead
-        fingerprint = _fingerprint(platform, params, exclude)
+        fresh = replay.fingerprint(
+            params,
+            database_key=platform.fingerprint_key,
+            process_key=platform.process_key,
+            key=key,
+            exclude=exclude,
+            secret=route.secret,
+        )
         record = idem_store.get_record(ctx.conn, since=since, **key)
         if record is not None:
-            if not hmac.compare_digest(record["fingerprint"], fingerprint):
-                raise ApiError(409, "message_id: already used with different params")
-            body = bytes(record["body"])
-            if route.replay_guard is not None:
-                route.replay_guard(ctx, params, orjson.loads(body)["data"])
-            if route.replay is not None:
-                stored = orjson.loads(body)
-                stored["data"] = route.replay(ctx, params, stored["data"])
-                body = orjson.dumps(stored, default=wire_default)
-            return int(record["status"]), body
+            return _replayed(platform, route, ctx, params, record, fresh, key)
         data = route.handler(ctx, params)  # may hold what it issued, as Secrets
-        kept = _success_body(
-            route, req.message_id, data if route.stored is None else route.stored(data)
+        kept = (  # in one expression: an answer that holds a secret is sealed at once
+            replay.seal(platform.process_key, key, _success_body(route, req.message_id, data))
+            if route.secret
+            else _success_body(route, req.message_id, data)
         )
-        idem_store.put_record(
-            ctx.conn, fingerprint=fingerprint, status=200, body=kept, now=now, **key
-        )
+        idem_store.put_record(ctx.conn, fingerprint=fresh, status=200, body=kept, now=now, **key)
         platform.records += 1
         if platform.records % PURGE_EVERY == 0:  # keep the table to about one window
             idem_store.purge(ctx.conn, before=since)
         return 200, _success_body(route, req.message_id, data)  # revealed last
+
+
+def _replayed(
+    platform: Platform,
+    route: Route,
+    ctx: Context,
+    params: Any,
+    record: Any,
+    fresh: str,
+    key: dict[str, str],
+) -> tuple[int, bytes]:
+    """The first answer of a repeat whose params are the first request's; else 409."""
+    verdict = replay.compare(record["fingerprint"], fresh)
+    if verdict is replay.Verdict.DIFFERENT:
+        raise ApiError(409, REUSED)
+    if verdict is replay.Verdict.UNCOMPARABLE:
+        raise ApiError(409, UNCOMPARABLE)
+    if route.replay_guard is not None:  # throttled; other secrets count as a failure
+        route.replay_guard(ctx, params, verdict is replay.Verdict.SAME)
+    if verdict is not replay.Verdict.SAME:
+        raise ApiError(409, REUSED)
+    if route.secret:
+        return int(record["status"]), replay.seal(platform.process_key, key, bytes(record["body"]))
+    return int(record["status"]), bytes(record["body"])
 
 
 def _pre_login(route: Route, req: Any) -> bool:
@@ -331,6 +358,8 @@ def answer(
     if status != 200:
         return status, body, {}
     body, headers = compress(body, coding)
+    if route.no_store:
+        headers = {**headers, **NO_STORE}
     return status, body, headers
 
 

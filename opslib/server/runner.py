@@ -103,6 +103,7 @@ def serve(
     seed: str = "none",
     rate_limit: float | None = None,
     dialect: str | None = None,
+    docs: bool = False,
 ) -> int:
     """Serve the platform over ``db_path`` until interrupted.
 
@@ -120,6 +121,8 @@ def serve(
         The built-in dialect to speak (``opslib.dialects``); default the reference one.
         Under ``"chint"`` a database seeded now holds only what that platform reports
         (:func:`opslib.server.chint_edge.seed_as_chint`).
+    docs
+        Serve ``/openapi.json`` and ``/docs`` (off by default).
 
     Returns
     -------
@@ -131,7 +134,7 @@ def serve(
     if seeded and dialect == "chint":
         seed_as_chint(db_path)
     settings = _settings(rate_limit)
-    app = create_app(db_path, settings=settings, dialect=dialect)
+    app = create_app(db_path, settings=settings, dialect=dialect, docs=docs)
     spoken = f", dialect {dialect}" if dialect else ""
     print(f"opslib platform on http://{host}:{port} (database {db_path}{spoken})", flush=True)
     if seeded:
@@ -148,6 +151,7 @@ def start_in_thread(
     port: int = 0,
     settings: Settings | None = None,
     dialect: Dialect | str | None = None,
+    docs: bool = False,
 ) -> tuple[str, Callable[[], None]]:
     """Serve the platform from a background thread; return once it accepts connections.
 
@@ -161,6 +165,8 @@ def start_in_thread(
         Server settings (default :class:`Settings`).
     dialect
         The dialect to speak (default the reference platform's).
+    docs
+        Serve ``/openapi.json`` and ``/docs`` (off by default).
 
     Returns
     -------
@@ -168,7 +174,7 @@ def start_in_thread(
         ``(base_url, stop)``; ``stop()`` shuts the server down and waits for the thread.
     """
     settings = settings or Settings()
-    app = create_app(db_path, settings=settings, dialect=dialect)
+    app = create_app(db_path, settings=settings, dialect=dialect, docs=docs)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))

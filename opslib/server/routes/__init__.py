@@ -65,11 +65,14 @@ class Route:
         throttles) that refuse a request before it costs a hash. A repeat of a recorded
         write skips both and is replayed.
     secret, replay_guard
-        Params left out of the idempotency fingerprint (passwords, SMS codes): a stored
-        fingerprint with a password in it would be a fast hash of that password, next to
-        its key, beside the slow argon2id one. ``replay_guard(ctx, params, stored_data)``
-        then checks a repeat's secret another way (argon2id against the user's hash) and
-        raises the 409 when it differs.
+        Params fingerprinted under a key kept only in the server's memory (passwords, SMS
+        codes), and the first answer then kept sealed (:mod:`opslib.server.replay`): a
+        fingerprint in the database under its own key would be a fast hash of the
+        password beside the slow argon2id one. ``replay_guard(ctx, params, same)`` runs
+        on a repeat whose other params match: it throttles it like a login of the phone,
+        and counts a failure when the secrets differ (``same`` false).
+    no_store
+        The answer carries a code, a token or a secret: ``Cache-Control: no-store``.
     """
 
     path: str
@@ -87,10 +90,9 @@ class Route:
     pre_caller: Callable[[Any], str] | None = None
     prepare: Callable[[Any], Any] | None = None
     precheck: Callable[[Any, Any], None] | None = None
-    stored: Callable[[Any], Any] | None = None
-    replay: Callable[..., Any] | None = None
     secret: tuple[str, ...] = ()
     replay_guard: Callable[..., None] | None = None
+    no_store: bool = False
 
     @property
     def operation(self) -> str:
@@ -133,6 +135,7 @@ ROUTES: tuple[Route, ...] = (
         m.LoginRequest,
         r.Ok[r.LoginData],
         mode="manual",
+        no_store=True,
     ),
     Route(
         "/user/register",
@@ -146,10 +149,9 @@ ROUTES: tuple[Route, ...] = (
         pre_caller=_by_phone,
         prepare=lambda p: hash_password(p.password),
         precheck=user.register_precheck,
-        stored=user.register_stored,
-        replay=user.register_replay,
         secret=("password", "auth_code"),
         replay_guard=user.register_replay_guard,
+        no_store=True,
     ),
     Route(
         "/product/query_category",

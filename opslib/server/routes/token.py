@@ -22,9 +22,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from opslib.server.context import Context
-from opslib.server.errors import ApiError, OAuthError
+from opslib.server.errors import BASIC_CHALLENGE, ApiError, OAuthError
 from opslib.server.security import Secret, wire_default
-from opslib.server.services import oauth
+from opslib.server.services import oauth, throttles
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
@@ -183,9 +183,15 @@ def _secret(values: Params, name: str) -> Secret:
 
 
 def grant(ctx: Context, values: Params) -> dict[str, Any]:
-    """Check the client, then exchange the code or rotate the refresh token."""
+    """Check the client (throttled per address and per client), then exchange the code or
+    rotate the refresh token."""
     client_id = _text(values, "client_id")
-    oauth.check_client(ctx, client_id=client_id, client_secret=_secret(values, "client_secret"))
+    throttles.check_client(ctx, client_id=client_id)
+    try:
+        oauth.check_client(ctx, client_id=client_id, client_secret=_secret(values, "client_secret"))
+    except OAuthError:
+        throttles.client_failed(ctx, client_id=client_id)
+        raise
     if values["grant_type"] == "authorization_code":
         return oauth.exchange_code(ctx, client_id=client_id, code=_secret(values, "code"))
     return oauth.refresh(ctx, client_id=client_id, refresh_token=_secret(values, "refresh_token"))
@@ -198,23 +204,24 @@ def _flat(status: int, payload: dict[str, Any]) -> Response:
 
 
 def build_endpoint(
-    run: Callable[[Params], dict[str, Any]],
+    run: Callable[[Params, str], dict[str, Any]],
     *,
     max_body: int,
     limiter: Callable[[], anyio.CapacityLimiter] | None = None,
 ) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint; ``run(values)`` performs :func:`grant` in a write transaction, on a
-    worker thread of ``limiter()`` (the pre-login ones) when given."""
+    """The endpoint; ``run(values, client_address)`` performs :func:`grant` in a write
+    transaction, on a worker thread of ``limiter()`` (the pre-login ones) when given."""
 
     async def token_access(request: Request) -> Response:
         started = time.perf_counter()
         try:
             values = await _inputs(request, max_body)
             _check(values)
+            client = request.client.host if request.client is not None else ""
             if limiter is None:
-                answer = await run_in_threadpool(run, values)
+                answer = await run_in_threadpool(run, values, client)
             else:
-                answer = await anyio.to_thread.run_sync(run, values, limiter=limiter())
+                answer = await anyio.to_thread.run_sync(run, values, client, limiter=limiter())
             response = _flat(200, answer)
         except OAuthError as exc:
             body = {
@@ -223,8 +230,9 @@ def build_endpoint(
                 "error_description": exc.description,
             }
             response = _flat(exc.status, body)
-            if exc.error == "invalid_client" and "authorization" in request.headers:
-                response.headers["WWW-Authenticate"] = 'Basic realm="opslib"'
+            response.headers.update(exc.headers)
+            if exc.status == 401:  # every 401 says how to authenticate (RFC 9110 §11.6.1)
+                response.headers["WWW-Authenticate"] = BASIC_CHALLENGE
         except ClientDisconnect:  # nobody is left to answer: not an error of the platform
             gone.info("POST /token/access: the client went away before its request arrived")
             response = _flat(

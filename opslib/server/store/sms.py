@@ -67,3 +67,32 @@ def sends_since(
         (area_code, phone, since),
     ).fetchone()
     return int(row[0]), row[1]
+
+
+def sends_to_prefix_since(
+    conn: sqlite3.Connection, *, area_code: str, prefix: str, since: int
+) -> int:
+    """How many sends since ``since`` to phones of ``area_code`` beginning with ``prefix``."""
+    sql: str
+    args: tuple[str, ...]
+    if not prefix:
+        sql, args = "area_code = ?", (area_code,)
+    else:
+        # digits only: the phones of the prefix sort from it up to (not with) its successor
+        after = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        sql, args = "area_code = ? AND phone >= ? AND phone < ?", (area_code, prefix, after)
+    row = conn.execute(
+        f"SELECT COUNT(*) FROM sms_sends WHERE {sql} AND sent_at >= ?", (*args, since)
+    ).fetchone()
+    return int(row[0])
+
+
+def sends_since_all(conn: sqlite3.Connection, *, since: int) -> int:
+    """How many sends to any phone since ``since``."""
+    row = conn.execute("SELECT COUNT(*) FROM sms_sends WHERE sent_at >= ?", (since,)).fetchone()
+    return int(row[0])
+
+
+def purge_sends(conn: sqlite3.Connection, *, before: int) -> None:
+    """Drop sends older than every limit that counts them."""
+    conn.execute("DELETE FROM sms_sends WHERE sent_at < ?", (before,))
