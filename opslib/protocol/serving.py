@@ -137,10 +137,15 @@ class ServingSide:
         self, op: Operation, params: dict[str, Any], served: Served, required: tuple[str, ...]
     ) -> None:
         """Parameters a dialect requires that the core names otherwise: the 2021 reading's
-        ``user_id`` selecting a user where ``user_id_param`` is absent, and a
-        ``caller_param`` that is the caller itself (not a transfer)."""
+        ``user_id`` selecting a user where ``user_id_param`` is absent (and dropped where it
+        names the caller or the same user: both readings agree), and a ``caller_param``
+        that is the caller itself (not a transfer)."""
         for alias, target in op.aliases.items():
-            if alias not in required or params.get(target) not in (None, ""):
+            if alias not in required:
+                continue
+            if params.get(target) not in (None, ""):
+                if params.get(alias) in (served.caller, params[target]):
+                    params.pop(alias)
                 continue
             meaning = self._mode(op, params)
             if meaning is not None and target in op.modes.get(meaning, ()):
