@@ -130,7 +130,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
             methods=["POST"],
             name=route.path.strip("/").replace("/", "_"),
             summary=route.summary,
-            description=f"Role: {route.role.value}. Idempotent write: {route.writes}.",
+            description=f"Role: {route.op.role}. Idempotent write: {route.writes}.",
             tags=[route.tag],
             responses=_responses(route),
             openapi_extra=extra,

@@ -194,10 +194,11 @@ def _fingerprint(platform: Platform, params: BaseModel, exclude: set[str]) -> st
 
 def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
     role = route.role
-    if route.pre_when is not None and route.pre_when(params):
+    if route.sometimes_pre and route.pre(params):
         role = Access.PRE
     if role in (Access.PRE, Access.DEVICE):
         return None
+    assert role is not None  # every route's operation declares one (tests/server/test_routes.py)
     token = params.access_token
     if token is None:
         raise missing_token()
@@ -240,7 +241,7 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
     if not route.writes:
         with db.read():
             return 200, _success_body(route, req.message_id, route.handler(ctx, params))
-    recorded = route.idempotent_when is None or route.idempotent_when(params)
+    recorded = route.recorded(params)
     key: dict[str, str] = {}
     if recorded:
         if caller is not None:
@@ -294,9 +295,7 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
 
 def _pre_login(route: Route, req: Any) -> bool:
     """Whether a request needs no sign-in (its worker threads are limited, see Settings)."""
-    if route.role == Access.PRE:
-        return True
-    return route.pre_when is not None and bool(route.pre_when(req.params))
+    return route.pre(req.params) if route.sometimes_pre else route.role == Access.PRE
 
 
 async def _parse(request: Request, route: Route, limit: int) -> Any:

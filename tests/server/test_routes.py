@@ -59,7 +59,10 @@ def test_every_registered_route_declares_a_role(tmp_path: Any) -> None:
 
 def test_a_route_without_a_role_fails_the_check(tmp_path: Any) -> None:
     app = create_app(tmp_path / "x.db")
-    broken = tuple(replace(r, role=None) if r.path == "/device/query" else r for r in ROUTES)  # type: ignore[arg-type]
+    broken = tuple(
+        replace(r, op=replace(r.op, role=None)) if r.path == "/device/query" else r  # type: ignore[arg-type]
+        for r in ROUTES
+    )
     assert route_table_problems(app, broken) == ["/device/query: no role"]
 
     async def rogue() -> None: ...
