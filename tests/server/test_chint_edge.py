@@ -21,9 +21,10 @@ from conftest import _copy_db, _demo_fields
 
 import opslib
 from opslib import analysis
-from opslib.server.chint_edge import seed_as_chint
+from opslib.dialects import Dialect
 from opslib.server.runner import start_in_thread
 from opslib.server.security import demo_device_secret
+from opslib.server.seed.dialect import fold_onto_dialect
 
 if TYPE_CHECKING:
     from tests.conftest import Platform as PlatformType
@@ -37,7 +38,7 @@ def _pair(seeded_db: Path, base: Path) -> list[PlatformType]:
 
     template = base / "chint-template.db"
     _copy_db(seeded_db, template)
-    seed_as_chint(template)
+    fold_onto_dialect(template, Dialect.named("chint"))
     started = []
     for dialect in ("opslib", "chint"):
         db = base / f"{dialect}.db"
