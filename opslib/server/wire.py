@@ -42,7 +42,6 @@ from opslib.server.fields import UUID_PATTERN
 __all__ = ["decode_body", "encode_failure", "encode_success", "encode_token_failure"]
 
 _UUID = re.compile(UUID_PATTERN)
-_CHALLENGE = "www-authenticate"
 
 
 def _echo(doc: Any) -> str:
@@ -101,7 +100,9 @@ def encode_failure(
         paged = op if op is not None and op.paged is not None else None
         answer = codec.encode_failure(path, exc.status, exc.message, served, paged=paged)
     status, doc = answer
-    return status, orjson.dumps(doc), _headers(exc.headers, status)
+    # the core's headers pass, WWW-Authenticate included: a refusal still says how to
+    # authenticate when the dialect answers it with HTTP 200
+    return status, orjson.dumps(doc), dict(exc.headers)
 
 
 def encode_token_failure(
@@ -114,12 +115,4 @@ def encode_token_failure(
 ) -> tuple[int, bytes, dict[str, str]]:
     """A refused token call as the dialect answers it: (HTTP status, body, headers)."""
     status, doc = codec.encode_token_failure(status, oauth, message, grant_type)
-    return status, orjson.dumps(doc), _headers(headers, status)
-
-
-def _headers(headers: Mapping[str, str], status: int) -> dict[str, str]:
-    """The failure's headers, without a challenge where the status no longer asks for
-    credentials (a dialect answering its 401 with HTTP 200)."""
-    if status == 401:
-        return dict(headers)
-    return {k: v for k, v in headers.items() if k.lower() != _CHALLENGE}
+    return status, orjson.dumps(doc), dict(headers)
