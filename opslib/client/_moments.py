@@ -1,8 +1,11 @@
-"""Moments: the ``gmt_*`` columns as ``datetime64[ns, UTC]``, from text or epoch milliseconds.
+"""Moments: the ``gmt_*`` columns as ``datetime64[ns, UTC]``, straight from the wire.
 
-The platform shows moments as ``YYYY-MM-DD HH:MM:SS`` text in UTC (protocol §1); events
-also carry ``ts``, their moment in epoch milliseconds, which is cheaper to read and, kept
-as the page's order, lets the read check the platform's order exactly.
+A page's moments are read by the platform's :class:`~opslib.protocol.times.TimeCodec`
+(:func:`moments_array`): the reference platform's ``YYYY-MM-DD HH:MM:SS`` text (UTC,
+protocol §1) by Arrow's ``strptime`` a column at a time, any other format value by value
+into epoch milliseconds, never through text. Events of the reference platform also carry
+``ts``, their moment in epoch milliseconds, which is cheaper to read and, kept as the
+page's order, lets the read check the platform's order exactly.
 """
 
 from __future__ import annotations
@@ -17,9 +20,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from opslib.client._arrow import ARROW_TIME, POOL
+from opslib.protocol.times import TimeCodec
 from opslib.timeutil import GMT_FORMAT
 
-__all__ = ["epoch_ms_of", "parse_gmt_text", "seconds_from_ms"]
+__all__ = ["epoch_ms_of", "moments_array", "parse_gmt_text", "seconds_from_ms"]
+
+
+def moments_array(values: Sequence[Any], times: TimeCodec, name: str) -> pa.Array:
+    """One page's values of a moment column as timestamp[ns, UTC], read by ``times``."""
+    if times.plain:
+        try:
+            text = pa.array(values, type=pa.string(), memory_pool=POOL)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            text = None
+        if text is not None:
+            return parse_gmt_text(text)
+    ms = pa.array(times.column_ms(values, field=name), type=pa.int64(), memory_pool=POOL)
+    return pc.multiply(ms, 1_000_000).view(ARROW_TIME)
 
 
 def parse_gmt_text(text: pa.Array) -> pa.Array:

@@ -63,6 +63,7 @@ from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
 from opslib.dialects import Paging
 from opslib.exceptions import IncompleteRead
+from opslib.protocol.times import DECODED, TimeCodec
 
 __all__ = ["Pager", "check_page_size"]
 
@@ -164,6 +165,9 @@ class Pager:
     first_fetch
         The fetch of the first page, where it differs from ``fetch`` (a fleet read whose
         first page also learns whether the fleet may be read).
+    times
+        How the pages' moments are written (the platform's
+        :class:`~opslib.protocol.times.TimeCodec`; default epoch milliseconds).
     """
 
     def __init__(
@@ -183,7 +187,9 @@ class Pager:
         paging: Paging | None = None,
         operation: str = "",
         first_fetch: FetchPage | None = None,
+        times: TimeCodec = DECODED,
     ) -> None:
+        self.times = times
         self._fetch = fetch
         self._first_fetch = first_fetch or fetch
         self._send = send
@@ -338,7 +344,7 @@ class Pager:
         if self._on_data is not None:
             self._on_data(data)
         records = data.get(self.list_key) or []
-        columns = page_columns(records, self.schema, defer=True)
+        columns = page_columns(records, self.schema, defer=True, times=self.times)
         return _Page(page_no, int(data.get("total") or 0), len(records), columns)
 
     def _follow_cap(self, first_no: int, first: _Page) -> None:

@@ -28,7 +28,7 @@ from enum import IntEnum
 from typing import Any, Literal
 
 from opslib import enums
-from opslib.dialects import Dialect
+from opslib.dialects import Dialect, Paging
 from opslib.exceptions import ProtocolError
 from opslib.protocol.errors import ErrorCodec
 from opslib.protocol.meanings import Meanings, whole_number
@@ -36,7 +36,7 @@ from opslib.protocol.operations import Operation
 from opslib.protocol.serving import ServingSide
 from opslib.protocol.times import MINUTES_PER_DAY, TimeCodec
 
-__all__ = ["Codec"]
+__all__ = ["Codec", "Moments"]
 
 _REFERENCE_REQUIRED = Dialect().required
 Moments = Literal["ms", "raw"]
@@ -133,15 +133,18 @@ class Codec(ServingSide):
         return out
 
     def _fill_required(self, op: Operation, out: dict[str, Any], user_id: str) -> None:
-        """The dialect's required parameters: ``user_id`` is the caller's where not given
-        (its 2026 reading: the caller, beside ``user_id_param``); any other one missing is
-        refused before sending."""
+        """The dialect's required parameters: an alias takes its parameter's value (the
+        2021 reference's ``user_id`` for the selected ``user_id_param``), ``user_id`` is
+        otherwise the caller's; any other one missing is refused before sending."""
         required = self.dialect.required.get(op.path, ())
         missing = []
         for name in required:
             if out.get(name) not in (None, ""):
                 continue
-            if name == "user_id" and user_id:
+            target = op.aliases.get(name)
+            if target and out.get(target) not in (None, ""):
+                out[name] = out[target]  # the 2021 name of the selected user
+            elif name == "user_id" and user_id:
                 out[name] = user_id
             else:
                 missing.append(name)
@@ -219,8 +222,6 @@ class Codec(ServingSide):
                 value=data.get(op.list_key),
                 expected="a list",
             )
-        if self.plain and moments == "raw":
-            return data
         if op.day_minutes and isinstance(data.get("message_config"), dict):
             config = data["message_config"]
             for name in op.day_minutes:
@@ -228,10 +229,12 @@ class Codec(ServingSide):
                     config[name] = self.times.day_minutes_in(
                         config[name], field=f"data.message_config.{name}", operation=op.path
                     )
+        if moments == "raw":
+            return data
         for name in op.times:
             if name in data:
                 data[name] = self.times.ms(data[name], field=f"data.{name}", operation=op.path)
-        if moments == "ms" and op.list_key:
+        if op.list_key:
             for name in op.times:
                 records = [r for r in data[op.list_key] if isinstance(r, dict) and name in r]
                 values = self.times.column_ms(
@@ -263,6 +266,48 @@ class Codec(ServingSide):
             expected=f"null or {wanted!r} (what the write promises on success)",
         )
 
+    # -- what the platform offers, for the client's resources ---------------------------
+
+    @property
+    def name(self) -> str:
+        """The dialect's name, for messages."""
+        return self.dialect.name
+
+    @property
+    def paging(self) -> Paging:
+        """How the platform pages (its largest page, what ``total`` counts)."""
+        return self.dialect.paging
+
+    @property
+    def fleet_events(self) -> bool:
+        """Whether ``/device/query_record`` reads a whole fleet on this platform."""
+        return self.dialect.capabilities.fleet_events
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """The fields the platform treats as secret (left out of frames by default)."""
+        return self.dialect.secrets
+
+    @property
+    def token_in_query(self) -> bool:
+        """Whether the token call's parameters go in the query string (else a form)."""
+        return self.dialect.token.params == "query"
+
+    def requires(self, op: Operation, name: str) -> bool:
+        """Whether the platform requires parameter ``name`` of ``op``."""
+        return name in self.dialect.required.get(op.path, ())
+
+    def login_user_id(self, data: Mapping[str, Any]) -> Any:
+        """The user_id in a login or register answer's ``data`` (the dialect's field)."""
+        return data.get(self.dialect.token.user_id_field)
+
+    def event_kinds(self) -> dict[str, dict[int, str]]:
+        """The platform's event kinds and labels, as an events frame carries them."""
+        return {
+            "kinds": dict(self.dialect.event_kinds),
+            "labels": dict(self.labels("event_type", enums.EventType)),
+        }
+
     # -- names of codes ------------------------------------------------------------------
 
     def labels(self, key: str, enum: type[IntEnum] | None = None) -> Mapping[int, str]:
@@ -276,6 +321,67 @@ class Codec(ServingSide):
         if found is not None:
             return found
         return enums.labels(enum) if enum is not None else {}
+
+    def filter_codes(self, key: str, enum: type[IntEnum] | None = None) -> tuple[int, ...]:
+        """The codes a read may filter ``key`` by: the dialect's filters where it names
+        fewer (``event_type`` 0 and 1 on the CHINT smart cloud), else every labelled code.
+
+        >>> Codec(Dialect.named("chint")).filter_codes("event_type")
+        (0, 1)
+        """
+        allowed = self.meanings.filter_allowed(key)
+        return allowed if allowed is not None else tuple(self.labels(key, enum))
+
+    def code_of(
+        self, value: int | str | IntEnum, key: str, enum: type[IntEnum] | None, field: str
+    ) -> int:
+        """The platform's code for a value given as its code or its label (``"Wi-Fi"``).
+
+        Raises
+        ------
+        ValueError
+            Naming the field and the allowed values.
+
+        Examples
+        --------
+        >>> Codec(Dialect.named("chint")).code_of("Wi-Fi", "net_type", None, "net_type")
+        0
+        """
+        labels = self.dialect.enums.get(key, {}) if enum is None else self.labels(key, enum)
+        if isinstance(value, IntEnum) and (enum is None or dict(labels) != enums.labels(enum)):
+            value = getattr(value, "label", value.name.lower())
+        if isinstance(value, int) and not isinstance(value, bool) and int(value) in labels:
+            return int(value)
+        if isinstance(value, str):
+            wanted = value.strip().lower().replace("_", " ")
+            if wanted.isdigit() and int(wanted) in labels:
+                return int(wanted)
+            for code, label in labels.items():
+                if wanted == label.lower().replace("_", " "):
+                    return int(code)
+        allowed = ", ".join(f"{code} ({label})" for code, label in labels.items())
+        raise ValueError(f"{field} must be one of {allowed}; got {value!r}")
+
+    def vendor_type_code(self, value: int | str) -> int:
+        """A product's vendor_type as the platform's code: its label where the dialect
+        names vendor types (the CHINT smart cloud: 0 in-house, 1 partner ecosystem), else
+        the integer itself (ours: the operator's own classes, checked by the platform).
+
+        >>> Codec(Dialect.named("chint")).vendor_type_code("partner ecosystem")
+        1
+        >>> Codec().vendor_type_code(42)
+        42
+        """
+        if "vendor_type" in self.dialect.enums:
+            return self.code_of(value, "vendor_type", None, "vendor_type")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value.strip())
+        raise ValueError(
+            f"vendor_type must be an integer (the {self.dialect.name} platform names no vendor "
+            f"types, its classes are the operator's own); got {value!r}"
+        )
 
 
 def _typed(path: str, name: str, kind: str, value: Any) -> Any:

@@ -588,7 +588,6 @@ def named(name: str | Operation) -> Operation:
         return name
     found = _BY_NAME.get(name) or _BY_PATH.get(name)
     if found is None:
-        raise KeyError(
-            f"no operation {name!r}; known: {sorted(_BY_NAME)} (or their paths)"
-        ) from None
+        known = ", ".join(f"{op.name} ({op.path})" for op in OPERATIONS)
+        raise KeyError(f"no operation {name!r}; the operations are {known}") from None
     return found

@@ -141,11 +141,11 @@ class ServingSide:
         names the caller or the same user: both readings agree), and a ``caller_param``
         that is the caller itself (not a transfer)."""
         for alias, target in op.aliases.items():
-            if alias not in required:
+            if alias not in required or alias not in params:
                 continue
             if params.get(target) not in (None, ""):
-                if params.get(alias) in (served.caller, params[target]):
-                    params.pop(alias)
+                if params[alias] in (served.caller, params[target]):
+                    params.pop(alias)  # the caller, or both names of the selected user
                 continue
             meaning = self._mode(op, params)
             if meaning is not None and target in op.modes.get(meaning, ()):

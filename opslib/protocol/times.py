@@ -34,6 +34,7 @@ from opslib.exceptions import ProtocolError
 from opslib.timeutil import GMT_FORMAT, SECONDS_LIMIT
 
 __all__ = [
+    "DECODED",
     "EARLIEST_MS",
     "LATEST_MS",
     "TimeCodec",
@@ -135,6 +136,9 @@ class TimeCodec:
             number = float(value.strip())
         if number is not None:
             return self._number_ms(number, value, field, operation)
+        if isinstance(value, dt.datetime):  # a moment made in Python (a Timestamp too)
+            moment = value if value.tzinfo is not None else value.replace(tzinfo=self.zone)
+            return int(moment.timestamp() * 1000)
         if not isinstance(value, str):
             raise ProtocolError(
                 operation=operation, field=field, value=value, expected=self._expected()
@@ -293,3 +297,8 @@ class TimeCodec:
             "epoch seconds whose time of day is meant (times.dnd_unit = 'epoch_s'), "
             "not minutes and not milliseconds"
         )
+
+
+DECODED = TimeCodec(Times(gmt_format="epoch_ms"))
+"""The moments of a decoded answer: epoch milliseconds (:meth:`Codec.decode_answer
+<opslib.protocol.codec.Codec.decode_answer>`)."""

@@ -13,11 +13,11 @@ import pandas as pd
 
 from opslib.client import _schemas as S
 from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
-from opslib.client._labels import enum_key, vendor_type_code
 from opslib.client._row_order import dedupe_and_sort
 from opslib.client._writes import check_errors, items_from, run_writes
 from opslib.client.resources import Resource
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
+from opslib.protocol import operations as ops
 
 __all__ = ["Products"]
 
@@ -60,14 +60,12 @@ class Products(Resource):
         >>> client.products.categories().columns.tolist()
         ['category_id', 'category_name', 'category_icon']
         """
-        data = self._session.call("/product/query_category", {})
+        data = self._session.call(ops.QUERY_CATEGORY, {})
         frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
         return dedupe_and_sort(frame, S.CATEGORY)
 
     def _one_category(self, category_id: int, schema: S.FrameSchema) -> PageColumns:
-        data = self._session.call(
-            "/product/query_list_by_category", {"category_id": int(category_id)}
-        )
+        data = self._session.call(ops.QUERY_LIST_BY_CATEGORY, {"category_id": int(category_id)})
         name = data.get("category_name")
         records = [{**p, "category_name": name} for p in data.get("product_list") or []]
         return page_columns(records, schema)
@@ -108,7 +106,7 @@ class Products(Resource):
         schema = self._schema(S.PRODUCT, include_secrets)
         pages = [self._one_category(c, schema) for c in ids]
         frame = dedupe_and_sort(build_frame(pages, schema), schema)
-        return self._finish(frame, schema, include_secrets)
+        return self._finish(frame, include_secrets)
 
     def add(
         self,
@@ -154,7 +152,7 @@ class Products(Resource):
                 raise ValueError(f"products.add: item {i}: {exc}") from None
 
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._session.call("/product/add", params, message_id=mid)
+            return self._session.call(ops.ADD_PRODUCT, params, message_id=mid)
 
         return run_writes(
             items,
@@ -172,9 +170,10 @@ class Products(Resource):
         """``item``'s coded fields as the platform's codes (changed in place)."""
         for name, enum in _CODED.items():
             if name in item:
-                item[name] = self._code(item[name], enum, name, enum_key("product", name))
+                key = "product_status" if name == "status" else name
+                item[name] = self._code(item[name], enum, name, key)
         if "vendor_type" in item:
-            item["vendor_type"] = vendor_type_code(item["vendor_type"], self._dialect)
+            item["vendor_type"] = self._codec.vendor_type_code(item["vendor_type"])
 
     def delete(
         self,
@@ -209,7 +208,7 @@ class Products(Resource):
         items = [{"product_id": p} for p in ids]
 
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._session.call("/product/delete", params, message_id=mid)
+            return self._session.call(ops.DELETE_PRODUCT, params, message_id=mid)
 
         return run_writes(
             items,
