@@ -324,6 +324,7 @@ QUERY_LIST_BY_CATEGORY = Operation(
     params={"access_token": "str", "client_id": "str", "category_id": "int"},
     required=("client_id", "category_id"),
     codes=_PRODUCT_CODES,
+    times=("gmt_create", "gmt_modified"),
     list_key="product_list",
     secret="product_secret",  # noqa: S106 - a field name
     schema="product",
@@ -341,7 +342,7 @@ QUERY_BY_USER = Operation(
     },
     selectors={"owned": "owned"},
     codes={"status": "device_status", "owned": "owned"},
-    times=("gmt_bind",),
+    times=("gmt_bind", "gmt_last_seen"),
     list_key="device_list",
     paged=Paged("device_list", key=("device_id",)),
     fleet=("user_id", ""),
@@ -380,7 +381,7 @@ DEVICE_QUERY = Operation(
     params={"access_token": "str", "user_id": "str", "device_id": "str"},
     required=("device_id",),
     codes={"status": "device_status", "owned": "owned"},
-    times=("gmt_bind",),
+    times=("gmt_bind", "gmt_last_seen"),
     caller_param="user_id",
     secret="device_secret",  # noqa: S106 - a field name
     schema="device",
