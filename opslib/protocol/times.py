@@ -202,10 +202,9 @@ class TimeCodec:
         if ms is None:
             return None
         fmt = self.format
-        if fmt == "epoch_ms":
-            return int(ms)
-        if fmt == "epoch_s":
-            return int(ms) // 1000
+        if fmt in ("epoch_ms", "epoch_s"):
+            number = int(ms) if fmt == "epoch_ms" else int(ms) // 1000
+            return str(number) if self.times.epoch_text else number
         if fmt == "datetime" and self.zone is _UTC:
             return text_of_ms(ms)
         local = dt.datetime.fromtimestamp(ms // 1000, _UTC).astimezone(self.zone)
