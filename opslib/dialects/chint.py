@@ -38,8 +38,9 @@ from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Serving,
 
 __all__ = ["CHINT_CODES", "CHINT_EVENT_KINDS", "chint_dialect"]
 
-# The platform's business codes (2026 docs/api error-code dictionary), each with the opslib
-# exception it means. 200 and 0 are success.
+# The platform's business codes (its error-code dictionary: 2021 code-dict.html 196-431,
+# repeated by the 2026 docs/reference/code-dict.html), each with the opslib exception it
+# means. 200 and 0 are success.
 CHINT_CODES = {
     # common
     400: "BadRequest",
