@@ -270,6 +270,9 @@ PROVENANCE = {
     "时间戳(毫秒)), every example a 13-digit number but device-service.html 418, 697 "
     "(149968121600, 12-digit typos); D 515-517, 540-542, U 206-208, 443-454, P 456-461 type "
     "them string without a format: both read",
+    "times.epoch_text": "documented: 2021 device-service.html 395-439, 680-699, 966-994, "
+    "user-service.html 476-489, 880-900 (gmt_* numbers in every example); D 515-517, 540-542, "
+    "U 443-454 (2026: typed string): written as numbers, both read",
     "times.zone": "assumed: epoch milliseconds carry no zone; a zone-less string would be "
     "China time, never seen",
     "times.range_unit": "documented: 2021 device-service.html 882-896 (query_record example: "

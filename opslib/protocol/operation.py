@@ -160,6 +160,7 @@ class Operation:
     def safety_for(self, params: Mapping[str, Any]) -> Safety:
         """How safe this call is to send twice, by its selector (our numbers).
 
+        >>> from opslib.protocol.operations import AUTH_CODE
         >>> AUTH_CODE.safety_for({"auth_model": 1}), AUTH_CODE.safety_for({"auth_model": 2})
         ('write', 'read')
         """
@@ -172,6 +173,7 @@ class Operation:
     def needs_token(self, params: Mapping[str, Any]) -> bool:
         """Whether this call carries an access token, by its selector (our numbers).
 
+        >>> from opslib.protocol.operations import UPDATE_PWD
         >>> UPDATE_PWD.needs_token({"update_model": 2})
         False
         """
