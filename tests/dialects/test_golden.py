@@ -481,21 +481,15 @@ def test_the_server_reads_the_published_request(name: str) -> None:
 
 # -- (d) the server answers as published ----------------------------------------------------
 
-SUCCESS_CODE_XFAIL = (
-    "the server half writes success as error_code 0 (ErrorCodec.success_code is "
-    "min(errors.success_codes), and 0 is the authorization dictionary's success, 2021 "
-    "code-dict.html 265-268); every published success answer says 200 (the 18 examples; "
-    "D 457-460: 200 表示成功)"
-)
 # The writes whose published answer is the common envelope with data null.
 _WRITES = ("bind", "update_info", "update_pwd", "update_user_info", "update_sys_setting")
 
 
-@pytest.mark.xfail(strict=True, reason=SUCCESS_CODE_XFAIL)
 @pytest.mark.parametrize("name", [*_WRITES, "add_product", "delete_product"])
 def test_the_server_answers_a_write_as_published(name: str) -> None:
     """Our core's success (data {}, or add's and delete's bare string) as published:
-    ``{"error_code": 200, "message_id": ..., "data": null}``."""
+    ``{"error_code": 200, "message_id": ..., "data": null}``: 200, as every published
+    success says (D 457-460), though 0 is a success code there too."""
     golden = _golden(name)
     op = ops.named(name)
     served = Served(message_id=golden["answer"]["message_id"])
@@ -507,7 +501,6 @@ def test_the_server_answers_a_write_as_published(name: str) -> None:
     assert CHINT.encode_answer(op, core, served) == golden["answer"]
 
 
-@pytest.mark.xfail(strict=True, reason=SUCCESS_CODE_XFAIL)
 def test_the_server_answers_the_token_call_as_published() -> None:
     golden = _golden("token")["answer"]
     core = {k: golden[k] for k in ("access_token", "refresh_token", "expires_in", "openid")}
