@@ -251,25 +251,7 @@ _NO_PARAMS_USER_ID = (
     "request, which names its user in the envelope only ({why}); reading a missing "
     "params.user_id as the envelope's user_id would take both"
 )
-SERVER_XFAIL = {
-    "query_by_user": _NO_PARAMS_USER_ID.format(
-        where="D 116-120",
-        why="its table lists user_id, device-service.html 361-364, its example 326-337 "
-        "carries it beside params",
-    ),
-    "update_info": _NO_PARAMS_USER_ID.format(
-        where="D 197-200", why="its table has no user_id: device-service.html 555-617"
-    ),
-    "device_query": _NO_PARAMS_USER_ID.format(
-        where="D 249-251", why="its table has no user_id: device-service.html 640-676"
-    ),
-    "bind": (
-        "decode_request passes the 2021 example's integer category_id 1 on as it is; the "
-        "core's /device/bind takes text (opslib/server/fields.py CategoryIdText) and refuses "
-        "it (460), where the server half could write it as '1', the type both references "
-        "give it (2021 device-service.html 291-294, D 88-90)"
-    ),
-}
+SERVER_XFAIL: dict[str, str] = {}
 
 
 def _params(case_name: str) -> tuple[dict[str, Any], dict[str, Any]]:
