@@ -34,7 +34,8 @@ product reads carry their secrets.
 
 from __future__ import annotations
 
-from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Serving, Times, TokenCall
+from opslib.dialects.base import Dialect
+from opslib.dialects.sections import Capabilities, Errors, Paging, Serving, Times, TokenCall
 
 __all__ = ["CHINT_CODES", "CHINT_EVENT_KINDS", "chint_dialect"]
 
