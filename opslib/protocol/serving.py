@@ -98,9 +98,10 @@ class ServingSide:
         for name in required:
             if params.get(name) not in (None, ""):
                 continue
-            if name == "user_id" and served.caller:
+            if name == "user_id" and served.caller and name not in params:
                 # the 2021 reference names the user in the envelope only; the 2026 lists
-                # require it in params too: either is the caller
+                # require it in params too: either is the caller (an empty one asks for
+                # the whole fleet, which the required parameter refuses)
                 params[name] = served.caller
                 continue
             raise Refused(f"params.{name}", "required")
