@@ -6,13 +6,26 @@
   127.0.0.1 in a thread. Shared: tests must not change what others read (use fresh ones).
 - ``platform_factory`` / ``fresh_platform`` (function): a platform of its own over a copy of
   the same seeded database, optionally with other server settings (short token lifetimes).
+- ``report_run`` (session): ``report_run(report, parameters, label=...)`` is the
+  :class:`~opslib.reports.RunResult` of that report run against the shared ``platform``,
+  made once per pytest run however many xdist workers ask (the first runs it, the others
+  wait for it and read it). A test that reads a report's HTML, exports or notebook takes
+  this rather than a run of its own; ``report_runs`` is every report of
+  ``tests/reports/runs.py`` in both modes, by ``(report, mode)``, each made when a test
+  first reads it. A test that changes the platform, or checks how a run itself goes (exit
+  status, timeout, lock), runs its own with ``run_report``.
+- ``run_once`` (session): the tool under ``report_run``. ``run_once(key, build)`` calls
+  ``build(directory)`` in one worker only, under a file lock, and returns the directory
+  (common to all workers of the run) for every caller; ``build`` must write everything
+  the callers read into it. A build that raises is tried again by the next caller.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +34,7 @@ import orjson
 import pytest
 
 SEED_SCALE = "small"
+DONE = ".built"  # in a run_once directory: its build finished
 
 
 @dataclass
@@ -141,14 +155,53 @@ def _isolated_env(
     monkeypatch.setenv("OPSLIB_EMBEDDED_SCALE", SEED_SCALE)
 
 
+def run_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary directory of this pytest run, common to its xdist workers (each
+    worker's own is a folder of it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
-def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database seeded once per session (small scale); never served, only copied."""
+def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path | None]:
+    """``run_once(key, build, wait=True) -> directory``: ``build(directory)`` once per
+    pytest run.
+
+    The first worker to ask builds under a file lock; the others wait for the lock, then
+    find the directory built. With ``wait=False`` a worker that finds another one building
+    gets None at once (it may build something else meanwhile). ``key`` names the directory
+    (letters, digits, ``-_.``).
+    """
+    from filelock import FileLock, Timeout
+
+    root = run_directory(tmp_path_factory) / "once"
+    root.mkdir(exist_ok=True)
+
+    def once(key: str, build: Callable[[Path], object], wait: bool = True) -> Path | None:
+        directory = root / key
+        try:
+            lock = FileLock(root / f"{key}.lock", timeout=-1 if wait else 0).acquire()
+        except Timeout:
+            return None
+        with lock:
+            if not (directory / DONE).exists():
+                shutil.rmtree(directory, ignore_errors=True)  # what a failed build left
+                directory.mkdir()
+                build(directory)
+                (directory / DONE).touch()
+        return directory
+
+    return once
+
+
+@pytest.fixture(scope="session")
+def seeded_db(run_once: Callable[..., Path]) -> Path:
+    """A database seeded once per pytest run (small scale); never served, only copied."""
     from opslib.server.seed import seed_database
 
-    db = tmp_path_factory.mktemp("template") / "template.db"
-    seed_database(db, scale=SEED_SCALE)
-    return db
+    built = run_once("seeded-db", lambda d: seed_database(d / "template.db", scale=SEED_SCALE))
+    assert built is not None  # it waits
+    return built / "template.db"
 
 
 def _start(db: Path, settings: Any = None, dialect: str | None = None) -> Platform:
@@ -168,6 +221,44 @@ def platform(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     running = _start(db)
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="session")
+def report_run(
+    run_once: Callable[..., Path], platform: Platform, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., Any]:
+    """``report_run(report, parameters=None, label="", out="report-runs") -> RunResult``:
+    that report run against the shared platform (its ops account) once per pytest run
+    (``wait=False``: None at once while another worker makes it).
+
+    Runs of one ``out`` share a directory of the run's tmp (one index, one plotly.js); the
+    default one holds ``report_runs``, whose index a browser test counts: name another
+    ``out`` for runs of other parameters.
+    """
+    from reports.runs import shared_run
+
+    def run(
+        report: str,
+        parameters: Mapping[str, Any] | None = None,
+        label: str = "",
+        out: str = "report-runs",
+        wait: bool = True,
+    ) -> Any:
+        directory = run_directory(tmp_path_factory) / out
+        return shared_run(run_once, platform, directory, report, parameters, label, wait)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def report_runs(report_run: Callable[..., Any]) -> Mapping[tuple[str, str], Any]:
+    """Every report of tests/reports/runs.py in both modes, by (report, mode): ``report_run``
+    with ``runs.parameters(report, mode)`` and the mode as label, each made on first use."""
+    from reports.runs import EveryReport
+
+    return EveryReport(
+        lambda report, params, mode, wait: report_run(report, params, mode, wait=wait)
+    )
 
 
 @pytest.fixture

@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reports.runs import run_every_report
-
-from opslib.reports import RunResult
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -67,11 +64,3 @@ def chromium(tmp_path: Path) -> Iterator[Any]:
         finally:
             context.close()
     shutil.rmtree(profile, ignore_errors=True)
-
-
-@pytest.fixture(scope="session")
-def report_runs(
-    platform: object, tmp_path_factory: pytest.TempPathFactory
-) -> dict[tuple[str, str], RunResult]:
-    """The same runs as tests/reports uses (shared when both run in one session)."""
-    return run_every_report(platform, tmp_path_factory.getbasetemp() / "report-runs")

@@ -1,17 +1,15 @@
-"""Fixtures of the report tests: a tiny notebook for the runner, and runs of the real ones."""
+"""Fixtures of the report tests: tiny notebooks for the runner, and the shared platform's
+environment. Runs of the real reports: ``report_run`` and ``report_runs`` (tests/conftest.py)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 
-from opslib.reports import RunResult
-
-from .runs import platform_env, run_every_report
+from .runs import platform_env
 
 KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
 TINY_PARAMETERS = """\
@@ -182,15 +180,3 @@ def tiny(tiny_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def env(platform: Any) -> dict[str, str]:
     """The environment that points a run at the shared test platform (its ops account)."""
     return platform_env(platform)
-
-
-@pytest.fixture(scope="session")
-def report_runs(
-    platform: object, tmp_path_factory: pytest.TempPathFactory
-) -> dict[tuple[str, str], RunResult]:
-    """Every report in both modes against the shared platform (run once per session)."""
-    out = tmp_path_factory.getbasetemp() / "report-runs"
-    t0 = time.monotonic()
-    runs = run_every_report(platform, out)
-    print(f"\n{len(runs)} report runs in {time.monotonic() - t0:.1f} s")
-    return runs
