@@ -107,6 +107,14 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
     _add_platform(run)
+    run.add_argument(
+        "--as",
+        dest="as_role",
+        choices=["ops", "admin"],
+        default="",
+        help="with --demo: the demo account to run as (default ops; product_upkeep's apply "
+        "needs admin)",
+    )
     run.add_argument("--label", default="", help="a suffix for the run directory's name")
     _add_verbose(run)
     _add_notify(run)

@@ -113,8 +113,9 @@ _ENV = {
     "dialect": "OPSLIB_DIALECT",
 }
 _SECRETS = ("client_secret", "password")
-# A profile may also hold its reports' notification table (opslib.reports.notify).
-_PROFILE_KEYS = frozenset({*_ENV, "notify"})
+# A profile may also hold its reports' notification table (opslib.reports.notify) and
+# the zone its reports show times in (opslib.reports.zones).
+_PROFILE_KEYS = frozenset({*_ENV, "notify", "tz"})
 
 
 def config_path() -> Path:

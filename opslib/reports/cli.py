@@ -97,6 +97,7 @@ def _run(args: argparse.Namespace) -> int:
             out_dir=args.out,
             profile=args.profile,
             demo=args.demo,
+            role=getattr(args, "as_role", "") or "",
             label=args.label,
             cell_timeout=args.cell_timeout or DEFAULT_CELL_TIMEOUT,
             run_timeout=args.run_timeout or DEFAULT_RUN_TIMEOUT,

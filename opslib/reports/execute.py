@@ -46,7 +46,13 @@ from opslib.reports._rundir import (
     write_job,
 )
 from opslib.reports.causes import cause_of
-from opslib.reports.checks import CheckedParameters, check_parameters, check_role, dialect_of
+from opslib.reports.checks import (
+    CheckedParameters,
+    check_parameters,
+    check_role,
+    dialect_of,
+    platform_filters,
+)
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.locks import RunLock
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
@@ -112,20 +118,18 @@ def check_before_run(
     demo: bool,
     env: Mapping[str, str] | None,
     base_dir: str | os.PathLike[str] | None,
+    role: str = "",
 ) -> tuple[CheckedParameters, Connection]:
-    """Everything checked before a kernel: the parameters and, at the same time, the
-    platform (unless ``connection`` was checked already), then the role they need."""
-    pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
-    try:
-        dialect = dialect_of(profile=profile, demo=demo, env=env)
-        checked = check_parameters(notebook, parameters, base=base_dir, dialect=dialect)
-    except BaseException:
-        if pending is not None:
-            pending.cancel()
-        raise
-    if pending is not None:
-        connection = pending.result()
-    assert connection is not None
+    """Everything checked before a kernel: the parameters (names, types, meanings: no
+    process is started for a refusal), then the platform (unless ``connection`` was checked
+    already) with the ids they name, then the role they need."""
+    dialect = dialect_of(profile=profile, demo=demo, env=env)
+    checked = check_parameters(notebook, parameters, base=base_dir, dialect=dialect)
+    if connection is None:
+        filters = platform_filters(checked.checks, checked.values).values()
+        connection = start_connection(
+            profile=profile, demo=demo, env=env, role=role, filters=list(filters)
+        ).result()
     check_role(checked, connection.platform)
     return checked, connection
 
@@ -206,6 +210,7 @@ def run_report(
     self_contained: bool = False,
     echo: Callable[[str], Any] | None = None,
     sections: bool = False,
+    role: str = "",
 ) -> RunResult:
     """Run one report unattended and keep its notebook, HTML and status.
 
@@ -226,6 +231,9 @@ def run_report(
         A connection profile of the opslib config file (sets ``OPSLIB_PROFILE``).
     demo
         Run on the embedded demo platform (the report is marked DEMO DATA).
+    role
+        With ``demo``: the demo account to run as, ``ops`` (default) or ``admin`` (which
+        ``product_upkeep``'s ``apply`` needs).
     env
         Extra environment variables for the run (e.g. ``OPSLIB_BASE_URL``).
     connection
@@ -283,7 +291,7 @@ def run_report(
     try:
         checked, connection = check_before_run(
             notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
-            env=env, base_dir=base_dir,
+            env=env, base_dir=base_dir, role=role,
         )  # fmt: skip
     except BaseException:
         lock.release(remove=True)

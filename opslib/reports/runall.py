@@ -44,6 +44,7 @@ from opslib.reports.checks import (
     check_parameters,
     check_role,
     dialect_of,
+    platform_filters,
 )
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
 from opslib.reports.index import write_index
@@ -177,6 +178,14 @@ def check_specs(
         except (ReportNotFound, ParameterError) as exc:
             raise ConfigFileError(f"{config}: run {n} ({_name(spec)}): {exc}") from None
     return checked
+
+
+def _entry_of(exc: Exception, checked: list[tuple[RunSpec, Path, CheckedParameters]]) -> str:
+    """``run N (name): `` of the first entry whose parameters the refusal quotes."""
+    for n, (spec, _, params) in enumerate(checked, start=1):
+        if any(f"{name!r} = {value!r}" in str(exc) for name, value in params.values.items()):
+            return f"run {n} ({_name(spec)}): "
+    return ""
 
 
 def _name(spec: RunSpec) -> str:
@@ -335,14 +344,19 @@ def _run_batch(
     sections: bool,
 ) -> BatchResult:
     """run_all's work, holding the run-all lock of ``out``."""
-    pending = start_connection(profile=profile, demo=demo, env=env)
-    try:  # the platform is checked while the entries are
-        checked = check_specs(file, specs, dialect=dialect_of(profile=profile, demo=demo, env=env))
-    except BaseException:
-        pending.cancel()
-        raise
+    # The entries first (no process is started for a refusal), then the platform, once,
+    # with every id an entry names.
+    checked = check_specs(file, specs, dialect=dialect_of(profile=profile, demo=demo, env=env))
+    filters = [
+        item
+        for _, _, params in checked
+        for item in platform_filters(params.checks, params.values).values()
+    ]
+    pending = start_connection(profile=profile, demo=demo, env=env, filters=filters)
     try:
         connection = pending.result()
+    except ParameterError as exc:
+        raise ConfigFileError(f"{file}: {_entry_of(exc, checked)}{exc}") from None
     except PlatformUnavailable as exc:
         out.mkdir(parents=True, exist_ok=True)
         skipped = _skip(specs, out, str(exc), {})

@@ -88,7 +88,8 @@ def test_event_types_are_checked_one_by_one() -> None:
     assert ok == {"event_types": ["alarm", "offline"]}
     message = refused(checks, {"event_types": ["alarm", "alrm"]}, event_types=[])
     assert message.startswith(
-        "parameter 'event_types' = 'alrm': not an event type; accepted: online, offline, "
+        "parameter 'event_types' = 'alrm': not an event type (did you mean 'alarm'?); "
+        "accepted: online, offline, "
         "property report, alarm, command, firmware upgrade"
     )
 

@@ -82,7 +82,8 @@ def test_unknown_parameter_lists_the_valid_ones(tiny: Path) -> None:
     with pytest.raises(UnknownParameterError) as info:
         validate_parameters(declared, {"nn": 1, "n": 2})
     assert str(info.value) == (
-        "unknown parameter 'nn'; valid parameters: n, fail, sleep_s, tags, interactive, output_dir"
+        "unknown parameter 'nn' (did you mean 'n'?); valid parameters: n, fail, sleep_s, tags, "
+        "interactive, output_dir"
     )
 
 
