@@ -11,17 +11,16 @@ anyone working in a notebook or script of their own.
 
 from opslib.analysis._common import Window, previous_window, resolve_window
 from opslib.analysis.compare import MIN_PERCENT_BASE, change_summary, compare_periods
+from opslib.analysis.downtime import downtime, downtime_not_computed, outages, start_states
 from opslib.analysis.events import (
     PROPERTY_PREFIX,
     WEEKDAYS,
     alarm_codes,
-    downtime,
     event_type_values,
     event_volume,
     filter_events,
     hour_weekday_matrix,
     noisiest_devices,
-    outages,
     property_columns,
     property_stats,
     value_by_command,
@@ -76,6 +75,7 @@ __all__ = [
     "count_by_category",
     "desired_state",
     "downtime",
+    "downtime_not_computed",
     "event_kinds",
     "event_type_values",
     "event_volume",
@@ -99,6 +99,7 @@ __all__ = [
     "resolve_window",
     "settings_table",
     "silent_devices",
+    "start_states",
     "validate_product_file",
     "value_by_command",
 ]

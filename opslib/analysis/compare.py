@@ -10,7 +10,8 @@ import pandas as pd
 from opslib import enums
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
-from opslib.analysis.events import alarm_codes, downtime
+from opslib.analysis.downtime import downtime
+from opslib.analysis.events import alarm_codes
 from opslib.analysis.kinds import event_kinds, not_computable
 
 __all__ = ["MIN_PERCENT_BASE", "change_summary", "compare_periods"]

@@ -17,19 +17,18 @@ from pandas.tseries.frequencies import to_offset
 
 from opslib import enums
 from opslib.analysis._common import NONE_LABEL, Window, require_columns
+from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.kinds import EventKinds, event_kinds
 
 __all__ = [
     "PROPERTY_PREFIX",
     "WEEKDAYS",
     "alarm_codes",
-    "downtime",
     "event_type_values",
     "event_volume",
     "filter_events",
     "hour_weekday_matrix",
     "noisiest_devices",
-    "outages",
     "property_columns",
     "property_stats",
     "value_by_command",
@@ -83,6 +82,10 @@ def filter_events(
 ) -> pd.DataFrame:
     """Keep the events of the given types, device and ``[start, end)``; empty means any.
 
+    Filtered by type, the frame keeps the types in ``attrs["event_types"]``: a measure built
+    on types left out (downtime without online/offline events) is then not computed, never
+    zero (:func:`opslib.analysis.downtime_not_computed`).
+
     Examples
     --------
     >>> analysis.filter_events(events, event_types=["alarm"])  # doctest: +SKIP
@@ -97,7 +100,11 @@ def filter_events(
         mask &= events["gmt_create"] >= start
     if end is not None:
         mask &= events["gmt_create"] < end
-    return events[mask.fillna(False).astype(bool)]
+    out = events[mask.fillna(False).astype(bool)]
+    if types:
+        kept = events.attrs.get(FILTER_ATTR)
+        out.attrs[FILTER_ATTR] = [t for t in types if kept is None or t in kept]
+    return out
 
 
 def _check_freq(freq: str) -> str:
@@ -295,140 +302,6 @@ def alarm_codes(events: pd.DataFrame, *, kinds: EventKinds | None = None) -> pd.
     out["first_seen"] = out["first_seen"].astype("datetime64[ns, UTC]")
     out["last_seen"] = out["last_seen"].astype("datetime64[ns, UTC]")
     return out.sort_values(["alarms", "code"], ascending=[False, True]).reset_index(drop=True)
-
-
-def outages(
-    events: pd.DataFrame, *, end: pd.Timestamp | None = None, kinds: EventKinds | None = None
-) -> pd.DataFrame:
-    """Offline periods: from an offline event to the device's next online event.
-
-    Which event types mean offline and online comes from ``kinds`` (default: the frame's
-    own, see :mod:`opslib.analysis.kinds`); on a platform without them there are none.
-
-    Repeated offline events count from the first; an online event with no offline event
-    before it in the frame is ignored (the state before the window is unknown). A device
-    still offline at the end of the frame has an outage that runs to ``end`` (default: its
-    last event of any type) and is marked ``ongoing``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``device_id``, ``offline_at``, ``online_at`` (NaT while ongoing),
-        ``duration`` (Timedelta), ``ongoing``.
-
-    Examples
-    --------
-    >>> analysis.outages(events, end=pd.Timestamp("2024-05-08", tz="UTC"))  # doctest: +SKIP
-    """
-    require_columns(events, ["device_id", "event_type", "gmt_create"], "outages")
-    known = event_kinds(events, kinds)
-    online = sorted(known.online) if known.has_outages else []
-    offline = sorted(known.offline) if known.has_outages else []
-    state = events[events["event_type"].isin([*online, *offline])]
-    state = state[["device_id", "event_type", "gmt_create"]].dropna()
-    # Order by device, time, event_id with one lexsort over integer keys, not over the text
-    # columns; the sort is stable, as sort_values(stable).
-    devices, device_ids = pd.factorize(state["device_id"], sort=True)
-    times = state["gmt_create"].to_numpy(dtype="datetime64[ns]").view("int64")
-    keys = [times, devices]
-    if "event_id" in events.columns:
-        event_ids, _ = pd.factorize(events.loc[state.index, "event_id"], sort=True)
-        keys.insert(0, event_ids)
-    order = np.lexsort(keys)
-    # 1 went offline, 0 came online: the codes themselves are the platform's.
-    went_off = state["event_type"].isin(offline).to_numpy(dtype=bool).astype("int64")
-    dev, kind, moment = devices[order], went_off[order], times[order]
-    # Keep only state changes: the first of each run of equal events per device.
-    first = np.ones(len(dev), dtype=bool)
-    first[1:] = (dev[1:] != dev[:-1]) | (kind[1:] != kind[:-1])
-    dev, kind, moment = dev[first], kind[first], moment[first]
-    same_next = np.zeros(len(dev), dtype=bool)
-    same_next[:-1] = dev[1:] == dev[:-1]
-    next_kind = np.append(kind[1:], -1)
-    next_moment = np.append(moment[1:], 0)
-    is_off = kind == 1
-    back = is_off & same_next & (next_kind == 0)
-    online_ns = np.where(back, next_moment, np.iinfo(np.int64).min)[is_off]  # min: NaT
-    closing = end if end is not None else events["gmt_create"].max()
-    out = pd.DataFrame(
-        {
-            "device_id": pd.array(np.asarray(device_ids)[dev[is_off]], dtype="string"),
-            "offline_at": pd.to_datetime(moment[is_off], utc=True),
-            "online_at": pd.to_datetime(online_ns.view("datetime64[ns]"), utc=True),
-        }
-    )
-    out["ongoing"] = out["online_at"].isna()
-    stop = out["online_at"].fillna(closing) if len(out) else out["online_at"]
-    out["duration"] = _non_negative(stop - out["offline_at"])
-    out["online_at"] = out["online_at"].astype("datetime64[ns, UTC]")
-    out["offline_at"] = out["offline_at"].astype("datetime64[ns, UTC]")
-    out["duration"] = out["duration"].astype("timedelta64[ns]")
-    out["ongoing"] = out["ongoing"].astype("boolean")
-    # Already by device_id (codes of the sorted ids), then offline_at.
-    return out[["device_id", "offline_at", "online_at", "duration", "ongoing"]]
-
-
-def _non_negative(durations: pd.Series) -> pd.Series:
-    return durations.where(durations > pd.Timedelta(0), pd.Timedelta(0))
-
-
-def downtime(
-    events: pd.DataFrame, *, window: Window | None = None, kinds: EventKinds | None = None
-) -> pd.DataFrame:
-    """Downtime per device from its outages, and its availability over the window.
-
-    Parameters
-    ----------
-    events
-        An event frame.
-    window
-        ``(start, end)`` the events cover; ongoing outages run to ``end`` and availability
-        is measured over the window (default: first to last event of the frame).
-    kinds
-        The platform's event kinds (default: the frame's own); without online and offline
-        events (``kinds.has_outages`` false) the result is empty: ask
-        ``kinds.missing("outages")`` before showing it.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``device_id``, ``outages``, ``downtime_hours``, ``longest_hours``,
-        ``ongoing`` and ``availability`` (0..1); most downtime first.
-
-    Examples
-    --------
-    >>> analysis.downtime(events, window=window).head()  # doctest: +SKIP
-    """
-    end = window[1] if window is not None else None
-    gaps = outages(events, end=end, kinds=kinds)
-    columns = {
-        "device_id": "string",
-        "outages": "Int64",
-        "downtime_hours": "Float64",
-        "longest_hours": "Float64",
-        "ongoing": "boolean",
-        "availability": "Float64",
-    }
-    if gaps.empty:
-        return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
-    hours = gaps["duration"].dt.total_seconds() / 3600
-    frame = gaps.assign(hours=hours)
-    out = frame.groupby("device_id", sort=True).agg(
-        outages=("hours", "size"),
-        downtime_hours=("hours", "sum"),
-        longest_hours=("hours", "max"),
-        ongoing=("ongoing", "any"),
-    )
-    if window is not None:
-        span_hours = (window[1] - window[0]) / pd.Timedelta(hours=1)
-    else:
-        span = events["gmt_create"].max() - events["gmt_create"].min()
-        span_hours = max(span / pd.Timedelta(hours=1), 1e-9)
-    out["availability"] = (1 - out["downtime_hours"] / span_hours).clip(lower=0.0, upper=1.0)
-    out = out.reset_index().astype(columns)
-    return out.sort_values(["downtime_hours", "device_id"], ascending=[False, True]).reset_index(
-        drop=True
-    )
 
 
 def property_columns(events: pd.DataFrame) -> list[str]:
