@@ -16,6 +16,7 @@ from opslib.analysis.events import (
     PROPERTY_PREFIX,
     WEEKDAYS,
     alarm_codes,
+    chart_properties,
     event_type_values,
     event_volume,
     filter_events,
@@ -24,6 +25,7 @@ from opslib.analysis.events import (
     property_columns,
     property_stats,
     value_by_command,
+    window_weekdays,
 )
 from opslib.analysis.fleet import (
     bind_cohorts,
@@ -70,6 +72,7 @@ __all__ = [
     "alarm_codes",
     "bind_cohorts",
     "change_summary",
+    "chart_properties",
     "compare_periods",
     "count_by",
     "count_by_category",
@@ -102,4 +105,5 @@ __all__ = [
     "start_states",
     "validate_product_file",
     "value_by_command",
+    "window_weekdays",
 ]

@@ -144,9 +144,11 @@ def start_states(
                 }
             )
         )
-    out = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(
-        len(f) for f in frames
-    ) else pd.DataFrame({c: pd.Series([], dtype=d) for c, d in _STATE_COLUMNS.items()})
+    out = (
+        pd.concat([f for f in frames if len(f)], ignore_index=True)
+        if any(len(f) for f in frames)
+        else pd.DataFrame({c: pd.Series([], dtype=d) for c, d in _STATE_COLUMNS.items()})
+    )
     out = out.drop_duplicates("device_id", keep="first")
     out["since"] = pd.to_datetime(out["since"], utc=True)
     return out.astype(_STATE_COLUMNS).reset_index(drop=True)
@@ -188,9 +190,7 @@ def outages(
         first = pd.DataFrame(
             {
                 "device_id": down["device_id"].astype("string"),
-                "gmt_create": pd.Series(pd.Timestamp(start), index=down.index).dt.tz_convert(
-                    "UTC"
-                ),
+                "gmt_create": pd.Series(pd.Timestamp(start), index=down.index).dt.tz_convert("UTC"),
                 "down": 1,
             }
         )

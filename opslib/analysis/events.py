@@ -8,6 +8,7 @@ Every function takes an event frame of :data:`opslib.client._schemas.EVENT` (as 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,11 +20,13 @@ from opslib import enums
 from opslib.analysis._common import NONE_LABEL, Window, require_columns
 from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.kinds import EventKinds, event_kinds
+from opslib.analysis.zones import bucket_range, bucket_starts, local, zone, zone_label
 
 __all__ = [
     "PROPERTY_PREFIX",
     "WEEKDAYS",
     "alarm_codes",
+    "chart_properties",
     "event_type_values",
     "event_volume",
     "filter_events",
@@ -32,6 +35,7 @@ __all__ = [
     "property_columns",
     "property_stats",
     "value_by_command",
+    "window_weekdays",
 ]
 
 PROPERTY_PREFIX = "properties."
@@ -117,8 +121,21 @@ def _check_freq(freq: str) -> str:
     return freq
 
 
+def _zone_of(window: Window | None, tz: str | None) -> str | None:
+    """The reader's zone: ``tz``, else the window's, else UTC (None)."""
+    if tz:
+        return tz
+    if window is not None and window[0].tzinfo is not None:
+        return zone_label(window[0].tzinfo)
+    return None
+
+
 def event_volume(
-    events: pd.DataFrame, freq: str = "1h", *, window: Window | None = None
+    events: pd.DataFrame,
+    freq: str = "1h",
+    *,
+    window: Window | None = None,
+    tz: str | None = None,
 ) -> pd.DataFrame:
     """Events per time bucket and event type (long form, ready for a line or bar chart).
 
@@ -131,13 +148,16 @@ def event_volume(
     window
         The period asked for: the buckets then cover all of it (zeros where no event),
         and a bucket that reaches outside it is marked ``partial``.
+    tz
+        The reader's zone (default: the window's, else UTC): days are its calendar days
+        (23 or 25 hours when the clocks change), shorter buckets start at its midnight.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``time`` (bucket start, UTC), ``event_type_name``, ``events`` (Int64) and
-        ``partial`` (the bucket is only partly inside ``window``; False without one);
-        every type present in the frame has a row for every bucket (zeros included).
+        Columns ``time`` (bucket start, in the zone), ``event_type_name``, ``events``
+        (Int64) and ``partial`` (the bucket is only partly inside ``window``; False without
+        one); every type present in the frame has a row for every bucket (zeros included).
 
     Examples
     --------
@@ -145,8 +165,10 @@ def event_volume(
     """
     require_columns(events, ["gmt_create", "event_type"], "event_volume")
     _check_freq(freq)
-    columns = {
-        "time": "datetime64[ns, UTC]",
+    reader = _zone_of(window, tz)
+    info = zone(reader)
+    columns: dict[str, Any] = {
+        "time": pd.DatetimeTZDtype("ns", info),
         "event_type_name": "string",
         "events": "Int64",
         "partial": "bool",
@@ -154,40 +176,71 @@ def event_volume(
     if events.empty:
         return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
     labels = events["event_type"].map(_TYPE_LABELS).astype("string").fillna(NONE_LABEL)
-    buckets = events["gmt_create"].dt.floor(freq)
+    anchor = window[0] if window is not None else events["gmt_create"].min()
+    buckets = bucket_starts(events["gmt_create"], freq, info, anchor=anchor)
     table = pd.crosstab(buckets.rename("time"), labels.rename("event_type_name"))
-    first, last = table.index.min(), table.index.max()
+    first, last = events["gmt_create"].min(), events["gmt_create"].max()
     if window is not None:
-        first = min(first, window[0].floor(freq))
-        last = max(last, (window[1] - pd.Timedelta(1, "ns")).floor(freq))
-    full = pd.date_range(first, last, freq=freq, tz="UTC", name="time")
-    table = table.reindex(full, fill_value=0)
+        first = min(first, window[0])
+        last = max(last, window[1] - pd.Timedelta(1, "ns"))
+    starts, ends = bucket_range(first, last, freq, info, anchor=anchor)
+    table = table.reindex(starts.rename("time"), fill_value=0)
     order = [label for label in _TYPE_LABELS.values() if label in table.columns]
     order += [c for c in table.columns if c not in order]
     stacked: pd.Series = table[order].stack()  # type: ignore[assignment]
     out = stacked.rename("events").reset_index()
     out["partial"] = False
     if window is not None:
-        step = to_offset(freq)
-        out["partial"] = (out["time"] < window[0]) | (out["time"] + step > window[1])
+        end_of = pd.Series(ends, index=starts)
+        out["partial"] = (out["time"] < window[0]) | (
+            out["time"].map(end_of).to_numpy() > window[1]
+        )
     return out.astype(columns)
 
 
-def hour_weekday_matrix(events: pd.DataFrame) -> pd.DataFrame:
-    """Events by weekday (rows, Monday first) and hour of day (columns 0..23, UTC).
+def hour_weekday_matrix(
+    events: pd.DataFrame, *, tz: str | None = None, window: Window | None = None
+) -> pd.DataFrame:
+    """Events by weekday (rows) and hour of day (columns 0..23), in the reader's zone.
+
+    With a ``window`` shorter than a week, only the weekdays it covers are rows, in the
+    order they come (a one-day window from Tuesday noon: Tuesday, Wednesday); otherwise
+    every weekday, Monday first.
 
     Examples
     --------
-    >>> analysis.hour_weekday_matrix(events).loc["Monday", 3]  # doctest: +SKIP
+    >>> analysis.hour_weekday_matrix(events, tz="Asia/Shanghai").loc["Monday", 3]  # doctest: +SKIP
     """
     require_columns(events, ["gmt_create"], "hour_weekday_matrix")
-    moments = events["gmt_create"].dropna()
+    reader = _zone_of(window, tz)
+    moments = local(events["gmt_create"].dropna(), reader)
     weekday = moments.dt.day_of_week.map(dict(enumerate(WEEKDAYS))).rename("weekday")
     hour = moments.dt.hour.rename("hour")
     table = pd.crosstab(weekday, hour) if len(moments) else pd.DataFrame()
-    table = table.reindex(index=list(WEEKDAYS), columns=range(24), fill_value=0).fillna(0)
+    rows = list(WEEKDAYS)
+    if window is not None:
+        rows = window_weekdays(window, reader)
+    table = table.reindex(index=rows, columns=range(24), fill_value=0).fillna(0)
     table.index.name, table.columns.name = "weekday", "hour"
     return table.astype("int64")
+
+
+def window_weekdays(window: Window, tz: str | None = None) -> list[str]:
+    """The weekdays a window covers in the reader's zone, in the order they come; every
+    weekday, Monday first, from a week on.
+
+    Examples
+    --------
+    >>> w = (pd.Timestamp("2024-05-07 12:00", tz="UTC"), pd.Timestamp("2024-05-08 12:00", tz="UTC"))
+    >>> window_weekdays(w)
+    ['Tuesday', 'Wednesday']
+    """
+    first = window[0].tz_convert(zone(tz)).tz_localize(None).normalize()
+    last = (window[1] - pd.Timedelta(1, "ns")).tz_convert(zone(tz)).tz_localize(None).normalize()
+    days = pd.date_range(first, last, freq="D")
+    if len(days) >= 7:
+        return list(WEEKDAYS)
+    return [WEEKDAYS[d.day_of_week] for d in days]
 
 
 def noisiest_devices(
@@ -327,6 +380,25 @@ def property_columns(events: pd.DataFrame) -> list[str]:
         if share is not None and share >= _NUMERIC_SHARE:
             names.append(column)
     return sorted(names)
+
+
+def chart_properties(events: pd.DataFrame) -> list[str]:
+    """The numeric properties worth a chart, most reported first: a property whose values
+    are only 0 and 1 (a switch, a command's on/off) says nothing as a box, and is left out.
+
+    Examples
+    --------
+    >>> chart_properties(events)  # doctest: +SKIP
+    ['properties.power', 'properties.voltage', 'properties.temperature']
+    """
+    ranked = []
+    for column in property_columns(events):
+        numbers = _as_float(events[column])
+        present = numbers[~np.isnan(numbers)]
+        if present.size == 0 or set(np.unique(present)) <= {0.0, 1.0}:
+            continue
+        ranked.append((-present.size, column))
+    return [column for _, column in sorted(ranked)]
 
 
 def _numeric_share(series: pd.Series) -> float | None:

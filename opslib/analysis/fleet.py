@@ -10,6 +10,7 @@ import pandas as pd
 
 from opslib import enums
 from opslib.analysis._common import NONE_LABEL, fill_label, require_columns
+from opslib.analysis.zones import period_alias as _period_alias
 
 __all__ = [
     "bind_cohorts",
@@ -224,14 +225,6 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W") -> pd.DataFrame:
     out["cohort"] = out["cohort"].astype("datetime64[ns, UTC]")
     out.columns.name = None
     return out[columns]
-
-
-def _period_alias(freq: str) -> str:
-    """Accept the offset aliases people type ("ME", "1W") as period aliases."""
-    alias = freq.strip().upper().lstrip("1") or "W"
-    return {"ME": "M", "MS": "M", "QE": "Q", "QS": "Q", "YE": "Y", "YS": "Y", "A": "Y"}.get(
-        alias, alias
-    )
 
 
 def ownership_summary(devices: pd.DataFrame) -> pd.DataFrame:

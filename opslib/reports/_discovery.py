@@ -70,6 +70,5 @@ def find_notebook(name: str | os.PathLike[str]) -> Path:
     known = ", ".join(names) or "none"
     where = ", ".join(str(d) for d in notebook_dirs())
     raise ReportNotFound(
-        f"no report named {text!r}{did_you_mean(stem, names)}; reports: {known} "
-        f"(looked in {where})"
+        f"no report named {text!r}{did_you_mean(stem, names)}; reports: {known} (looked in {where})"
     )

@@ -1,4 +1,4 @@
-""""Did you mean" for a misspelt name or value: the nearest of the accepted ones.
+""" "Did you mean" for a misspelt name or value: the nearest of the accepted ones.
 
 Imports nothing heavy, so that a refusal stays fast.
 """

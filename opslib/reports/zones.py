@@ -22,6 +22,7 @@ import os
 import tomllib
 import zoneinfo
 from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["ZoneError", "check_zone", "default_zone", "profile_zone"]
 
@@ -94,8 +95,19 @@ def default_zone(
     own = profile_zone(profile)
     if own:
         return own
-    from opslib.reports.checks import dialect_of
+    dialect = _dialect(profile, env) or Dialect()
+    return str(dialect.times.zone or "UTC")
 
-    dialect = dialect_of(profile=profile, env=env) or Dialect()
-    zone = str(dialect.times.zone or "UTC")
-    return zone
+
+def _dialect(profile: str | None, env: Mapping[str, str] | None) -> Any:
+    """The dialect the run's platform speaks, as its client resolves it (None: unknown)."""
+    from opslib import ConfigError
+    from opslib.client import resolve_settings
+    from opslib.dialects import resolve_dialect
+
+    try:
+        if env and env.get("OPSLIB_DIALECT"):
+            return resolve_dialect(env["OPSLIB_DIALECT"])
+        return resolve_settings(profile=profile).dialect
+    except (ConfigError, ValueError):
+        return None

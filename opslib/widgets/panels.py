@@ -279,13 +279,15 @@ class EventPanel(Panel):
         >>> panel.properties.value = ("temperature", "rssi")  # doctest: +SKIP
         """
         prefix = analysis.PROPERTY_PREFIX
-        every = analysis.property_columns(analysis.value_by_command(self.source))
+        frame = analysis.value_by_command(self.source)
+        worth = analysis.chart_properties(frame)
+        every = worth + [c for c in analysis.property_columns(frame) if c not in worth]
         names = [c.removeprefix(prefix) for c in every]
         self.properties: w.SelectMultiple | None = None
         if self.interactive and names:
             self.properties = w.SelectMultiple(
                 options=names,
-                value=tuple(names[:max_properties]),
+                value=tuple(c.removeprefix(prefix) for c in worth[:max_properties]),
                 description="properties",
                 rows=min(8, len(names)),
             )
@@ -293,7 +295,7 @@ class EventPanel(Panel):
 
         def build(events: pd.DataFrame) -> Any:
             frame = analysis.value_by_command(events)
-            columns = analysis.property_columns(frame)
+            columns = analysis.chart_properties(frame)
             if chooser is None:
                 return plots.property_boxes(frame, columns, max_properties=max_properties)
             picked = {prefix + n for n in chooser.value}
@@ -302,7 +304,8 @@ class EventPanel(Panel):
                 return plots.property_boxes(
                     frame, [], title=title, message="No property chosen: pick some above"
                 )
-            shown = [c for c in columns if c in picked]
+            shown = [c for c in analysis.property_columns(frame) if c in picked]
+            shown.sort(key=lambda c: columns.index(c) if c in columns else len(columns))
             return plots.property_boxes(frame, shown, title=title, max_properties=len(picked))
 
         view = self.plot(build, name=name)

@@ -25,7 +25,7 @@ def test_compare_periods_and_written_summary() -> None:
         current, previous, current_window=WEEK, previous_window=prev_window
     )
     assert "- Period 2024-05-06 00:00 to 2024-05-13 00:00 UTC" in text
-    assert "alarm 0 → 7;" in text
+    assert "- Changed by type (previous → this period): alarm 0 → 7." in text  # none unchanged
     assert "New alarm codes: E101, F201." in text
     assert text.count("\n- ") >= 4
 
@@ -57,7 +57,7 @@ def test_no_percentage_on_a_tiny_base() -> None:
     assert table.loc["events", "change_pct"] is pd.NA
     text = analysis.change_summary(current, previous)
     assert "- 2,280 events (previous period 3, too few before for a percentage)." in text
-    assert "%" not in text
+    assert "%)" not in text  # no percentage change (the top offender's share is one)
 
 
 def test_percentages_on_a_large_base_and_a_partly_covered_previous_period() -> None:
