@@ -1,7 +1,9 @@
 """``index.html`` of every run under a reports directory, and pruning old runs.
 
-The page opens with the latest run of each report (a report and its run-all label: outcome,
-platform, when, duration, link), then the history grouped by report, newest first. It
+The page opens with how many of the latest runs failed and which, then the latest run of
+each report (a report and its run-all label: outcome, platform, when, duration, the
+parameters as the report said them, link), those that did not succeed first, then the
+history grouped by report, newest first. It
 reads the ``status.json`` of every run directory (``<out>/<report>/<run>/``), so runs of
 ``opslib report run`` and of every run-all appear. A run on demo data is marked, and the
 page carries a DEMO DATA banner when any latest run is one.
@@ -104,13 +106,18 @@ def _platform_cell(run: Run) -> str:
 
 
 def _parameters(run: Run) -> str:
-    params = {k: v for k, v in (run.status.get("parameters") or {}).items() if k != "output_dir"}
-    return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
+    """The parameters as the report said them (its first screen's sentence)."""
+    said = str(run.status.get("sentence") or "")
+    if said:
+        return said
+    from opslib.reports._describe import describe_parameters
+
+    return describe_parameters(dict(run.status.get("parameters") or {}))
 
 
 def _when(run: Run) -> str:
     started = _started(run)
-    return started.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S") if started else run.started
+    return started.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M") if started else run.started
 
 
 def _row(run: Run, out: Path, *, name: bool) -> str:
@@ -118,9 +125,9 @@ def _row(run: Run, out: Path, *, name: bool) -> str:
     first = f"<td>{_e(run.name)}</td>" if name else ""
     return (
         f'<tr class="{_e(outcome)}">{first}<td class="outcome">{_e(outcome)}</td>'
-        f"<td>{_platform_cell(run)}</td><td>{_e(_when(run))}</td>"
+        f'<td>{_platform_cell(run)}</td><td class="when">{_e(_when(run))}</td>'
         f"<td>{float(run.status.get('duration_s') or 0):.1f} s</td>"
-        f"<td><code>{_e(_parameters(run))}</code></td><td>{_links(run, out)}</td>"
+        f"<td>{_e(_parameters(run))}</td><td>{_links(run, out)}</td>"
         f"<td>{_e(run.status.get('reason') or '')}</td></tr>"
     )
 
@@ -135,6 +142,9 @@ th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e0e0e0;
 tr.failed td, tr.timeout td, tr.partial td, tr.skipped td { background: #fdecea; }
 tr.ok td.outcome { color: #1b5e20; }
 td.outcome { font-weight: bold; }
+td.when, td.outcome { white-space: nowrap; }
+.summary { font-size: 1.1em; }
+.summary.bad strong { color: #b00020; }
 code { font-size: 12px; }
 .demo { background: #b00020; color: #fff; font-weight: bold; padding: 0 4px; }
 .demo-banner { background: #b00020; color: #fff; font-weight: bold; padding: 8px 12px; }
@@ -152,7 +162,18 @@ def render_index(runs: list[Run], out: Path) -> str:
             f'<div class="demo-banner">{DEMO_LABEL}: {demo} of the {len(latest)} latest '
             "runs used the embedded demo platform, not a real fleet.</div>"
         )
-    latest_rows = "\n".join(_row(run, out, name=True) for run in latest.values())
+    failing = [r for r in latest.values() if str(r.status.get("outcome")) != "ok"]
+    # what needs a person first: the runs that did not succeed, then the rest
+    ordered = failing + [r for r in latest.values() if r not in failing]
+    latest_rows = "\n".join(_row(run, out, name=True) for run in ordered)
+    if failing:
+        summary = (
+            f'<p class="summary bad"><strong>{len(failing)} of {len(latest)} failed</strong> '
+            f"(latest run of each report): {_e(', '.join(r.name for r in failing))}.</p>"
+        )
+    else:
+        summary = f'<p class="summary">All {len(latest)} latest runs ok.</p>'
+
     history = []
     for key in latest:
         rows = [r for r in runs if r.key == key]
@@ -163,13 +184,14 @@ def render_index(runs: list[Run], out: Path) -> str:
             f"</summary><table><thead><tr>{_HEAD}</tr></thead><tbody>\n{body}\n"
             "</tbody></table></details>"
         )
-    generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{INDEX_POLICY}">
 <title>opslib reports</title>
 <style>{_STYLE}</style></head>
 <body>{banner}<h1>opslib reports</h1>
+{summary}
 <p>{len(runs)} runs of {len(latest)} reports. Generated {generated}.</p>
 <h2 id="latest">Latest run of each report</h2>
 <table><thead><tr><th>report</th>{_HEAD}</tr></thead><tbody>
