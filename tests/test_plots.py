@@ -200,7 +200,7 @@ def test_top_n_charts_say_what_they_leave_out_and_how_many_items_there_are() -> 
     assert down.layout.meta == {"opslib": "top", "items": 1}
     bars = plots.counts_bar(analysis.count_by(make_devices(), "product_id"), "product_id", top=2)
     assert bars.layout.title.text == "Devices by product (top 2 of 3)"
-    assert bars.layout.height == 200  # two bars of the usual width, not two slabs
+    assert bars.layout.height == 110 + 24 * 6  # two bars of the usual width, not two slabs
     assert bars.layout.yaxis.range == (-4.5, 1.5)
     many = analysis.count_by(
         make_devices().assign(device_id=[f"d{i}" for i in range(8)]), "device_id"

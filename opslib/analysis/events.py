@@ -308,13 +308,16 @@ def noisiest_devices(
     return out
 
 
-def alarm_codes(events: pd.DataFrame, *, kinds: EventKinds | None = None) -> pd.DataFrame:
+def alarm_codes(
+    events: pd.DataFrame, *, kinds: EventKinds | None = None, tz: str | None = None
+) -> pd.DataFrame:
     """Alarm events (the platform's fault kind) by code: how many, on how many devices,
     first and last seen.
 
     Codes starting with ``F`` put a device into the fault state (protocol §6.19); they are
     marked ``fault``, every other code ``alarm``. ``kinds`` says which event types are
-    faults (default: the frame's own, see :mod:`opslib.analysis.kinds`).
+    faults (default: the frame's own, see :mod:`opslib.analysis.kinds`); first and last
+    seen are in ``tz``, the reader's zone (default UTC).
 
     Returns
     -------
@@ -352,8 +355,8 @@ def alarm_codes(events: pd.DataFrame, *, kinds: EventKinds | None = None) -> pd.
     )
     out["alarms"] = out["alarms"].astype("Int64")
     out["devices"] = out["devices"].astype("Int64")
-    out["first_seen"] = out["first_seen"].astype("datetime64[ns, UTC]")
-    out["last_seen"] = out["last_seen"].astype("datetime64[ns, UTC]")
+    for column in ("first_seen", "last_seen"):
+        out[column] = out[column].astype("datetime64[ns, UTC]").dt.tz_convert(zone(tz))
     return out.sort_values(["alarms", "code"], ascending=[False, True]).reset_index(drop=True)
 
 

@@ -53,6 +53,8 @@ def zone(tz: str | dt.tzinfo | None = None) -> dt.tzinfo:
     text = str(tz or "").strip()
     if not text or text.upper() == "UTC":
         return dt.UTC
+    if text.upper().startswith("UTC") and text[3:4] in "+-":  # as zone_label writes offsets
+        text = text[3:]
     return zone_of(text)
 
 

@@ -116,9 +116,9 @@ def layout(fig: go.Figure, title: str, **extra: Any) -> go.Figure:
 
 
 def bar_height(rows: int) -> int:
-    """Horizontal bars: about 24 px a bar (a reader who asks for 200 can read 200), never
-    smaller than a short chart."""
-    return max(200, min(_MAX_BAR_HEIGHT, 110 + 24 * max(rows, 3)))
+    """Horizontal bars: about 24 px a bar (a reader who asks for 200 can read 200); a
+    chart of a few bars keeps room for :data:`MIN_SLOTS` (its bars stay bars)."""
+    return min(_MAX_BAR_HEIGHT, 110 + 24 * max(rows, MIN_SLOTS))
 
 
 def slots(count: int) -> list[float]:

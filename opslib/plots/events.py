@@ -362,4 +362,5 @@ def comparison_chart(
             **where,
         )
         fig.update_yaxes(rangemode="tozero", type="linear", **where)
-    return layout(fig, title, height=max(HEIGHT, 230 * lines + 80), showlegend=False)
+    layout(fig, title, height=max(HEIGHT, 250 * lines + 110), showlegend=False)
+    return fig.update_layout(margin={"t": 110})  # the panel titles sit under the title

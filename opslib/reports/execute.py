@@ -36,6 +36,7 @@ from opslib.reports._describe import (
     utc_text,
 )
 from opslib.reports._discovery import find_notebook
+from opslib.reports._headline import notebook_headline
 from opslib.reports._outcome import Verdict, judge
 from opslib.reports._process import start_worker, wait_or_stop
 from opslib.reports._rundir import (
@@ -141,9 +142,7 @@ def _worker_env(connection: Connection) -> dict[str, str]:
 
 
 def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
-    facts: dict[str, Any] = {"outcome": result.outcome}
-    if result.reason:
-        facts["reason"] = result.reason
+    facts: dict[str, Any] = {"outcome": result.outcome}  # its reason heads the page
     facts["platform"] = platform.name
     facts["account"] = platform.account
     started = utc_text(result.started_at) if result.started_at else ""
@@ -188,6 +187,12 @@ def finish_run(
             plotly_src=plotly_src,
         )
         result.html = str(html)
+        said = notebook_headline(files.notebook)
+        if said and said.get("sentence"):
+            result.sentence = str(said["sentence"])
+    if not result.sentence:
+        given = {**notebook_defaults(result.notebook), **result.parameters}
+        result.sentence = describe_parameters(given, started=utc_text(result.started_at or ""))
     result.exports = exported_files(files)
     write_status(result)
     return result

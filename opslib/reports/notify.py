@@ -20,7 +20,9 @@ The message's first line (the e-mail subject, the webhook's ``title``) names the
 that did not succeed and why (the one-sentence ``reason`` of status.json); the body names
 the platform, the account, the run (command, host, start) and each report's outcome,
 cause, duration and HTML path. E-mails carry the HTML of the reports that did not succeed
-(all of them when every report is ok), up to :data:`ATTACH_LIMIT` bytes in all. No secret
+(all of them when every report is ok), each with plotly.js inside it so that its charts
+draw wherever it is opened (about 5 MB a report with charts), up to :data:`ATTACH_LIMIT`
+bytes in all; the others are named with why they were left out. No secret
 is ever sent: the text is scrubbed of every secret value the runner knows (the profile's
 and the environment's), and an HTML that holds one is not attached.
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -244,13 +247,17 @@ class _Attachments:
     notes: list[str] = field(default_factory=list)
 
 
-def _attachments(results: Sequence[RunResult], secrets: set[str]) -> _Attachments:
+def _attachments(results: Sequence[RunResult], secrets: set[str], folder: Path) -> _Attachments:
+    """The reports a mail attaches, each a copy that draws its charts anywhere (plotly.js
+    inside it, :func:`~opslib.reports.export.self_contained_copy`), written in ``folder``."""
+    from opslib.reports.export import self_contained_copy
+
     chosen = [r for r in results if not r.ok] or list(results)
     out, total = _Attachments(), 0
-    for r in chosen:
+    for n, r in enumerate(chosen):
         if not r.html or not Path(r.html).is_file():
             continue
-        html = Path(r.html)
+        html = self_contained_copy(r.html, folder / str(n) / Path(r.html).name)
         size = html.stat().st_size
         text = html.read_text(encoding="utf-8", errors="replace")
         if any(value in text for value in secrets):
@@ -293,12 +300,28 @@ def send(
     >>> [d.delivered for d in send(settings, [], run="test", cause=0)]  # doctest: +SKIP
     [False]
     """
-    import apprise
-
     secrets = set(secrets or ())
     secrets |= {p for u in settings.urls if (p := urlsplit(u).password) and len(p) >= 4}
+    with tempfile.TemporaryDirectory(prefix="opslib-mail-") as folder:
+        return _send(settings, results, run=run, cause=cause, index=index, stopped=stopped,
+                     secrets=secrets, folder=Path(folder))  # fmt: skip
+
+
+def _send(
+    settings: NotifySettings,
+    results: Sequence[RunResult],
+    *,
+    run: str,
+    cause: int,
+    index: str,
+    stopped: str,
+    secrets: set[str],
+    folder: Path,
+) -> list[Delivery]:
+    import apprise
+
     title, body = compose(results, run=run, cause=cause, index=index, stopped=stopped)
-    attached = _attachments(results, secrets)
+    attached = _attachments(results, secrets, folder)
     if attached.paths or attached.notes:
         names = ", ".join(Path(p).name for p in attached.paths) or "none"
         body += "\n\nAttached to e-mails: " + names

@@ -49,6 +49,7 @@ class RunResult:
     (:class:`~opslib.reports.causes.Cause`: 0 ok, 1 report, 3 platform, 4 runtime,
     5 locked). ``notify`` counts the notification's deliveries (:mod:`opslib.reports.notify`):
     ``targets``, ``delivered`` and each ``undelivered`` target (secrets masked) with its error.
+    ``sentence`` is the parameters as the report says them (its first screen's sentence).
     """
 
     report: str
@@ -70,6 +71,7 @@ class RunResult:
     platform: dict[str, Any] = field(default_factory=dict)
     cause: int = 0
     notify: dict[str, Any] = field(default_factory=dict)
+    sentence: str = ""
 
     @property
     def ok(self) -> bool:

@@ -201,23 +201,33 @@ def _numeric(values: pd.Series) -> bool:
     )
 
 
+# Text longer than this wraps in its cell (a plan's changes, an error), so that a table
+# fits the page; ids, times and short labels stay on one line.
+_WRAP_FROM = 40
+
+
 def _html_table(frame: pd.DataFrame) -> str:
-    """The rows as an HTML table: text left, numbers right, no cell wraps."""
+    """The rows as an HTML table: text left, numbers right; ids and short text on one line,
+    long text wrapped so that the table fits the page."""
     shown = readable(frame)
     source = _labelled(frame)
     right = {c for c in source.columns if _numeric(source[c]) and c not in _CODE_LABELS}
     right -= {"group_id"}
-    cells = "white-space:nowrap;padding:2px 10px 2px 0;"
+    wrap = {c for c in shown.columns if c not in right and shown[c].str.len().max() > _WRAP_FROM}
+    pad = "padding:2px 10px 2px 0;vertical-align:top;"
+
+    def style(column: object) -> str:
+        flow = "white-space:normal;min-width:14em" if column in wrap else "white-space:nowrap"
+        return f"{flow};{pad}text-align:{'right' if column in right else 'left'}"
+
     head = "".join(
-        f'<th style="{cells}text-align:{"right" if c in right else "left"}">'
-        f"{html.escape(column_title(c, source[c]))}</th>"
+        f'<th style="{style(c)}">{html.escape(column_title(c, source[c]))}</th>'
         for c in shown.columns
     )
     rows = []
     for values in shown.itertuples(index=False):
         row = "".join(
-            f'<td style="{cells}text-align:{"right" if c in right else "left"}">'
-            f"{html.escape(str(v))}</td>"
+            f'<td style="{style(c)}">{html.escape(str(v))}</td>'
             for c, v in zip(shown.columns, values, strict=True)
         )
         rows.append(f"<tr>{row}</tr>")

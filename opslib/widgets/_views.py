@@ -140,7 +140,8 @@ class View:
     def table_html(self) -> str:
         """The table as HTML: N of M rows with the whole table's files, or why it is empty."""
         assert self.frame is not None
-        empty = self.empty or "No rows"
+        # a table that could not be computed says why (frame.attrs["why"]), never "none"
+        empty = str(self.frame.attrs.get("why") or self.empty or "No rows")
         selection = self._selection()
         if selection:
             empty = f"{empty.rstrip('.')} for this selection ({selection})."
