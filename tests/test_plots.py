@@ -279,3 +279,18 @@ def test_every_legend_sits_outside_every_x_axis_domain_clear_of_its_title() -> N
         "alarm_codes_chart", "cohorts_chart", "event_volume_chart", "noisiest_chart",
         "products_chart",
     ]  # fmt: skip
+
+
+def test_small_charts_keep_their_bars_and_say_small_shares() -> None:
+    counts = analysis.count_by(make_devices(), "status_name")
+    fig = plots.counts_bar(counts, "status_name")
+    assert set(fig.data[0].y) == set(counts.loc[counts["devices"] > 0, "status_name"])
+    tiny = pd.DataFrame(
+        {"product_id": ["a", "b"], "devices": pd.array([996, 4], dtype="Int64"),
+         "share": pd.array([0.996, 0.004], dtype="Float64")}
+    )  # fmt: skip
+    assert list(plots.counts_bar(tiny, "product_id").data[0].text) == ["0.4%", "100%"]
+    one = plots.alarm_codes_chart(analysis.alarm_codes(make_events()).head(1))
+    assert one.layout.xaxis.range == (-0.5, 5.5)  # one bar of the usual width
+    empty = plots.hour_weekday_heatmap(analysis.hour_weekday_matrix(make_events().iloc[0:0]))
+    assert plots.is_empty(empty)  # a sentence, not a solid heatmap scaled -0.4..0.4

@@ -57,6 +57,12 @@ class EmptyFigure(go.Figure):
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **_: Any) -> dict:
         return {"text/html": empty_html(self), "text/plain": empty_text(self)}
 
+    def _ipython_display_(self) -> None:
+        # plotly's own would draw it through the renderer: empty axes
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
+
 
 def is_empty(fig: go.Figure) -> bool:
     """Whether ``fig`` has nothing to draw (an :class:`EmptyFigure`, or its layout)."""

@@ -139,7 +139,7 @@ def describe_parameters(
     parts.extend(
         f"{name.replace('_', ' ')} {value}" for name, value in p.items() if value not in ([], "")
     )  # an empty list or text means "not given": nothing to say
-    if zone and zone not in started:
+    if zone and not any(zone in part for part in parts):
         parts.append(f"times in {zone}")
     if not parts:
         return "Default parameters."

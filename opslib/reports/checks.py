@@ -336,16 +336,16 @@ def _check_window(start: str, end: str, values: Mapping[str, Any]) -> None:
 
 
 def platform_filters(checks: ReportChecks, values: Mapping[str, Any]) -> dict[str, str]:
-    """The given values the platform must know (``{"product": "p-1"}``): what the platform
-    check looks up before a kernel starts.
+    """The given values the platform must know, as ``NAME=KIND=VALUE`` by parameter: what
+    the platform check looks up before a kernel starts.
 
     Examples
     --------
     >>> platform_filters(ReportChecks(kinds={"product_id": "product"}), {"product_id": "p-1"})
-    {'product_id': 'product=p-1'}
+    {'product_id': 'product_id=product=p-1'}
     """
     return {
-        name: f"{checks.kinds[name]}={value}"
+        name: f"{name}={checks.kinds[name]}={value}"
         for name, value in values.items()
         if checks.kinds.get(name) in PLATFORM_KINDS and str(value).strip()
     }

@@ -382,9 +382,7 @@ def export_html(
     return out
 
 
-_PLOTLY_FILE = re.compile(
-    r'<script type="text/javascript" src="(?P<src>[^"]*plotly-[^"]*\.js)"></script>'
-)
+_PLOTLY_FILE = re.compile(r'<script\b[^>]*\bsrc="(?P<src>[^"]*plotly-[^"]*\.js)"[^>]*></script>')
 _POLICY_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">\n?')
 
 

@@ -213,3 +213,16 @@ def test_show_top_on_the_event_panel_noisiest_and_downtime() -> None:
     assert len(noisy.data[0].y) == devices
     assert noisy.layout.title.text == "Noisiest devices"
     assert panel.top["downtime"].max == 1  # one device went offline: nothing to choose
+
+
+def test_downtime_of_a_filter_without_online_and_offline_says_not_computed() -> None:
+    panel = widgets.EventPanel(make_events(), devices=make_devices(), window=WEEK)
+    chart = panel.plot_downtime()
+    table = panel.table_downtime()
+    assert not chart.is_empty()
+    panel.event_types.value = ("alarm",)
+    assert chart.is_empty()
+    for view in (chart, table):
+        shown = view.snapshot_html()
+        assert "downtime not computed: the event types chosen (alarm) leave out" in shown.lower()
+        assert "No outages" not in shown
