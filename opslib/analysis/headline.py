@@ -1,11 +1,14 @@
 """The few figures a report opens with, one function per report.
 
 Each returns a list of :class:`Figure`: a name (``key``, what status.json and an alert
-would call it), a label, a value (None when it could not be computed, and ``note`` says
-why), a unit, the previous value and the change in words. The reports show them as their
-first screen; the runner can record them as named metrics.
+call it: ``fleet.online_share``), a label, a value (None when it could not be computed,
+and ``note`` says why), a unit, the previous value and the change in words. The reports
+show them as their first screen, and the runner records the same figures as the report's
+metrics (:mod:`opslib.reports.metrics`): a figure may also carry the ids it counts
+(:class:`Members`, a named set: the silent devices) or a value per product (``parts``),
+and a few are published without a card (``shown=False``).
 
->>> Figure("alarms", "alarms", 7, previous=5).change_text()
+>>> Figure("events.alarms", "alarms", 7, previous=5).change_text()
 '+2 (previous 5)'
 """
 
@@ -24,11 +27,31 @@ from opslib.analysis.kinds import event_kinds
 
 __all__ = [
     "Figure",
+    "Members",
     "event_headline",
     "fleet_headline",
     "product_headline",
     "user_headline",
 ]
+
+
+@dataclass(frozen=True)
+class Members:
+    """The ids a figure counts, published as a set of the figure's name.
+
+    ``noun`` names one member; ``joined`` and ``left`` say what a member added to or
+    removed from the set since the last run did ("12 devices went silent, 3 came back").
+
+    Examples
+    --------
+    >>> Members(("d1", "d2"), joined="went silent", left="came back").ids
+    ('d1', 'd2')
+    """
+
+    ids: tuple[str, ...]
+    noun: str = "device"
+    joined: str = "joined"
+    left: str = "left"
 
 
 @dataclass(frozen=True)
@@ -38,7 +61,7 @@ class Figure:
     Attributes
     ----------
     key
-        Its name as a metric (``downtime_hours``).
+        Its name as a metric, the report's scope first (``events.downtime_hours``).
     label
         How the report names it (``downtime``).
     value
@@ -52,6 +75,12 @@ class Figure:
         days``).
     note
         A few words under it: why it was not computed, whose it is.
+    members
+        The ids it counts, published as a set of the same name.
+    parts
+        Its value per product (or other key), published as ``key[part]``.
+    shown
+        False for a figure published as a metric without a card on the first screen.
     """
 
     key: str
@@ -61,6 +90,9 @@ class Figure:
     previous: float | int | None = None
     change: str = ""
     note: str = ""
+    members: Members | None = None
+    parts: dict[str, float] | None = None
+    shown: bool = True
 
     def value_text(self) -> str:
         """The value as shown: ``1,234``, ``95.1%``, ``12.5 h``, or ``not computed``.
@@ -115,15 +147,24 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole * 100 if whole else None
 
 
+def _ids(devices: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
+    return tuple(sorted(devices.loc[mask.fillna(False).astype(bool), "device_id"].astype(str)))
+
+
 def fleet_headline(
     devices: pd.DataFrame, *, silent_days: float = 7, now: pd.Timestamp | None = None
 ) -> list[Figure]:
-    """Devices, % online, faulty, silent for ``silent_days`` days or more, never online.
+    """Devices, % online, faulty, silent for ``silent_days`` days or more, never online;
+    published without a card: the offline share and the offline devices.
+
+    The faulty, silent, never-online and offline figures carry their devices' ids (sets of
+    the same name).
 
     Examples
     --------
-    >>> [f.key for f in fleet_headline(devices)]  # doctest: +SKIP
-    ['devices', 'online_pct', 'faulty', 'silent', 'never_online']
+    >>> [f.key for f in fleet_headline(devices) if f.shown]  # doctest: +SKIP
+    ['fleet.devices', 'fleet.online_share', 'fleet.faulty_devices', 'fleet.silent_devices',
+     'fleet.never_online']
     """
     reference = pd.Timestamp.now(tz="UTC") if now is None else pd.Timestamp(now)
     week = reference - pd.Timedelta(days=7)
@@ -136,23 +177,40 @@ def fleet_headline(
     never = seen.isna()
     bound_lately = devices["gmt_bind"] >= week
     online = int((status == "online").sum())
+    offline = status == "offline"
+    faulty = status == "fault"
     return [
         Figure(
-            "devices", "devices", total,
+            "fleet.devices", "devices", total,
             change=f"{int(bound_lately.sum()):,} bound in the last 7 days",
         ),
         Figure(
-            "online_pct", "online now", _share(online, total), "%",
+            "fleet.online_share", "online now", _share(online, total), "%",
             change=f"{online:,} of {total:,} devices", note="" if total else "no device",
         ),
-        Figure("faulty", "faulty", int((status == "fault").sum()), change="status fault now"),
         Figure(
-            "silent", f"silent {silent_days:g}+ days", int(silent.sum()),
-            change=f"{int(newly_silent.sum()):,} went silent in the last 7 days",
+            "fleet.faulty_devices", "faulty", int(faulty.sum()), change="status fault now",
+            members=Members(_ids(devices, faulty), joined="became faulty", left="recovered"),
         ),
         Figure(
-            "never_online", "never online", int(never.sum()),
+            "fleet.silent_devices", f"silent {silent_days:g}+ days", int(silent.sum()),
+            change=f"{int(newly_silent.sum()):,} went silent in the last 7 days",
+            members=Members(_ids(devices, silent), joined="went silent", left="came back"),
+        ),
+        Figure(
+            "fleet.never_online", "never online", int(never.sum()),
             change=f"{int((never & bound_lately).sum()):,} of them bound in the last 7 days",
+            members=Members(
+                _ids(devices, never), joined="bound but never online", left="came online"
+            ),
+        ),
+        Figure(
+            "fleet.offline_share", "offline now", _share(int(offline.sum()), total), "%",
+            shown=False,
+        ),
+        Figure(
+            "fleet.offline_devices", "offline", int(offline.sum()), shown=False,
+            members=Members(_ids(devices, offline), joined="went offline", left="came back online"),
         ),
     ]  # fmt: skip
 
@@ -167,38 +225,46 @@ def event_headline(
     names: Mapping[str, str] | None = None,
 ) -> list[Figure]:
     """Events, alarms, devices with alarms and downtime (each with the previous period's),
-    and the top offender when one device sent a large share of the alarms.
+    and the top offender when one device sent a large share of the alarms; published
+    without a card: the fault codes seen and the fault rate by product.
+
+    A fault is an alarm whose code starts with F (as :func:`~opslib.analysis.alarm_codes`
+    tells them); a product's fault rate is the share of its devices (of ``devices``, else
+    of those that sent events) that sent one in the period.
 
     Examples
     --------
     >>> [f.key for f in event_headline(events, earlier, window=w, previous_window=p)]
     ...  # doctest: +SKIP
-    ['events', 'alarms', 'devices_with_alarms', 'downtime_hours']
+    ['events.total', 'events.alarms', 'events.devices_with_alarms', 'events.downtime_hours',
+     'events.fault_codes', 'events.fault_rate_by_product']
     """
     from opslib.analysis.compare import period_states
 
     known = event_kinds(events)
     faults = known.codes("fault")
-    figures = [Figure("events", "events", len(events), previous=len(earlier))]
+    figures = [Figure("events.total", "events", len(events), previous=len(earlier))]
 
     def alarms(frame: pd.DataFrame) -> pd.DataFrame:
         return frame[frame["event_type"].isin(faults).fillna(False).astype(bool)]
 
     if known.reports("fault"):
         now, before = alarms(events), alarms(earlier)
-        figures.append(Figure("alarms", "alarms", len(now), previous=len(before)))
+        figures.append(Figure("events.alarms", "alarms", len(now), previous=len(before)))
+        alarming = tuple(sorted(now["device_id"].dropna().astype(str).unique()))
         figures.append(
             Figure(
-                "devices_with_alarms", "devices with alarms", int(now["device_id"].nunique()),
+                "events.devices_with_alarms", "devices with alarms", len(alarming),
                 previous=int(before["device_id"].nunique()),
+                members=Members(alarming, joined="started raising alarms", left="stopped"),
             )
         )  # fmt: skip
     else:
         why = "this platform reports no alarms"
-        figures.append(Figure("alarms", "alarms", None, note=why))
+        figures.append(Figure("events.alarms", "alarms", None, note=why))
     why = downtime_not_computed(events)
     if why:
-        figures.append(Figure("downtime_hours", "downtime", None, "h", note=why))
+        figures.append(Figure("events.downtime_hours", "downtime", None, "h", note=why))
     else:
         now_states, before_states = period_states(
             events, earlier, current_window=window, previous_window=previous_window,
@@ -208,7 +274,7 @@ def event_headline(
         previous = downtime(earlier, window=previous_window, states=before_states)
         figures.append(
             Figure(
-                "downtime_hours", "downtime", round(float(hours), 1), "h",
+                "events.downtime_hours", "downtime", round(float(hours), 1), "h",
                 previous=round(float(previous["downtime_hours"].sum()), 1),
             )
         )  # fmt: skip
@@ -216,11 +282,44 @@ def event_headline(
     if found is not None:
         figures.append(
             Figure(
-                "top_offender_share", "of the alarms from one device",
+                "events.top_offender_share", "of the alarms from one device",
                 round(found["share"] * 100, 1), "%",
                 change=f"{found['alarms']:,} of {found['total']:,}", note=str(found["name"]),
             )
         )  # fmt: skip
+    if known.reports("fault"):
+        figures.extend(_fault_figures(alarms(events), events, devices))
+    return figures
+
+
+def _fault_figures(
+    alarms: pd.DataFrame, events: pd.DataFrame, devices: pd.DataFrame | None
+) -> list[Figure]:
+    """The fault codes seen (a set) and the share of each product's devices with a fault."""
+    codes = alarms["code"].astype("string").fillna("").str.strip()
+    fault = codes.str.upper().str.startswith("F").fillna(False).astype(bool)
+    seen = tuple(sorted(str(code) for code in codes[fault].unique()))
+    figures = [
+        Figure(
+            "events.fault_codes", "fault codes seen", len(seen), shown=False,
+            members=Members(seen, noun="fault code", joined="appeared", left="disappeared"),
+        )
+    ]  # fmt: skip
+    if devices is None or "product_id" not in devices.columns:
+        if "product_id" not in events.columns:
+            return figures
+        devices = events[["device_id", "product_id"]].drop_duplicates("device_id")
+    fleet = devices[["device_id", "product_id"]].dropna().astype(str).drop_duplicates("device_id")
+    faulty = set(alarms.loc[fault, "device_id"].dropna().astype(str))
+    hit = fleet["device_id"].isin(faulty)
+    rates = (hit.groupby(fleet["product_id"]).mean() * 100).round(1)
+    figures.append(
+        Figure(
+            "events.fault_rate_by_product", "devices with a fault",
+            _share(int(hit.sum()), len(fleet)), "%", shown=False,
+            parts={str(product): float(rate) for product, rate in rates.items()},
+        )
+    )  # fmt: skip
     return figures
 
 
@@ -241,7 +340,7 @@ def user_headline(
     Examples
     --------
     >>> [f.key for f in user_headline(user, devices, events, days=7)]  # doctest: +SKIP
-    ['user', 'devices', 'last_activity', 'events']
+    ['user.user', 'user.devices', 'user.last_activity', 'user.events']
     """
     row = user.iloc[0]
     nick = "" if pd.isna(row.get("nick_name")) else str(row.get("nick_name") or "")
@@ -255,14 +354,17 @@ def user_headline(
     latest = max(moments) if moments else None
     when = "none" if latest is None else _moment(latest, zone)
     return [
-        Figure("user", "user", who, note=" ".join(p for p in (str(row["user_id"]), masked) if p)),
-        Figure("devices", "devices", len(devices), change=f"{online:,} online now"),
         Figure(
-            "last_activity", "last activity", when,
+            "user.user", "user", who,
+            note=" ".join(p for p in (str(row["user_id"]), masked) if p),
+        ),
+        Figure("user.devices", "devices", len(devices), change=f"{online:,} online now"),
+        Figure(
+            "user.last_activity", "last activity", when,
             change="latest event or login" if latest is not None else "no event, no login",
         ),
         Figure(
-            "events", f"events in {days} days", len(events),
+            "user.events", f"events in {days} days", len(events),
             previous=None if earlier is None else len(earlier),
         ),
     ]  # fmt: skip
@@ -285,28 +387,29 @@ def product_headline(
     Examples
     --------
     >>> [f.key for f in product_headline(check, plan, None, apply=False)]  # doctest: +SKIP
-    ['add', 'replace', 'delete', 'blocked', 'problems']
+    ['products.add', 'products.replace', 'products.delete', 'products.blocked',
+     'products.problems']
     """
     if apply and outcome is not None and len(outcome):
         counts = outcome["result"].value_counts()
         return [
-            Figure("done", "changes done", int(counts.get("done", 0))),
-            Figure("failed", "failed", int(counts.get("failed", 0))),
-            Figure("skipped", "skipped", int(counts.get("skipped", 0))),
+            Figure("products.done", "changes done", int(counts.get("done", 0))),
+            Figure("products.failed", "failed", int(counts.get("failed", 0))),
+            Figure("products.skipped", "skipped", int(counts.get("skipped", 0))),
         ]
     counts = plan["action"].value_counts() if len(plan) else pd.Series(dtype="int64")
     problems = 0 if check is None else len(check.problems)
     unchanged = int(counts.get("unchanged", 0))
     return [
-        Figure("add", "to add", int(counts.get("add", 0))),
-        Figure("replace", "to delete and add again", int(counts.get("replace", 0))),
-        Figure("delete", "to delete", int(counts.get("delete", 0))),
+        Figure("products.add", "to add", int(counts.get("add", 0))),
+        Figure("products.replace", "to delete and add again", int(counts.get("replace", 0))),
+        Figure("products.delete", "to delete", int(counts.get("delete", 0))),
         Figure(
-            "blocked", "blocked", int(plan["blocked"].sum()) if len(plan) else 0,
+            "products.blocked", "blocked", int(plan["blocked"].sum()) if len(plan) else 0,
             change=f"{unchanged:,} unchanged",
         ),
         Figure(
-            "problems", "problems in the file", problems,
+            "products.problems", "problems in the file", problems,
             note="no file given" if check is None else "",
         ),
     ]  # fmt: skip

@@ -26,7 +26,8 @@ _CARD = (
 
 
 def headline_html(sentence: str, figures: Sequence[Mapping[str, Any]]) -> str:
-    """The sentence, then one card per figure: its value large, its label, its change.
+    """The sentence, then one card per figure: its value large, its label, its change
+    (a figure published without a card, ``shown`` false, is left out).
 
     Examples
     --------
@@ -36,6 +37,8 @@ def headline_html(sentence: str, figures: Sequence[Mapping[str, Any]]) -> str:
     """
     cards = []
     for figure in figures:
+        if not figure.get("shown", True):
+            continue
         value = html.escape(str(figure.get("value_text", "")))
         missing = figure.get("value") is None
         style = "font-size:1.05em;color:#777" if missing else "font-size:1.6em;font-weight:600"

@@ -264,7 +264,9 @@ def headline(figures: Sequence[Any], sentence: str) -> None:
         sentence
         + "\n"
         + "\n".join(
-            f"{f['label']}: {f['value_text']} {f['change_text']}".rstrip() for f in data["figures"]
+            f"{f['label']}: {f['value_text']} {f['change_text']}".rstrip()
+            for f in data["figures"]
+            if f.get("shown", True)
         )
     )
     display(
