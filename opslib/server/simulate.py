@@ -27,9 +27,7 @@ import sys
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -39,9 +37,17 @@ from opslib.dialects import Dialect
 from opslib.enums import DeviceStatus, EventType
 from opslib.exceptions import ConfigError
 from opslib.server import demo
+from opslib.server._simresult import SimDevice as _Device
+from opslib.server._simresult import SimulationError, SimulationResult, UnknownProduct
 from opslib.server.security import demo_device_secret
 
-__all__ = ["SimulationError", "SimulationResult", "Simulator", "simulate_command"]
+__all__ = [
+    "SimulationError",
+    "SimulationResult",
+    "Simulator",
+    "UnknownProduct",
+    "simulate_command",
+]
 
 MAX_EVENTS_PER_REPORT = 500
 TICK_S = 0.1  # events due within one tick go out together, one request per device
@@ -59,59 +65,6 @@ _COMMANDS: tuple[dict[str, Any], ...] = (
 )
 _DEVICE_GONE = frozenset({401, 404, 100001, 8202})
 _PERCENT_KEYS = {"battery", "brightness", "humidity", "storage_pct"}
-
-
-class SimulationError(RuntimeError):
-    """The simulator could not start: login, token or fleet listing failed."""
-
-
-@dataclass
-class SimulationResult:
-    """What a run did.
-
-    Attributes
-    ----------
-    devices
-        Devices that took part.
-    seconds
-        Wall-clock duration of the reporting loop.
-    requests
-        ``/device/report`` requests sent.
-    sent
-        Events sent.
-    accepted
-        Events the platform accepted (``data.accepted``).
-    failed_requests
-        Requests that failed (HTTP error, transport error).
-    by_type
-        Accepted events per event type label.
-    """
-
-    devices: int = 0
-    seconds: float = 0.0
-    requests: int = 0
-    sent: int = 0
-    accepted: int = 0
-    failed_requests: int = 0
-    by_type: Counter[str] = field(default_factory=Counter)
-
-    def summary(self) -> str:
-        """One line for humans."""
-        mix = ", ".join(f"{label} {n}" for label, n in sorted(self.by_type.items()))
-        rate = self.accepted / self.seconds if self.seconds > 0 else 0.0
-        return (
-            f"{self.devices} devices, {self.seconds:.1f} s: {self.accepted} events accepted "
-            f"of {self.sent} sent ({rate:.1f}/s) in {self.requests} requests, "
-            f"{self.failed_requests} failed" + (f"; {mix}" if mix else "")
-        )
-
-
-@dataclass
-class _Device:
-    device_id: str
-    secret: str
-    status: int
-    properties: dict[str, Any]
 
 
 class Simulator:
@@ -134,6 +87,10 @@ class Simulator:
     dialect
         The platform's built-in dialect (``"opslib"``, ``"chint"``...): its login selector,
         page cap and fleet listing, and only the event kinds it reports.
+    fail_product
+        A product id: every device of it in the fleet fails first (a fault alarm, then
+        offline where the platform reports it) and then stays silent
+        (:mod:`opslib.server.failure`); the others report as usual.
 
     Examples
     --------
@@ -151,6 +108,7 @@ class Simulator:
         seed: int | None = None,
         timeout: float = 10.0,
         dialect: str = "opslib",
+        fail_product: str = "",
     ) -> None:
         if devices < 1:
             raise ValueError(f"devices must be at least 1, got {devices}")
@@ -168,6 +126,7 @@ class Simulator:
         self.devices: list[_Device] = []
         self.dialect = Dialect.named(dialect)
         self._kinds = set(self.dialect.event_kinds.values())
+        self.fail_product = fail_product
 
     # ----------------------------------------------------------------- platform calls
 
@@ -228,8 +187,11 @@ class Simulator:
             )
         return str(login["user_id"]), str(token["access_token"])
 
-    def fleet(self, http: httpx.Client, user_id: str, token: str) -> list[_Device]:
-        """The first ``devices`` devices of the fleet listing (ordered by bind time).
+    def fleet(
+        self, http: httpx.Client, user_id: str, token: str, *, product_id: str = ""
+    ) -> list[_Device]:
+        """The first ``devices`` devices of the fleet listing (ordered by bind time), or
+        every device of ``product_id``.
 
         Parameters
         ----------
@@ -237,6 +199,8 @@ class Simulator:
             A client bound to the platform.
         user_id, token
             The ops account's user_id and access token.
+        product_id
+            Every device of this product instead (the whole listing is read).
 
         Returns
         -------
@@ -244,10 +208,11 @@ class Simulator:
             The devices with their derived demo secrets, status and properties.
         """
         found: list[_Device] = []
-        page_size = min(self.dialect.paging.max_page_size, self.n_devices)
+        limit = math.inf if product_id else self.n_devices
+        page_size = int(min(self.dialect.paging.max_page_size, limit))
         owner = "" if self.dialect.capabilities.fleet_events else user_id
         page_no = 1
-        while len(found) < self.n_devices:
+        while len(found) < limit:
             data = self._post(
                 http,
                 "/device/query_by_user",
@@ -264,6 +229,8 @@ class Simulator:
             )["data"]
             listed = data.get("device_list") or []
             for item in listed:
+                if product_id and item.get("product_id") != product_id:
+                    continue
                 found.append(
                     _Device(
                         device_id=item["device_id"],
@@ -275,7 +242,7 @@ class Simulator:
             if len(listed) < page_size or page_no * page_size >= int(data.get("total", 0)):
                 break
             page_no += 1
-        return found[: self.n_devices]
+        return found if product_id else found[: self.n_devices]
 
     # ----------------------------------------------------------------- the event mix
 
@@ -335,7 +302,7 @@ class Simulator:
         """Ask a running :meth:`run` to finish early (thread-safe)."""
         self._stop.set()
 
-    def _report(
+    def report_events(
         self, http: httpx.Client, device: _Device, events: list[dict[str, Any]]
     ) -> tuple[int, bool]:
         """Send one device's events; return (accepted, still usable)."""
@@ -392,6 +359,11 @@ class Simulator:
                 ) from exc
             if not self.devices:
                 raise SimulationError("the fleet listing is empty: nothing to simulate")
+            if self.fail_product:
+                from opslib.server.failure import fail_product
+
+                failed = fail_product(self, http, user_id, token, result, out=out)
+                self.devices = [d for d in self.devices if d.device_id not in failed]
             if out:
                 out(
                     f"simulating {len(self.devices)} devices at {self.rate:g} events/s "
@@ -425,7 +397,7 @@ class Simulator:
                 device = active[index]
                 count = min(int(picks[index]), MAX_EVENTS_PER_REPORT)
                 events = [self._next_event(device) for _ in range(count)]
-                accepted, usable = self._report(http, device, events)
+                accepted, usable = self.report_events(http, device, events)
                 result.requests += 1
                 result.sent += len(events)
                 result.accepted += accepted
@@ -444,12 +416,14 @@ class Simulator:
 
 
 def simulate_command(
-    base_url: str,
+    base_url: str | None,
     *,
     devices: int = 10,
     rate: float = 5.0,
     seconds: float = 30.0,
     dialect: str = "opslib",
+    fail_product: str = "",
+    demo: bool = False,
     out: Callable[[str], Any] = print,
 ) -> int:
     """``opslib simulate``: make seeded devices report for a while and print the counts.
@@ -457,7 +431,7 @@ def simulate_command(
     Parameters
     ----------
     base_url
-        The running platform.
+        The running platform (None with ``demo``).
     devices
         How many fleet devices report.
     rate
@@ -466,24 +440,36 @@ def simulate_command(
         Duration; the run stops by itself.
     dialect
         The platform's built-in dialect (``opslib server --dialect``).
+    fail_product
+        A product id whose every device fails first, then stays silent.
+    demo
+        Report to the embedded demo platform (its database is what ``--demo`` reports read).
     out
         Where the lines go (default ``print``).
 
     Returns
     -------
     int
-        0 when events were accepted, 1 when the platform could not be used or accepted
-        nothing, 2 on a bad argument.
+        0 when events were accepted (or devices failed), 1 when the platform could not be
+        used or accepted nothing, 2 on a bad argument (an unknown ``fail_product`` too).
     """
     try:
+        if demo:
+            from opslib.client._embedded import embedded_platform
+
+            base_url = embedded_platform(Dialect.named(dialect)).base_url
         simulator = Simulator(
-            base_url, devices=devices, rate=rate, seconds=seconds, dialect=dialect
-        )
+            str(base_url), devices=devices, rate=rate, seconds=seconds, dialect=dialect,
+            fail_product=fail_product,
+        )  # fmt: skip
     except (ValueError, ConfigError) as exc:
         print(f"opslib simulate: {exc}", file=sys.stderr)
         return 2
     try:
         result = simulator.run(out=out)
+    except UnknownProduct as exc:
+        print(f"opslib simulate: {exc}", file=sys.stderr)
+        return 2
     except SimulationError as exc:
         print(f"opslib simulate: {exc}", file=sys.stderr)
         return 1
