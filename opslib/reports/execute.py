@@ -26,9 +26,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._alerting import Alerting, after_run
 from opslib.reports._describe import (
     describe_parameters,
     notebook_defaults,
@@ -47,6 +49,7 @@ from opslib.reports._rundir import (
     write_job,
 )
 from opslib.reports.causes import cause_of
+from opslib.reports.changes import COUNTED, changes_html, compare, previous_run
 from opslib.reports.checks import (
     CheckedParameters,
     check_parameters,
@@ -56,6 +59,7 @@ from opslib.reports.checks import (
 )
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.locks import RunLock
+from opslib.reports.metrics import published
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
@@ -156,12 +160,21 @@ def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
 def finish_run(
     result: RunResult, files: RunFiles, *, out_dir: Path, self_contained: bool = False
 ) -> RunResult:
-    """Export the HTML (when the notebook exists), list the exports, write ``status.json``.
+    """Record the figures the report published and what changed since the previous run of
+    the same parameters, export the HTML (when the notebook exists; the changes at its
+    top), list the exports, write ``status.json``.
 
     plotly.js goes into ``out_dir`` once, shared by every report there, unless
     ``self_contained`` (then it is inside the HTML).
     """
     if files.notebook.exists():
+        said = notebook_headline(files.notebook)
+        result.metrics, result.sets = published(said)
+        if said and said.get("sentence"):
+            result.sentence = str(said["sentence"])
+        if result.outcome in COUNTED and (result.metrics or result.sets):
+            before = previous_run(out_dir, asdict(result))
+            result.changes = compare(before, asdict(result)) if before else None
         platform = Platform.from_dict(result.platform)
         problem = ""
         if not result.ok:
@@ -183,13 +196,10 @@ def finish_run(
             title=report_title(files.notebook, result.report),
             facts=_facts(result, platform),
             banner=DEMO_BANNER if platform.demo else "",
-            problem=problem,
+            problem=problem + changes_html(result.changes),
             plotly_src=plotly_src,
         )
         result.html = str(html)
-        said = notebook_headline(files.notebook)
-        if said and said.get("sentence"):
-            result.sentence = str(said["sentence"])
     if not result.sentence:
         given = {**notebook_defaults(result.notebook), **result.parameters}
         result.sentence = describe_parameters(given, started=utc_text(result.started_at or ""))
@@ -216,6 +226,7 @@ def run_report(
     echo: Callable[[str], Any] | None = None,
     sections: bool = False,
     role: str = "",
+    alerts: Alerting | None = None,
 ) -> RunResult:
     """Run one report unattended and keep its notebook, HTML and status.
 
@@ -261,6 +272,10 @@ def run_report(
         ``sections``, as each section (notebook heading) ends, with its duration.
     sections
         Report each section's end to ``echo`` (``--verbose``).
+    alerts
+        The alert rules (and default targets) evaluated after the run, while it still
+        holds the report's lock (:mod:`opslib.reports._alerting`); the rules of other
+        reports are left alone.
 
     Returns
     -------
@@ -308,7 +323,7 @@ def run_report(
         return _run_locked(
             notebook, checked, connection, out=out, label=label, cell_timeout=cell_timeout,
             run_timeout=run_timeout, kernel_name=kernel_name, self_contained=self_contained,
-            echo=echo, sections=sections,
+            echo=echo, sections=sections, alerts=alerts,
         )  # fmt: skip
     finally:
         lock.release()
@@ -349,6 +364,7 @@ def _run_locked(
     self_contained: bool,
     echo: Callable[[str], Any] | None,
     sections: bool,
+    alerts: Alerting | None,
 ) -> RunResult:
     """The run itself, once checked and holding the report's lock."""
     values = checked.values
@@ -390,4 +406,6 @@ def _run_locked(
         platform=connection.platform.to_dict(),
         cause=int(cause_of(verdict.outcome, verdict.error)),
     )
-    return finish_run(result, files, out_dir=out, self_contained=self_contained)
+    finish_run(result, files, out_dir=out, self_contained=self_contained)
+    after_run(result, alerts, out, profile=connection.platform.profile or None)
+    return result

@@ -1,9 +1,11 @@
 """``index.html`` of every run under a reports directory, and pruning old runs.
 
-The page opens with how many of the latest runs failed and which, then the latest run of
-each report (a report and its run-all label: outcome, platform, when, duration, the
-parameters as the report said them, link), those that did not succeed first, then the
-history grouped by report, newest first. It
+The page opens with the alerts that hold now and how many of the latest runs failed and
+which, then the latest run of each report (a report and its run-all label: outcome,
+platform, when, duration, the parameters as the report said them, link), those that did
+not succeed first, each with its alerts that hold, what changed since the run before and a
+small trend of each headline figure over the kept runs; then the history grouped by
+report, newest first. It
 reads the ``status.json`` of every run directory (``<out>/<report>/<run>/``), so runs of
 ``opslib report run`` and of every run-all appear. A run on demo data is marked, and the
 page carries a DEMO DATA banner when any latest run is one.
@@ -19,11 +21,13 @@ import html
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._trend import STYLE as TREND_STYLE
+from opslib.reports._trend import alerts_summary, report_details
 from opslib.reports.platform import DEMO_LABEL, Platform
 from opslib.reports.status import STATUS_FILE
 
@@ -152,8 +156,15 @@ details { margin: 4px 0 12px; }
 """
 
 
-def render_index(runs: list[Run], out: Path) -> str:
-    """The page: latest run per report, then each report's history."""
+def render_index(
+    runs: list[Run],
+    out: Path,
+    firing: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]] | None = None,
+) -> str:
+    """The page: the alerts that hold now, the latest run per report (with its alerts,
+    what changed since the run before and the trend of each headline figure), then each
+    report's history. ``firing``: the alerts that hold, by report and label."""
+    firing = firing or {}
     latest = _latest(runs)
     demo = sum(1 for r in latest.values() if r.platform is not None and r.platform.demo)
     banner = ""
@@ -165,7 +176,9 @@ def render_index(runs: list[Run], out: Path) -> str:
     failing = [r for r in latest.values() if str(r.status.get("outcome")) != "ok"]
     # what needs a person first: the runs that did not succeed, then the rest
     ordered = failing + [r for r in latest.values() if r not in failing]
-    latest_rows = "\n".join(_row(run, out, name=True) for run in ordered)
+    latest_rows = "\n".join(
+        _row(run, out, name=True) + _details(run, runs, firing.get(run.key, ())) for run in ordered
+    )
     if failing:
         summary = (
             f'<p class="summary bad"><strong>{len(failing)} of {len(latest)} failed</strong> '
@@ -189,9 +202,9 @@ def render_index(runs: list[Run], out: Path) -> str:
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{INDEX_POLICY}">
 <title>opslib reports</title>
-<style>{_STYLE}</style></head>
+<style>{_STYLE}{TREND_STYLE}</style></head>
 <body>{banner}<h1>opslib reports</h1>
-{summary}
+{alerts_summary(firing)}{summary}
 <p>{len(runs)} runs of {len(latest)} reports. Generated {generated}.</p>
 <h2 id="latest">Latest run of each report</h2>
 <table><thead><tr><th>report</th>{_HEAD}</tr></thead><tbody>
@@ -201,6 +214,13 @@ def render_index(runs: list[Run], out: Path) -> str:
 {chr(10).join(history)}
 </body></html>
 """
+
+
+def _details(run: Run, runs: list[Run], firing: Sequence[Mapping[str, Any]]) -> str:
+    """The row under a report's latest run: alerts, changes, trends (none when empty)."""
+    history = [r.status for r in runs if r.key == run.key]
+    block = report_details(run.status, history, firing)
+    return f'<tr class="detail"><td></td><td colspan="8">{block}</td></tr>' if block else ""
 
 
 def write_index(out_dir: str | os.PathLike[str]) -> Path:
@@ -213,7 +233,9 @@ def write_index(out_dir: str | os.PathLike[str]) -> Path:
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    page = render_index(load_runs(out), out)
+    from opslib.reports._alerting import firing_alerts
+
+    page = render_index(load_runs(out), out, firing_alerts(out))
     index = out / INDEX_FILE
     tmp = index.with_suffix(".html.tmp")
     tmp.write_text(page, encoding="utf-8")
