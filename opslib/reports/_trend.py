@@ -98,7 +98,7 @@ def report_details(
     parts = []
     if firing:
         parts.append(_alerts(firing))
-    lines = changes_lines(latest.get("changes"), limit=10)
+    lines = changes_lines(latest.get("changes"))
     if lines:
         rest = "".join(f"<li>{_e(line.strip())}</li>" for line in lines[1:])
         parts.append(

@@ -72,6 +72,14 @@ def _print_result(result: RunResult) -> None:
         print(result.summary(), flush=True)
     else:
         print(result.summary(), file=sys.stderr, flush=True)
+    for alert in result.alerts:  # a rule that fired or cleared in this run
+        if alert.get("event"):
+            told = alert.get("notify") or {}
+            print(
+                f"{result.name}: alert {alert['event']}: {alert['title']}: {alert['detail']} "
+                f"(told {told.get('delivered', 0)} of {told.get('targets', 0)} targets)",
+                flush=True,
+            )
 
 
 def _split_parameters(pairs: list[str]) -> dict[str, Any]:
