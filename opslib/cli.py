@@ -37,6 +37,11 @@ def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default="opslib",
         help="how the platform decides what the spec leaves open (default: opslib's own)",
     )
+    p.add_argument(
+        "--docs",
+        action="store_true",
+        help="serve the OpenAPI document at /openapi.json and its pages at /docs (off by default)",
+    )
 
 
 def _add_probe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -312,6 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             rate_limit=args.rate_limit,
             dialect=args.dialect,
+            docs=args.docs,
         )
     if args.command == "probe":
         from opslib.probing import probe_command

@@ -19,7 +19,8 @@
     │   └── RequestTimeout          a connect, read, write or pool timeout (also a TimeoutError)
     ├── OutcomeUnknown              a write was sent but no answer came back, retries exhausted
     ├── BulkWriteError              some rows of a bulk write failed (``results`` holds them all)
-    └── IncompleteRead              a list read got fewer rows than the platform's ``total``
+    ├── IncompleteRead              a list read got more or fewer rows than the platform's ``total``
+    └── ProtocolError               an answer the protocol does not allow (shape, type, unit)
 
 :class:`APIError` carries ``code`` (the error_code), ``error_msg`` (the platform's sentence,
 naming the field), ``message_id`` and ``operation`` (the path). Errors of the token
@@ -52,6 +53,7 @@ __all__ = [
     "OutcomeUnknown",
     "PayloadTooLarge",
     "PermissionDenied",
+    "ProtocolError",
     "RateLimited",
     "RequestTimeout",
     "ServerError",
@@ -242,27 +244,72 @@ class BulkWriteError(OpsError):
 
 
 class IncompleteRead(OpsError):
-    """A list read got fewer rows than the platform says exist (``total``), duplicates
-    dropped: a page came back short or the paging went wrong. Nothing is returned rather
-    than a silently partial frame.
+    """A list read got fewer or more rows than the platform says exist (``total``), each
+    record counted once: a page came back short, the paging went wrong (a platform that
+    ignores ``page_no``, a total that counts something else) or the data changed during the
+    read. Nothing is returned rather than a silently partial or padded frame.
 
-    ``expected`` and ``got`` are row counts; ``operation`` is the path read.
+    ``expected`` and ``got`` are row counts (``got`` counts each record once),
+    ``duplicates`` the rows that repeated a record already read; ``operation`` is the path
+    read.
     """
 
-    def __init__(self, *, operation: str, expected: int, got: int, detail: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        operation: str,
+        expected: int,
+        got: int,
+        detail: str = "",
+        duplicates: int = 0,
+    ) -> None:
         self.operation = operation
         self.expected = expected
         self.got = got
+        self.duplicates = duplicates
         extra = f": {detail}" if detail else ""
+        repeated = f" ({duplicates} duplicate rows dropped)" if duplicates else ""
         super().__init__(
-            f"{operation}: the platform says {expected} rows exist, the read got {got}{extra}"
+            f"{operation}: the platform says {expected} rows exist, the read got {got}"
+            f"{repeated}{extra}"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_incomplete, (self.operation, self.expected, self.got, str(self)))
+        args = (self.operation, self.expected, self.got, str(self), self.duplicates)
+        return (_rebuild_incomplete, args)
 
 
-def _rebuild_incomplete(operation: str, expected: int, got: int, text: str) -> IncompleteRead:
-    err = IncompleteRead(operation=operation, expected=expected, got=got)
+def _rebuild_incomplete(
+    operation: str, expected: int, got: int, text: str, duplicates: int = 0
+) -> IncompleteRead:
+    err = IncompleteRead(operation=operation, expected=expected, got=got, duplicates=duplicates)
     err.args = (text,)
     return err
+
+
+class ProtocolError(OpsError):
+    """The platform answered something the protocol does not allow: a field of the wrong
+    type or shape (``total`` missing or negative, ``data`` not an object), a moment in the
+    wrong unit (seconds where milliseconds are due), a record outside the window asked
+    for. Nothing is returned rather than a silently wrong result.
+
+    ``operation`` is the path, ``field`` the field (``data.total``), ``value`` what came
+    (shortened), ``expected`` what the protocol allows.
+    """
+
+    def __init__(self, *, operation: str, field: str, value: Any, expected: str) -> None:
+        self.operation = operation
+        self.field = field
+        self.value = value
+        self.expected = expected
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        super().__init__(f"{operation}: {field} is {shown}; expected {expected}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_protocol_error, (self.operation, self.field, self.value, self.expected))
+
+
+def _rebuild_protocol_error(operation: str, field: str, value: Any, expected: str) -> ProtocolError:
+    return ProtocolError(operation=operation, field=field, value=value, expected=expected)

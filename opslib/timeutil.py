@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["GMT_FORMAT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
+__all__ = ["GMT_FORMAT", "SECONDS_LIMIT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
 
 GMT_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -24,8 +24,9 @@ Moment: TypeAlias = dt.datetime | dt.date | pd.Timestamp | np.datetime64 | str |
 """Anything :func:`to_epoch_ms` accepts."""
 
 # Epoch numbers below this are seconds, above it milliseconds. 1e11 s is the year 5138;
-# 1e11 ms is 1973-03-03, so only millisecond moments before March 1973 are misread.
-_SECONDS_LIMIT = 100_000_000_000
+# 1e11 ms is 1973-03-03, so only millisecond moments before March 1973 are misread. The one
+# statement of this rule: user input here, a platform's numbers in opslib.protocol.times.
+SECONDS_LIMIT = 100_000_000_000
 
 _RELATIVE = re.compile(r"^\s*([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
@@ -70,7 +71,7 @@ def to_epoch_ms(value: Moment, *, now_ms: int | None = None) -> int:
         if value != value:  # NaN
             raise ValueError("a moment cannot be NaN")
         number = float(value)
-        return round(number * 1000) if abs(number) < _SECONDS_LIMIT else round(number)
+        return round(number * 1000) if abs(number) < SECONDS_LIMIT else round(number)
     if isinstance(value, str):
         return _from_string(value, now)
     if isinstance(value, np.datetime64):

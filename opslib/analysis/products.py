@@ -24,6 +24,7 @@ from enum import IntEnum
 import pandas as pd
 
 from opslib import enums
+from opslib.csvcells import restore_frame
 
 __all__ = [
     "COMPARED_FIELDS",
@@ -117,13 +118,16 @@ def _problems(rows: list[dict[str, object]]) -> pd.DataFrame:
 
 
 def read_product_file(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read a desired-state CSV as text, exactly as written (no type guessing).
+    """Read a desired-state CSV as text, exactly as written (no type guessing), the cells
+    ``opslib products export`` neutralised for spreadsheets restored (:mod:`opslib.csvcells`:
+    a leading ``'`` before ``=``, ``+``, ``-``, ``@``, a tab or a carriage return goes).
 
     Examples
     --------
     >>> raw = analysis.read_product_file("products.csv")  # doctest: +SKIP
     """
-    return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    return restore_frame(raw)
 
 
 def _enum_value(text: str, enum: type[IntEnum]) -> int | None:

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from opslib.client import _constants as C
-from opslib.client._http import Safety
 from opslib.client._session import Session
 from opslib.client._settings import Secret
-from opslib.dialects import Dialect, resolve_dialect
+from opslib.dialects import Dialect
 from opslib.exceptions import ConfigError
+from opslib.protocol import operations as ops
+from opslib.protocol.tables import resolve_dialect
 
 if TYPE_CHECKING:
     from opslib.client.resources.auth import Auth
@@ -211,14 +212,19 @@ class Client:
     # -- the raw call ------------------------------------------------------------------
 
     def call(
-        self, path: str, params: dict[str, Any] | None = None, *, message_id: str | None = None
+        self,
+        operation: str,
+        params: dict[str, Any] | None = None,
+        *,
+        message_id: str | None = None,
     ) -> Any:
         """Call any envelope operation and return its decoded ``data`` (the raw escape hatch).
 
         Parameters
         ----------
-        path
-            One of the operations' paths, e.g. ``"/device/query"``.
+        operation
+            An operation's name or path (:mod:`opslib.protocol.operations`), e.g.
+            ``"device_query"`` or its path.
         params
             The operation's params, without ``access_token`` and ``client_id`` (added).
         message_id
@@ -227,36 +233,29 @@ class Client:
         Returns
         -------
         Any
-            The decoded ``data`` object; for ``/product/add`` and ``/product/delete`` the
-            bare string (the new product_id, ``"success"``).
+            The decoded ``data`` object in the reference platform's terms (every ``gmt_*``
+            as epoch milliseconds); for add and delete the text they promise (the new
+            product_id, ``"success"``).
 
         Examples
         --------
         >>> client = opslib.connect()
-        >>> client.call("/product/query_category")["category_list"][0]["category_name"]
+        >>> client.call("query_category")["category_list"][0]["category_name"]
         'Lighting'
         """
-        if path == "/token/access":
+        try:
+            op = ops.named(operation)
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
+        if op.answer == "token" or op.extension:
             raise ValueError(
-                "/token/access is not an envelope operation; use client.auth.exchange_code() "
-                "or client.auth.refresh()"
+                f"{op.path} is not an envelope operation of the client; use "
+                "client.auth.exchange_code() or client.auth.refresh() for tokens"
             )
-        if path not in C.OPERATIONS:
-            raise ValueError(f"unknown operation {path!r}; the operations are {list(C.OPERATIONS)}")
         params = dict(params or {})
         for key in ("access_token", "client_id"):
             params.pop(key, None)
-        pre_login = path in C.PRE_LOGIN_OPERATIONS or (
-            path == "/user/update_pwd" and params.get("update_model") == 2
-        )
-        safety = None
-        if path == "/user/auth_code":
-            safety = Safety.WRITE if params.get("auth_model") == 1 else Safety.READ
-        elif path == "/user/login":
-            safety = Safety.ONCE if params.get("login_model") == 2 else Safety.READ
-        return self._session.call(
-            path, params, auth=not pre_login, safety=safety, message_id=message_id
-        )
+        return self._session.call(op, params, message_id=message_id)
 
     # -- lifetime ----------------------------------------------------------------------
 

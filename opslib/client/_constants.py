@@ -65,55 +65,6 @@ EXTRA_CONNECTIONS = 2
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
 
-# --- Protocol facts (spec §4, protocol.md §6, §10) -------------------------------------
-# The 18 operations of the interface, by path.
-OPERATIONS = (
-    "/user/auth_code",
-    "/token/access",
-    "/user/login",
-    "/user/register",
-    "/product/query_category",
-    "/product/query_list_by_category",
-    "/device/query_by_user",
-    "/device/query_record",
-    "/device/query",
-    "/user/query",
-    "/device/bind",
-    "/user/query_sys_setting",
-    "/product/delete",
-    "/product/add",
-    "/user/update_sys_setting",
-    "/user/update_pwd",
-    "/user/update_user_info",
-    "/device/update_info",
-)
-# Recorded writes (protocol §10): retried with the same message_id, replayed by the platform.
-WRITE_OPERATIONS = frozenset(
-    {
-        "/user/register",
-        "/user/update_pwd",
-        "/user/update_user_info",
-        "/user/update_sys_setting",
-        "/product/add",
-        "/product/delete",
-        "/device/bind",
-        "/device/update_info",
-    }
-)
-# Operations that take no access token.
-PRE_LOGIN_OPERATIONS = frozenset({"/user/auth_code", "/user/login", "/user/register"})
-# Operations that carry client_id in params (spec §5.1).
-CLIENT_ID_OPERATIONS = frozenset(
-    {
-        "/user/auth_code",
-        "/user/login",
-        "/user/register",
-        "/product/query_category",
-        "/product/query_list_by_category",
-    }
-)
-BARE_STRING_OPERATIONS = frozenset({"/product/add", "/product/delete"})
-
 # --- Event cache (opslib/client/_event_cache.py) ------------------------------------------
 # Closed windows of event records are kept as Parquet under <user cache dir>/events.
 CACHE_DIR_ENV = "OPSLIB_CACHE_DIR"  # replaces <user cache dir>/opslib/events

@@ -25,6 +25,7 @@ import platformdirs
 from opslib.client._constants import APP_NAME, EMBEDDED_DB_FILENAME, EMBEDDED_DEFAULT_SCALE
 from opslib.client._settings import Settings, with_defaults
 from opslib.dialects import Dialect
+from opslib.protocol.tables import dialect_to_toml
 
 __all__ = ["EmbeddedPlatform", "embedded_db_path", "embedded_platform", "embedded_settings"]
 
@@ -109,7 +110,7 @@ def embedded_platform(dialect: Dialect | None = None) -> EmbeddedPlatform:
     db = embedded_db_path()
     spoken = dialect or Dialect()
     with _lock:
-        key = (db, spoken.to_toml())
+        key = (db, dialect_to_toml(spoken))
         running = _running.get(key)
         if running is not None:
             return running

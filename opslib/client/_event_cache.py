@@ -439,6 +439,7 @@ def read_cached(
     margin_ms: int = C.CACHE_CLOSED_MARGIN_MS,
     concurrency: int = C.CACHE_FETCH_CONCURRENCY,
     progress: bool | None = None,
+    schema: FrameSchema = EVENT,
 ) -> pd.DataFrame:
     """``[start, end)`` from the cached closed windows, fetching the missing and open parts.
 
@@ -458,6 +459,8 @@ def read_cached(
         Missing parts fetched at once.
     progress
         A progress bar over the parts to fetch; None: when more than a few are missing.
+    schema
+        The frame's schema with the platform's labels.
 
     Returns
     -------
@@ -501,7 +504,7 @@ def read_cached(
     pages = [p for p in parts if p is not None]
     # Parts are disjoint in time and each was de-duplicated when it was read; an event has
     # one gmt_create, so no key repeats across parts and none is looked for.
-    df = dedupe_and_sort(build_frame(pages, EVENT), EVENT, dedupe=False)
+    df = dedupe_and_sort(build_frame(pages, schema), schema, dedupe=False)
     df.attrs = {"total": len(df)}
     return df
 

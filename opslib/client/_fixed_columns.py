@@ -5,8 +5,7 @@ the pages' arrays to one typed pandas column with its ``*_name`` label.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from enum import IntEnum
+from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -15,8 +14,9 @@ import pandas as pd
 import pyarrow as pa
 
 from opslib.client._arrow import ARROW_TYPES, POOL, arrays_to_pandas
-from opslib.client._moments import parse_gmt_text
+from opslib.client._moments import moments_array
 from opslib.client._schemas import INT, STRING, TIME, label_dtype
+from opslib.protocol.times import TimeCodec
 
 __all__ = ["field_values", "fixed_page_array", "join_fixed_column", "label_array"]
 
@@ -37,15 +37,11 @@ def field_values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
     return out
 
 
-def fixed_page_array(values: list[Any], dtype: object, name: str) -> pa.Array:
-    """One page of a declared column as an Arrow array of the column's type."""
+def fixed_page_array(values: list[Any], dtype: object, name: str, times: TimeCodec) -> pa.Array:
+    """One page of a declared column as an Arrow array of the column's type; moments are
+    read by ``times`` (the platform's, or the decoded epoch milliseconds')."""
     if dtype == TIME:
-        try:
-            text = pa.array(values, type=pa.string(), memory_pool=POOL)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            strings = [v if v is None else str(v) for v in values]
-            text = pa.array(strings, type=pa.string(), memory_pool=POOL)
-        return parse_gmt_text(text)
+        return moments_array(values, times, name)
     arrow_type = ARROW_TYPES[id(dtype)]
     try:
         return pa.array(values, type=arrow_type, from_pandas=False, memory_pool=POOL)
@@ -62,24 +58,26 @@ def fixed_page_array(values: list[Any], dtype: object, name: str) -> pa.Array:
 
 
 @functools.cache
-def _label_dtype(enum: type[IntEnum]) -> pd.CategoricalDtype:
-    return label_dtype(enum)
+def _label_dtype(labels: tuple[tuple[int, str], ...]) -> pd.CategoricalDtype:
+    return label_dtype(dict(labels))
 
 
-def label_array(codes: Any, enum: type[IntEnum]) -> pd.Categorical:
+def label_array(codes: Any, labels: Mapping[int, str]) -> pd.Categorical:
     """The categorical labels of a coded ``Int64`` array (unknown codes and NA → NaN)."""
     arr = codes if isinstance(codes, pd.arrays.IntegerArray) else pd.array(codes, dtype=INT)
     values = arr.to_numpy(dtype=np.int64, na_value=-(2**62))
+    dtype = _label_dtype(tuple(labels.items()))
+    position = {label: i for i, label in enumerate(dtype.categories)}
     out = np.full(len(values), -1, dtype=np.int8)
-    for i, member in enumerate(enum):
-        out[values == int(member)] = i
-    return pd.Categorical.from_codes(out, dtype=_label_dtype(enum), validate=False)
+    for code, label in labels.items():
+        out[values == int(code)] = position[label]
+    return pd.Categorical.from_codes(out, dtype=dtype, validate=False)
 
 
 def join_fixed_column(
-    chunks: list[pa.Array], arrow_type: pa.DataType, enum: type[IntEnum] | None
+    chunks: list[pa.Array], arrow_type: pa.DataType, labels: Mapping[int, str] | None
 ) -> tuple[Any, pd.Categorical | None]:
-    """A fixed column's pages as one pandas array, and its labels when it has an enum."""
+    """A fixed column's pages as one pandas array, and its labels when it is coded."""
     arr = arrays_to_pandas(chunks, arrow_type)
     chunks.clear()
-    return arr, None if enum is None else label_array(arr, enum)
+    return arr, None if labels is None else label_array(arr, labels)

@@ -44,6 +44,7 @@ from opslib.client._properties import (
     untyped_values,
 )
 from opslib.client._schemas import TIME, FrameSchema
+from opslib.protocol.times import DECODED, TimeCodec
 
 __all__ = ["PageColumns", "build_frame", "join_order", "page_columns", "records_to_frame"]
 
@@ -71,12 +72,19 @@ class PageColumns:
 
 
 def page_columns(
-    records: Sequence[dict[str, Any]], schema: FrameSchema, *, defer: bool = False
+    records: Sequence[dict[str, Any]],
+    schema: FrameSchema,
+    *,
+    defer: bool = False,
+    times: TimeCodec = DECODED,
 ) -> PageColumns:
-    """Convert one page of decoded records to typed Arrow columns (step 1).
+    """Convert one page of records to typed Arrow columns (step 1).
 
-    A moment column with an ``ms_field`` is built from the integer milliseconds when every
-    record has them (no date text parsed), and they are kept as the page's ``order``.
+    Moments are read by ``times``: the platform's for a page as it came
+    (:meth:`Codec.decode_answer <opslib.protocol.codec.Codec.decode_answer>` with
+    ``moments="raw"``), else epoch milliseconds (a decoded answer). A moment column with
+    an ``ms_field`` is built from the integer milliseconds when every record has them, and
+    they are kept as the page's ``order``.
     ``defer`` leaves the properties as values (:class:`PropertyValues`), typed by
     :func:`build_frame` once for the whole read: a member is then one type inference over
     all its values instead of one per page over a mostly empty column (same frame).
@@ -86,10 +94,10 @@ def page_columns(
     for c in schema.columns:
         ms = epoch_ms_of(records, c.ms_field) if c.ms_field and records else None
         if ms is not None:
-            fixed[c.name] = seconds_from_ms(ms)
+            fixed[c.name] = seconds_from_ms(ms, c.name)
             order = ms if order is None else order
         else:
-            fixed[c.name] = fixed_page_array(field_values(records, c.name), c.dtype, c.name)
+            fixed[c.name] = fixed_page_array(field_values(records, c.name), c.dtype, c.name, times)
     properties: dict[str, PropertyChunk] = {}
     deferred: dict[str, PropertyValues] = {}
     n = len(records)
@@ -142,7 +150,8 @@ def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFra
     for col in schema.columns:
         arrow_type = ARROW_TIME if col.dtype == TIME else ARROW_TYPES[id(col.dtype)]
         chunks = [p.fixed.pop(col.name) for p in pages]
-        jobs.append((col.name, functools.partial(join_fixed_column, chunks, arrow_type, col.enum)))
+        labels = col.label_map if col.enum is not None else None
+        jobs.append((col.name, functools.partial(join_fixed_column, chunks, arrow_type, labels)))
     for name in sorted({name for p in pages for name in p.properties}):
         per_page = [p.properties.pop(name, None) for p in pages]
         jobs.append((name, functools.partial(join_property_chunks, per_page, sizes)))
@@ -171,15 +180,21 @@ def build_frame(pages: Sequence[PageColumns], schema: FrameSchema) -> pd.DataFra
     return pd.DataFrame(data, index=pd.RangeIndex(sum(sizes)), copy=False)
 
 
-def records_to_frame(records: Sequence[dict[str, Any]], schema: FrameSchema) -> pd.DataFrame:
+def records_to_frame(
+    records: Sequence[dict[str, Any]], schema: FrameSchema, *, times: TimeCodec = DECODED
+) -> pd.DataFrame:
     """Convert records (one page, or one object) to the schema's typed frame.
 
     Parameters
     ----------
     records
-        Decoded JSON objects as the platform sends them (nested objects included).
+        Decoded JSON objects (nested objects included).
     schema
-        The frame's declaration from :mod:`opslib.client._schemas`.
+        The frame's declaration from :mod:`opslib.client._schemas` (with the platform's
+        labels, :meth:`FrameSchema.labelled <opslib.client._schemas.FrameSchema.labelled>`).
+    times
+        How the records' moments are written: epoch milliseconds (decoded), or the
+        platform's own.
 
     Returns
     -------
@@ -193,4 +208,4 @@ def records_to_frame(records: Sequence[dict[str, Any]], schema: FrameSchema) -> 
     >>> str(df["category_id"].dtype)
     'Int64'
     """
-    return build_frame([page_columns(records, schema)], schema)
+    return build_frame([page_columns(records, schema, times=times)], schema)

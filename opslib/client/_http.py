@@ -6,8 +6,8 @@ neither (the exchange of an authorization code, a login by SMS code) are repeate
 the request certainly never left (a refused connection). ``_should_retry`` decides, one
 commented branch per reason, and logs each retry on the ``opslib`` logger at DEBUG.
 
-What a success and a failure look like, and the token call's form, follow the client's
-dialect (:mod:`opslib.client._dialect`).
+What a success and a failure look like, and the token call's form, follow the platform's
+dialect, through its :class:`~opslib.protocol.codec.Codec` (``http.codec``).
 
 Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
 also be sent early, from the reading thread, their answers read later
@@ -44,8 +44,6 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
-from opslib.client._dialect import Edge
-from opslib.client._selectors import translate
 from opslib.client._settings import Secret
 from opslib.client._stdlib_transport import (
     OpensConnections,
@@ -57,9 +55,12 @@ from opslib.dialects import Dialect
 from opslib.exceptions import (
     APIError,
     OutcomeUnknown,
+    ProtocolError,
     RequestTimeout,
     TransportError,
 )
+from opslib.protocol.codec import Codec, Moments
+from opslib.protocol.operations import AUTH_CODE, Operation
 
 __all__ = [
     "HTTP",
@@ -178,12 +179,12 @@ def _loads(response: httpx.Response) -> Any:
 
 
 def status_error(
-    response: httpx.Response, *, operation: str, message_id: str = "", edge: Edge | None = None
+    response: httpx.Response, *, operation: str, message_id: str = "", codec: Codec | None = None
 ) -> APIError:
-    """The :class:`APIError` for a failed envelope or token response (read by ``edge``'s
+    """The :class:`APIError` for a failed envelope or token response (read by ``codec``'s
     dialect, default the reference platform's)."""
     body = _loads(response)
-    return (edge or _REFERENCE).error(
+    return (codec or _REFERENCE).errors.error(
         response.status_code,
         body,
         operation=operation,
@@ -193,7 +194,7 @@ def status_error(
     )
 
 
-_REFERENCE = Edge()
+_REFERENCE = Codec()
 
 
 class _RedactQuery(logging.Filter):
@@ -248,7 +249,7 @@ class HTTP:
         max_connections: int = C.MAX_CONCURRENCY + C.EXTRA_CONNECTIONS,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self.edge = Edge(dialect)
+        self.codec = Codec(dialect)
         self.max_retries = max_retries
         self.retry_deadline = retry_deadline
         # How retries wait and measure their deadline (tests pass fakes that do not wait).
@@ -320,22 +321,23 @@ class HTTP:
 
     def post_envelope(
         self,
-        path: str,
+        op: Operation,
         build_body: Callable[[], Mapping[str, Any]],
         *,
         message_id: str,
         safety: Safety,
+        moments: Moments = "ms",
     ) -> Any:
-        """POST an envelope; return its decoded ``data`` (or the bare string of add/delete).
+        """POST an envelope; return its decoded ``data`` (or the text add/delete promise).
 
-        ``build_body`` is called for every attempt, so a retry after a token refresh carries
-        the new access token with the same message_id.
+        ``build_body`` is called for every attempt (the codec's envelope), so a retry after
+        a token refresh carries the new access token with the same message_id.
         """
-
+        path = op.path
         sent: dict[str, Any] = {}
 
         def make() -> httpx.Request:
-            body = translate(self.edge.dialect, path, build_body())
+            body = build_body()
             sent["params"] = body.get("params") or {}
             headers = {"Content-Type": "application/json"}
             # Secrets stay Secret objects up to here; only the encoded bytes hold them.
@@ -345,20 +347,19 @@ class HTTP:
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
         body = _loads(response)
-        status = response.status_code
-        if status == 200 and path in C.BARE_STRING_OPERATIONS and isinstance(body, str):
-            return self.edge.bare(path, sent["params"], body, status)
-        data = self.edge.data(status, body)
+        data = self.codec.decode_answer(
+            op, response.status_code, body, sent=sent["params"], moments=moments
+        )
         if data is not None:
             return data
-        raise status_error(response, operation=path, message_id=message_id, edge=self.edge)
+        raise status_error(response, operation=path, message_id=message_id, codec=self.codec)
 
     @property
     def sends_early(self) -> bool:
         """Whether :meth:`send_early` sends anything (opslib's own transport is in use)."""
         return self._early is not None
 
-    def send_early(self, path: str, body: Mapping[str, Any]) -> EarlyAnswer | None:
+    def send_early(self, op: Operation, body: Mapping[str, Any]) -> EarlyAnswer | None:
         """Send one envelope read now; read its answer later with :meth:`EarlyAnswer.data`.
 
         A first attempt only, so that one thread keeps the platform busy while it decodes
@@ -368,7 +369,7 @@ class HTTP:
         """
         if self._early is None:
             return None
-        body = translate(self.edge.dialect, path, body)
+        path = op.path
         request = self._client.build_request(
             "POST",
             self._url(path),
@@ -378,28 +379,31 @@ class HTTP:
         )
         try:
             exchange = self._early.start(request)
-            return EarlyAnswer(exchange, path, self.edge, lambda r: self._seen(self._status(r)))
+            return EarlyAnswer(exchange, op, self.codec, lambda r: self._seen(self._status(r)))
         except httpx.TransportError as exc:
             log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
             return None
 
-    def open_connections(self, path: str, n: int) -> None:
+    def open_connections(self, op: Operation, n: int) -> None:
         """Have ``n`` idle connections to the platform ready before ``n`` requests are sent
         early, their handshakes side by side (:meth:`StdlibTransport.open_connections
         <opslib.client._stdlib_transport.StdlibTransport.open_connections>`); nothing over
         httpx's own transport, which connects as each request goes."""
         if self._opens is not None:
-            self._opens.open_connections(self._url(path), n, timeout=self._client.timeout.connect)
+            self._opens.open_connections(
+                self._url(op.path), n, timeout=self._client.timeout.connect
+            )
 
     def post_form(
-        self, path: str, form: Mapping[str, str | Secret], *, safety: Safety
+        self, op: Operation, form: Mapping[str, str | Secret], *, safety: Safety
     ) -> dict[str, Any]:
         """POST the token operation: its fields in the query string (the spec) or a form
         body, as the dialect says; flat JSON out, ``expires_in`` in seconds.
 
         httpx's request log line shows the URL with the query replaced (``_RedactQuery``).
         """
-        in_query = self.edge.dialect.token.params == "query"
+        path = op.path
+        in_query = self.codec.token_in_query
 
         def make() -> httpx.Request:
             if in_query:
@@ -408,10 +412,10 @@ class HTTP:
 
         response = self._send(make, operation=path, message_id="", safety=safety)
         body = _loads(response)
-        tokens = self.edge.token_body(response.status_code, body)
+        tokens = self.codec.errors.token_fields(response.status_code, body)
         if tokens is not None:
             return tokens
-        raise status_error(response, operation=path, edge=self.edge)
+        raise status_error(response, operation=path, codec=self.codec)
 
     # -- retries -----------------------------------------------------------------------
 
@@ -480,11 +484,19 @@ class HTTP:
         else:
             assert response is not None
             retry_after = _retry_after(response, None)
+            if status == 429 and operation == AUTH_CODE.path and safety is Safety.WRITE:
+                # An SMS send refused for its rate: every try counts against the user's
+                # SMS quota (a few an hour, a day), so the caller decides when to try again.
+                log.debug("%s: not retrying a rate-limited SMS send", what)
+                return None
             if status == 429:
-                # Throttled before any work was done: wait as long as the platform asks.
+                # Throttled before any work was done: wait as long as the platform asks,
+                # else as long as its dialect documents for the code (errors.retry_after).
+                if retry_after is None:
+                    retry_after = self.codec.errors.documented_wait(_loads(response))
                 wait = retry_after if retry_after is not None else backoff
                 if wait > C.MAX_RETRY_AFTER:
-                    log.debug("%s: not retrying, Retry-After %.1fs is too long", what, wait)
+                    log.debug("%s: not retrying, a wait of %.1fs is too long", what, wait)
                     return None
                 reason, delay = f"HTTP 429, Retry-After {retry_after}", wait
             elif safety is Safety.ONCE:
@@ -515,15 +527,11 @@ class HTTP:
         status = response.status_code
         if (
             status != 200
-            or self.edge.dialect.errors.signalling == "status"
+            or not self.codec.errors.in_body
             or len(response.content) > C.BODY_FAILURE_MAX_BYTES
         ):
             return status
-        body = _loads(response)
-        code = body.get("error_code") if isinstance(body, dict) else None
-        if isinstance(code, int) and self.edge.dialect.errors.codes.get(code) == "RateLimited":
-            return 429
-        return status
+        return 429 if self.codec.errors.rate_limited(status, _loads(response)) else status
 
     def _transport_failure(
         self, exc: httpx.HTTPError, operation: str, message_id: str, safety: Safety
@@ -549,12 +557,17 @@ class EarlyAnswer:
     """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
 
     def __init__(
-        self, exchange: Pending, path: str, edge: Edge, seen: Callable[[httpx.Response], None]
+        self,
+        exchange: Pending,
+        op: Operation,
+        codec: Codec,
+        seen: Callable[[httpx.Response], None],
     ) -> None:
         # seen: hears of every answer (a 429 or 503, or a rate-limit code in a 200 body)
         self._exchange = exchange
-        self._path = path
-        self._edge = edge
+        self._op = op
+        self._path = op.path
+        self._codec = codec
         self._seen = seen
 
     def data(self) -> dict[str, Any] | None:
@@ -568,7 +581,12 @@ class EarlyAnswer:
             return None
         self._seen(response)
         body = _loads(response) if response.status_code == 200 else None
-        data = self._edge.data(response.status_code, body)
+        try:
+            data = self._codec.decode_answer(
+                self._op, response.status_code, body, sent={}, moments="raw"
+            )
+        except ProtocolError:
+            data = None  # the regular call reads it again and raises
         if isinstance(data, dict):
             return data
         log.debug("POST %s sent early: HTTP %d, not a success", self._path, response.status_code)

@@ -34,10 +34,15 @@ whatever the size of the pages in between. A platform serving fewer rows than as
 page cap below the size asked, without an error) is followed: the rest is asked at the
 size it served.
 
-Invariant: a read returns every row the platform says exists or raises
-:class:`~opslib.IncompleteRead` naming expected and got. A short page is never taken as
-the end; offset paging over data that changes while it is read can show a record twice
-and skip another, and :meth:`Pager.frame` counts the rows after dropping duplicates.
+Invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row the
+platform says exists, each once, or raises :class:`~opslib.IncompleteRead` naming expected,
+got and the duplicates seen; a page's ``data`` that is not an object holding the list and a
+``total`` (a non-negative integer) raises :class:`~opslib.ProtocolError`. A short page is
+never taken as the end, and more rows than the total is an error, not a bonus; offset
+paging over data that changes while it is read can show a record twice and skip another:
+:meth:`Pager.frame` counts the rows after dropping duplicates, :meth:`Pager.pages` counts
+each record's key once (hashed). Where ``total`` counts pages, the last page must hold
+what that count allows and every page must say the same count.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
 import pandas as pd
 
 from opslib.client import _constants as C
@@ -63,6 +69,8 @@ from opslib.client._schemas import FrameSchema
 from opslib.client._session import FetchPage, SendPage
 from opslib.dialects import Paging
 from opslib.exceptions import IncompleteRead
+from opslib.protocol import reads
+from opslib.protocol.times import DECODED, TimeCodec
 
 __all__ = ["Pager", "check_page_size"]
 
@@ -87,9 +95,10 @@ def _check_limit(limit: int | None) -> int | None:
 @dataclass
 class _Page:
     page_no: int
-    total: int
+    total: int  # as the page says it (records, or pages: Paging.total)
     rows: int
     columns: PageColumns
+    keys: np.ndarray | None = None  # its records' hashed keys, where the read counts them
 
 
 @dataclass
@@ -99,9 +108,10 @@ class _Tally:
     first_no: int = 1
     last_no: int = 1
     size: int = 0
-    total: int = 0  # the platform's total (records, or pages: Paging.total)
+    total: int = 0  # the records the platform's total stands for
     rows: int = 0  # rows received, duplicates included
     short: list[int] | None = None  # pages before the last with fewer rows than served
+    pages: int | None = None  # the first page's total where it counts pages
 
 
 class _Started(Protocol):
@@ -164,6 +174,9 @@ class Pager:
     first_fetch
         The fetch of the first page, where it differs from ``fetch`` (a fleet read whose
         first page also learns whether the fleet may be read).
+    times
+        How the pages' moments are written (the platform's
+        :class:`~opslib.protocol.times.TimeCodec`; default epoch milliseconds).
     """
 
     def __init__(
@@ -183,7 +196,9 @@ class Pager:
         paging: Paging | None = None,
         operation: str = "",
         first_fetch: FetchPage | None = None,
+        times: TimeCodec = DECODED,
     ) -> None:
+        self.times = times
         self._fetch = fetch
         self._first_fetch = first_fetch or fetch
         self._send = send
@@ -196,6 +211,8 @@ class Pager:
         size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
         self._tally = _Tally()
+        self._key = reads.key_fields(self.operation, list_key, schema.key)
+        self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
         self._stash: tuple[int, dict[str, Any]] | None = None  # a page read ahead of its turn
         self.progress = progress
         self.concurrency = max(1, concurrency)
@@ -214,7 +231,7 @@ class Pager:
         df = build_frame(columns, self.schema)
         del columns
         df = dedupe_and_sort(df, self.schema, order=order)
-        total = self._check(len(df))
+        total = self._check(len(df), self._tally.rows - len(df))
         if self.limit is not None and len(df) > self.limit:
             df = df.iloc[: self.limit].reset_index(drop=True)
         df.attrs = {"total": total}
@@ -225,13 +242,16 @@ class Pager:
 
         The next pages are fetched while the caller works on this one; stopping early drops
         them. Each frame's ``attrs`` holds ``page_no``, ``page_size`` and ``total``: enough
-        to resume later with ``page_no=attrs["page_no"] + 1``. Duplicates across pages are
-        not removed here (that would need every key in memory).
+        to resume later with ``page_no=attrs["page_no"] + 1``. Rows repeating a record of an
+        earlier page are not removed here, but every record's key is counted once (hashed,
+        8 bytes a row): a page that only repeats rows already read raises at once, and the
+        read raises at its end when the records counted differ from the total.
         """
         if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
             raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
         if self.limit == 0:
             return
+        keys = self._keys = reads.Keys(self.operation, self._key)
         seen = 0
         for page in self._pages(page_no):
             df = build_frame([page.columns], self.schema)
@@ -242,7 +262,8 @@ class Pager:
             seen += len(df)
             if page.rows:
                 yield df
-        self._check(self._tally.rows)
+        unique = keys.unique
+        self._check(unique, keys.rows - unique)
 
     # -- the one loop ------------------------------------------------------------------
 
@@ -257,10 +278,12 @@ class Pager:
         typed = time.monotonic()
         window = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
         self._follow_cap(first_no, first)
-        if self.paging.total == "pages":
-            first.total = self._records_of_pages(first_no, first)
-        last_no = self._last_page(first_no, first.total)
-        tally = self._tally = _Tally(first_no, last_no, self.page_size, first.total, first.rows, [])
+        pages = first.total if self.paging.total == "pages" else None
+        total = first.total if pages is None else self._records_of_pages(first_no, first)
+        last_no = self._last_page(first_no, total)
+        tally = _Tally(first_no, last_no, self.page_size, total, first.rows, [], pages)
+        self._tally = tally
+        self._take(first)
         yield first
         if first_no >= last_no:
             return
@@ -297,6 +320,7 @@ class Pager:
                     start_more()  # pages stay in flight while this one is read and typed
                     page = started.result()
                     window.taken()
+                    self._take(page)
                     tally.rows += page.rows
                     if page.rows < self.page_size and page.page_no < last_no:
                         assert tally.short is not None
@@ -335,11 +359,29 @@ class Pager:
         unless its ``data`` is given."""
         if data is None:
             data = self._fetch(page_no, self.page_size)
-        if self._on_data is not None:
-            self._on_data(data)
-        records = data.get(self.list_key) or []
-        columns = page_columns(records, self.schema, defer=True)
-        return _Page(page_no, int(data.get("total") or 0), len(records), columns)
+        records, total = reads.page(self.operation, self.list_key, data)
+        try:
+            if self._on_data is not None:
+                self._on_data(data)
+            keys = self._keys.hashes(records) if self._keys is not None else None
+            columns = page_columns(records, self.schema, defer=True, times=self.times)
+        except Exception:
+            reads.objects(self.operation, self.list_key, records)  # a record that is not one
+            raise
+        return _Page(page_no, total, len(records), columns, keys)
+
+    def _take(self, page: _Page) -> None:
+        """The checks on each page as the reading thread takes it, in page order: the same
+        count of pages on every page where ``total`` counts them; no page that only repeats
+        records already read, where keys are counted."""
+        t = self._tally
+        if t.pages is not None and page.page_no != t.first_no:
+            reads.same_pages(
+                self.operation, first=t.pages, page_no=page.page_no, pages=page.total, size=t.size
+            )
+        if self._keys is not None and page.keys is not None:
+            expected = max(0, t.total - (t.first_no - 1) * t.size)
+            self._keys.add(page.page_no, page.keys, expected=expected)
 
     def _follow_cap(self, first_no: int, first: _Page) -> None:
         """A first page with fewer rows than asked while more exist: the platform caps its
@@ -368,33 +410,37 @@ class Pager:
 
     def _records_of_pages(self, first_no: int, first: _Page) -> int:
         """The records a total counting pages stands for: full pages but the last, whose
-        rows are counted (one request more when it is not the first)."""
-        pages = first.total
-        if pages <= first_no:
-            return (first_no - 1) * self.page_size + first.rows if pages == first_no else 0
-        data = self._fetch(pages, self.page_size)
+        rows are counted (one request more when it is not the first); the last page must
+        hold what the count allows and say the same count
+        (:func:`~opslib.protocol.reads.records_of_pages`)."""
+        pages, size = first.total, self.page_size
+        if pages < first_no:
+            return 0  # read past the end: any row there is more than the total
+        if pages == first_no:
+            return reads.records_of_pages(self.operation, pages=pages, rows=first.rows, size=size)
+        data = self._fetch(pages, size)
+        records, total = reads.page(self.operation, self.list_key, data)
+        reads.same_pages(self.operation, first=pages, page_no=pages, pages=total, size=size)
         self._stash = (pages, data)  # typed in its turn, not fetched again
-        last = len(data.get(self.list_key) or [])
-        return (pages - 1) * self.page_size + last
+        return reads.records_of_pages(self.operation, pages=pages, rows=len(records), size=size)
 
-    def _check(self, got: int) -> int:
-        """The invariant at a read's end: ``got`` rows (duplicates dropped) against what the
-        total promised; raises :class:`~opslib.IncompleteRead`, else returns the total."""
+    def _check(self, got: int, duplicates: int) -> int:
+        """The invariant at a read's end: ``got`` records (each once) against what the
+        total promised, neither fewer nor more; raises :class:`~opslib.IncompleteRead`,
+        else returns the total."""
         t = self._tally
-        expected = max(0, t.total - (t.first_no - 1) * t.size)
-        if self.limit is not None:
-            expected = min(expected, self.limit)
-        if got < expected:
-            short = f"; short pages: {t.short[:10]}" if t.short else ""
-            raise IncompleteRead(
-                operation=self.operation,
-                expected=expected,
-                got=got,
-                detail=(
-                    f"{t.rows} rows came in {t.last_no - t.first_no + 1} pages of "
-                    f"{t.size}{short}, duplicates dropped"
-                ),
-            )
+        short = f"; short pages: {t.short[:10]}" if t.short else ""
+        reads.check_count(
+            self.operation,
+            expected=max(0, t.total - (t.first_no - 1) * t.size),
+            got=got,
+            limit=self.limit,
+            duplicates=duplicates,
+            detail=(
+                f"{t.rows} rows came in {t.last_no - t.first_no + 1} pages of "
+                f"{t.size}{short}, duplicates dropped"
+            ),
+        )
         return t.total
 
     def _last_page(self, first_no: int, total: int) -> int:

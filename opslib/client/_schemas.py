@@ -12,7 +12,8 @@ The conversion from records to frames lives in ``opslib.client._frames``; this m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 import pandas as pd
@@ -26,9 +27,9 @@ FLOAT = pd.Float64Dtype()
 TIME = pd.DatetimeTZDtype(unit="ns", tz="UTC")
 
 
-def label_dtype(enum: type[IntEnum]) -> pd.CategoricalDtype:
+def label_dtype(labels: Mapping[int, str]) -> pd.CategoricalDtype:
     """The categorical dtype of the ``*_name`` column beside a coded column."""
-    return pd.CategoricalDtype(categories=list(enums.labels(enum).values()))
+    return pd.CategoricalDtype(categories=list(dict.fromkeys(labels.values())))
 
 
 @dataclass(frozen=True)
@@ -39,16 +40,32 @@ class Column:
     milliseconds (the platform's ``ts`` extension on events): when every record has it,
     the column is built from it (truncated to the second, as the text shows it) instead of
     parsing the text, and the read keeps the milliseconds to check the platform's order.
+    ``labels`` are the platform's names of the codes (:meth:`FrameSchema.labelled`),
+    else ``enum``'s (ours).
     """
 
     name: str
     dtype: object
     enum: type[IntEnum] | None = None
     ms_field: str | None = None
+    labels: tuple[tuple[int, str], ...] = ()
 
     @property
     def label_name(self) -> str:
         return f"{self.name}_name" if self.enum else ""
+
+    @property
+    def label_map(self) -> Mapping[int, str]:
+        """Code -> label of a coded column."""
+        if self.labels:
+            return dict(self.labels)
+        return enums.labels(self.enum) if self.enum is not None else {}
+
+    @property
+    def enum_key(self) -> str:
+        """The dialect's enums key of this column in a schema (``status`` is per object,
+        see :meth:`FrameSchema.labelled`)."""
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -72,8 +89,20 @@ class FrameSchema:
         for col in self.columns:
             out[col.name] = col.dtype
             if col.enum is not None:
-                out[col.label_name] = label_dtype(col.enum)
+                out[col.label_name] = label_dtype(col.label_map)
         return out
+
+    def labelled(self, labels_of: Callable[[str, type[IntEnum]], Mapping[int, str]]) -> FrameSchema:
+        """This schema with the platform's labels on its coded columns: ``labels_of(key,
+        enum)`` names the codes of the dialect's enums ``key`` (``device_status`` for a
+        device's ``status``, ``event_type``...)."""
+        columns = []
+        for col in self.columns:
+            if col.enum is not None:
+                key = f"{self.name}_status" if col.name == "status" else col.name
+                col = replace(col, labels=tuple(labels_of(key, col.enum).items()))
+            columns.append(col)
+        return replace(self, columns=tuple(columns))
 
     def empty(self) -> pd.DataFrame:
         """A frame with no rows and every fixed column typed."""

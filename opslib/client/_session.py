@@ -1,12 +1,13 @@
 """The envelope of every call: one HTTP pool, the current access token, and per-user facts.
 
-A :class:`Session` is what the resources call through: ``session.call(path, params)`` puts
-the params in the request envelope (protocol §5) with a message_id, the caller's user_id
-and the current access token, posts it (:mod:`opslib.client._http`: retries), and on a 401
-refreshes the token once and posts again with the same message_id
-(:mod:`opslib.client._tokens`). ``session.page_fetch(path, params)`` is the same call for
-one page of a paged read, and ``session.page_send(path, params)`` sends a page's request
-early where the transport can (:mod:`opslib.client._pager`).
+A :class:`Session` is what the resources call through: ``session.call(op, params)`` has the
+platform's codec (:class:`~opslib.protocol.codec.Codec`) put the params in the request
+envelope (protocol §5) with a message_id, the caller's user_id and the current access
+token, posts it (:mod:`opslib.client._http`: retries), and on a 401 refreshes the token once
+and posts again with the same message_id (:mod:`opslib.client._tokens`).
+``session.page_fetch(op, params)`` is the same call for one page of a paged read, and
+``session.page_send(op, params)`` sends a page's request early where the transport can
+(:mod:`opslib.client._pager`).
 
 :class:`~opslib.client._client.Client` is a Session with the resources attached; a Dask
 worker reads its window through a token-only Session of its own (:meth:`Session.from_token`).
@@ -25,11 +26,15 @@ import httpx
 
 from opslib.client import _constants as C
 from opslib.client._http import HTTP, EarlyAnswer, Safety
+from opslib.client._schemas import FrameSchema
 from opslib.client._secrets import SECRET_FIELDS
 from opslib.client._settings import Secret, Settings
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, AuthenticationError, ConfigError, PermissionDenied
+from opslib.protocol import operations as ops
+from opslib.protocol.codec import Codec, Moments
+from opslib.protocol.operations import Operation
 
 __all__ = ["FetchPage", "SendPage", "Session"]
 
@@ -52,18 +57,18 @@ class SendPage(Protocol):
 class _PageSend:
     """The :class:`SendPage` of one paged read (:meth:`Session.page_send`)."""
 
-    def __init__(self, session: Session, path: str, params: dict[str, Any]) -> None:
+    def __init__(self, session: Session, op: Operation, params: dict[str, Any]) -> None:
         self._session = session
-        self._path = path
+        self._op = op
         self._params = params
 
     def __call__(self, page_no: int, page_size: int) -> EarlyAnswer | None:
         page = {**self._params, "page_no": page_no, "page_size": page_size}
-        envelope = self._session._envelope(self._path, page, str(uuid.uuid4()))
-        return self._session.http.send_early(self._path, envelope)
+        envelope = self._session._envelope(self._op, page, str(uuid.uuid4()))
+        return self._session.http.send_early(self._op, envelope)
 
     def open_connections(self, n: int) -> None:
-        self._session.http.open_connections(self._path, n)
+        self._session.http.open_connections(self._op, n)
 
 
 class Session:
@@ -117,7 +122,6 @@ class Session:
             dialect=dialect,
             max_connections=self.concurrency + C.EXTRA_CONNECTIONS,
         )
-        self.dialect = self.http.edge.dialect
         self.tokens = TokenManager(
             self.http,
             client_id=client_id,
@@ -127,6 +131,7 @@ class Session:
         )
         # May this user read the whole fleet? Learned per user, as the client may switch.
         self._fleet: dict[str, bool] = {}
+        self._schemas: dict[FrameSchema, FrameSchema] = {}
 
     @classmethod
     def open(cls, settings: Settings, **options: Any) -> Session:
@@ -189,6 +194,25 @@ class Session:
         return self.http.base_url
 
     @property
+    def codec(self) -> Codec:
+        """The platform's codec (its dialect applied to the wire)."""
+        return self.http.codec
+
+    @codec.setter
+    def codec(self, codec: Codec) -> None:
+        self.http.codec = codec
+        self._schemas.clear()
+
+    @property
+    def dialect(self) -> Dialect:
+        """The platform's dialect; setting it sets the codec it speaks by."""
+        return self.codec.dialect
+
+    @dialect.setter
+    def dialect(self, dialect: Dialect) -> None:
+        self.codec = Codec(dialect)
+
+    @property
     def client_id(self) -> str:
         return self.tokens.client_id
 
@@ -200,71 +224,87 @@ class Session:
 
     def call(
         self,
-        path: str,
+        op: Operation | str,
         params: dict[str, Any],
         *,
-        auth: bool = True,
+        auth: bool | None = None,
         safety: Safety | None = None,
         message_id: str | None = None,
+        moments: Moments = "ms",
     ) -> Any:
         """One envelope call: token in params, one refresh and retry when the platform says
         the token expired (a 401, or a code of the dialect's ``errors.token_expired_codes``).
 
+        ``op`` is an operation of :mod:`opslib.protocol.operations` (or its name or path);
+        ``auth`` and ``safety`` default to what the operation says for these params.
         The message_id is fixed for the whole call, so every retry of a write (after a
         dropped answer, a 503 or a token refresh) is replayed, not written again.
         """
+        op = ops.named(op)
         mid = message_id or str(uuid.uuid4())
+        if auth is None:
+            auth = op.needs_token(params)
         if safety is None:
-            safety = Safety.WRITE if path in C.WRITE_OPERATIONS else Safety.READ
+            safety = Safety(op.safety_for(params))
         used: dict[str, Any] = {}
 
         def build() -> dict[str, Any]:
-            body = self._envelope(path, params, mid, auth=auth)
+            body = self._envelope(op, params, mid, auth=auth)
             if auth:
                 used["token"] = body["params"]["access_token"]
             return body
 
+        post = self.http.post_envelope
         try:
-            return self.http.post_envelope(path, build, message_id=mid, safety=safety)
+            return post(op, build, message_id=mid, safety=safety, moments=moments)
         except APIError as exc:
-            if not auth or "token" not in used or not self.http.edge.token_expired(exc):
+            if not auth or "token" not in used or not self.codec.errors.token_expired(exc):
                 raise
             log.debug(
                 "%s: %s with the current access token; refreshing and retrying once",
-                path,
+                op.path,
                 exc.code,
             )
             self.tokens.after_unauthorized(used["token"])
-        return self.http.post_envelope(path, build, message_id=mid, safety=safety)
+        return post(op, build, message_id=mid, safety=safety, moments=moments)
 
     def _envelope(
-        self, path: str, params: dict[str, Any], message_id: str, *, auth: bool = True
+        self, op: Operation, params: dict[str, Any], message_id: str, *, auth: bool = True
     ) -> dict[str, Any]:
         """The request envelope of one attempt: the current access token in its params."""
-        body = self.http.edge.params(path, params)
-        body = dict(body) if body is params else body
-        if path in C.CLIENT_ID_OPERATIONS:
-            body = {"client_id": self.client_id, **body}
-        if auth:
-            body["access_token"] = self.tokens.access_secret()
-        user_id = (self.user_id or "") if auth else ""
-        return {"message_id": message_id, "user_id": user_id, "params": body}
+        return self.codec.envelope(
+            op,
+            params,
+            message_id=message_id,
+            user_id=(self.user_id or "") if auth else "",
+            access_token=self.tokens.access_secret() if auth else None,
+            client_id=self.client_id,
+        )
 
-    def page_fetch(self, path: str, params: dict[str, Any]) -> FetchPage:
-        """The fetch of one page of a paged read: ``params`` plus ``page_no``/``page_size``."""
+    def page_fetch(self, op: Operation, params: dict[str, Any]) -> FetchPage:
+        """The fetch of one page of a paged read: ``params`` plus ``page_no``/``page_size``;
+        the records' moments as the platform wrote them (the frame builder reads them)."""
 
         def fetch(page_no: int, page_size: int) -> dict[str, Any]:
             page = {**params, "page_no": page_no, "page_size": page_size}
-            return dict(self.call(path, page))
+            data: dict[str, Any] = self.call(op, page, moments="raw")  # checked by the codec
+            return data
 
         return fetch
 
-    def page_send(self, path: str, params: dict[str, Any]) -> SendPage | None:
+    def page_send(self, op: Operation, params: dict[str, Any]) -> SendPage | None:
         """Sends one page's request early (:meth:`HTTP.send_early
         <opslib.client._http.HTTP.send_early>`); None where the transport cannot."""
         if not self.http.sends_early:
             return None
-        return _PageSend(self, path, params)
+        return _PageSend(self, op, params)
+
+    def frame_schema(self, schema: FrameSchema) -> FrameSchema:
+        """``schema`` with the platform's labels on its coded columns (made once)."""
+        found = self._schemas.get(schema)
+        if found is None:
+            found = self._schemas[schema] = schema.labelled(self.codec.labels)
+        return found
 
     def may_read_fleet(self) -> bool:
         """Whether the caller may read the whole fleet (ops, admin); learned once per user.
@@ -277,9 +317,7 @@ class Session:
         user = self.user_id or ""
         if user not in self._fleet:
             try:
-                data = self.call(
-                    "/device/query_by_user", {"user_id": "", "page_no": 1, "page_size": 1}
-                )
+                data = self.call(ops.QUERY_BY_USER, {"user_id": "", "page_no": 1, "page_size": 1})
             except PermissionDenied:
                 log.debug("the fleet is refused (403): reading the caller's own instead")
                 self._fleet[user] = False

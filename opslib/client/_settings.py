@@ -25,8 +25,9 @@ from typing import Any
 import platformdirs
 
 from opslib.client._constants import APP_NAME, TOKEN_CACHE_FILENAME
-from opslib.dialects import Dialect, resolve_dialect
+from opslib.dialects import Dialect
 from opslib.exceptions import ConfigError
+from opslib.protocol.tables import resolve_dialect
 
 __all__ = ["Secret", "Settings", "config_path", "resolve_settings"]
 

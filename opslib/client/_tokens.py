@@ -32,6 +32,7 @@ from opslib.client._http import HTTP, Safety
 from opslib.client._settings import Secret
 from opslib.enums import LoginModel
 from opslib.exceptions import APIError, AuthenticationError, ConfigError
+from opslib.protocol import operations as ops
 
 __all__ = ["Credentials", "TokenCache", "TokenManager", "Tokens"]
 
@@ -260,7 +261,7 @@ class TokenManager:
             return
         except APIError as exc:
             creds = self.credentials
-            refused = self._http.edge.refused_refresh(exc)
+            refused = self._http.codec.errors.refused_refresh(exc)
             if not refused or creds is None or creds.password is None:
                 self._drop_cached()
                 raise
@@ -273,7 +274,7 @@ class TokenManager:
         if self._client_secret is None:
             raise ConfigError(
                 "this client was made from an access token: it has no client_secret for "
-                "/token/access (use opslib.connect() to log in)"
+                f"{ops.TOKEN.path} (use opslib.connect() to log in)"
             )
         return {
             "client_id": self.client_id,
@@ -283,7 +284,7 @@ class TokenManager:
 
     def refresh_grant(self, refresh_token: Secret, user_id: str | None = None) -> Tokens:
         body = self._http.post_form(
-            "/token/access",
+            ops.TOKEN,
             self._form(grant_type="refresh_token", refresh_token=refresh_token),
             safety=Safety.READ,  # the platform replays a refresh repeated within 60 s
         )
@@ -296,7 +297,7 @@ class TokenManager:
         without it the token answer's openid stands for it.
         """
         body = self._http.post_form(
-            "/token/access",
+            ops.TOKEN,
             self._form(
                 grant_type="authorization_code",
                 code=code if isinstance(code, Secret) else Secret(str(code)),
@@ -323,10 +324,12 @@ class TokenManager:
 
     def _login(self, params: dict[str, Any], safety: Safety) -> dict[str, Any]:
         message_id = str(uuid.uuid4())
-        params = {"client_id": self.client_id, **params}
+        codec = self._http.codec
         data = self._http.post_envelope(
-            "/user/login",
-            lambda: {"message_id": message_id, "user_id": "", "params": params},
+            ops.LOGIN,
+            lambda: codec.envelope(
+                ops.LOGIN, params, message_id=message_id, user_id="", client_id=self.client_id
+            ),
             message_id=message_id,
             safety=safety,
         )
@@ -368,7 +371,7 @@ class TokenManager:
 
     def user_id_of(self, data: dict[str, Any]) -> str | None:
         """The user_id in a login or register answer's ``data`` (the dialect's field)."""
-        value = data.get(self._http.edge.dialect.token.user_id_field)
+        value = self._http.codec.login_user_id(data)
         return str(value) if value not in (None, "") else None
 
     # -- cache -------------------------------------------------------------------------

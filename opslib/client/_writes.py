@@ -6,6 +6,13 @@ default for a single item) raises the item's own error; for several items it wri
 row, then raises :class:`~opslib.BulkWriteError` naming the rows that failed, with the whole
 result frame attached. ``errors="collect"`` (the default for bulk) returns the frame.
 Each item has its own message_id, reused by every retry of that item.
+
+Every item is checked before the first is sent (:func:`check_item`: the parameters the
+platform's dialect requires, the JSON type the spec gives each parameter). Under
+``errors="collect"`` a refused item is a row like a failed one (``ok`` False, the reason,
+nothing sent for it, no message_id) and the others are written; under ``errors="raise"``
+one refused item refuses the whole input and nothing is sent. So an exception never comes
+after some rows were written without the frame saying which.
 """
 
 from __future__ import annotations
@@ -21,9 +28,18 @@ import pandas as pd
 
 from opslib.client._frames import records_to_frame
 from opslib.client._schemas import FrameSchema
-from opslib.exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown
+from opslib.exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown, ProtocolError
+from opslib.protocol.codec import Codec
+from opslib.protocol.operations import Operation
 
-__all__ = ["Errors", "check_errors", "items_from", "native", "run_writes"]
+__all__ = [
+    "Errors",
+    "check_errors",
+    "check_item",
+    "items_from",
+    "native",
+    "run_writes",
+]
 
 log = logging.getLogger("opslib")
 
@@ -49,6 +65,29 @@ def native(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
+
+
+def check_item(codec: Codec, operation: Operation, params: Mapping[str, Any]) -> dict[str, Any]:
+    """One item of a write, checked before anything is sent: the platform's codec encodes
+    it (every parameter the dialect requires is there, except those the client adds itself;
+    each parameter has the JSON type the spec gives it), or ValueError naming the field, the
+    value and what is allowed. The item is returned with each parameter as the spec types
+    it (``2.0`` for an integer is 2); it is encoded when sent.
+
+    Examples
+    --------
+    >>> from opslib.protocol import Codec, operations as ops
+    >>> check_item(Codec(), ops.DELETE_PRODUCT, {"product_id": "p-1"})
+    {'product_id': 'p-1'}
+    >>> check_item(Codec(), ops.ADD_PRODUCT, {"product_id": "p-1", "category_id": "lamps"})
+    Traceback (most recent call last):
+    ...
+    ValueError: /product/add: category_id is 'lamps' (str); allowed: an integer
+    """
+    codec.encode_params(
+        operation, params, user_id="(the caller)", client_id="(the client)", validate=True
+    )
+    return codec.typed(operation, params)
 
 
 def items_from(
@@ -90,8 +129,9 @@ def run_writes(
     errors: Errors,
     bulk: bool,
     what: str,
+    check: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> pd.DataFrame:
-    """Send every item with its own message_id and build the result frame.
+    """Check every item, then send each with its own message_id; build the result frame.
 
     Parameters
     ----------
@@ -105,14 +145,29 @@ def run_writes(
         ``key(params, answer)`` → the key columns of the item's row (answer None on failure).
     errors, bulk, what
         Failure policy, whether the input was bulk, and the operation's name for messages.
+    check
+        ``check(params)`` → the item as sent, or ValueError naming why the platform would
+        refuse it (:func:`check_item`); every item is checked before the first is sent.
     """
+    items, refused = _checked(items, check, errors=errors, what=what)
     rows: list[dict[str, Any]] = []
     failures: list[tuple[int, OpsError]] = []
     for i, params in enumerate(items):
+        if i in refused:
+            rows.append(
+                {
+                    **key(params, None),
+                    "ok": False,
+                    "error_code": None,
+                    "error_msg": refused[i],
+                    "message_id": None,
+                }
+            )
+            continue
         message_id = str(uuid.uuid4())
         try:
             answer = send(params, message_id)
-        except (APIError, OutcomeUnknown) as exc:
+        except (APIError, OutcomeUnknown, ProtocolError) as exc:
             if errors == "raise" and not bulk:
                 raise
             failures.append((i, exc))
@@ -153,9 +208,47 @@ def run_writes(
             "The other rows were written; .results holds every row.",
             results=frame,
         ) from failures[0][1]
-    if failures:
-        log.debug("%s: %d of %d rows failed (collected)", what, len(failures), len(items))
+    if failures or refused:
+        log.debug(
+            "%s: %d of %d rows failed, %d refused before sending (collected)",
+            what,
+            len(failures),
+            len(items),
+            len(refused),
+        )
     return frame
+
+
+def _checked(
+    items: Sequence[dict[str, Any]],
+    check: Callable[[dict[str, Any]], dict[str, Any]] | None,
+    *,
+    errors: Errors,
+    what: str,
+) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """Every item checked before any is sent: the items as sent, and the refused ones'
+    reasons by index. Under ``errors="raise"`` one refusal raises ValueError naming every
+    refused item, and nothing is sent."""
+    if check is None:
+        return list(items), {}
+    out: list[dict[str, Any]] = []
+    refused: dict[int, str] = {}
+    for i, params in enumerate(items):
+        try:
+            out.append(check(params))
+        except ValueError as exc:
+            out.append(params)
+            refused[i] = str(exc)
+    if refused and errors == "raise":
+        shown = "; ".join(f"item {i}: {why}" for i, why in list(refused.items())[:_SHOWN_FAILURES])
+        more = (
+            f"; and {len(refused) - _SHOWN_FAILURES} more" if len(refused) > _SHOWN_FAILURES else ""
+        )
+        raise ValueError(
+            f"{what}: {len(refused)} of {len(items)} items refused before sending: "
+            f"{shown}{more}. Nothing was sent."
+        )
+    return out, refused
 
 
 def _describe(frame: pd.DataFrame, i: int, schema: FrameSchema) -> str:
@@ -165,4 +258,6 @@ def _describe(frame: pd.DataFrame, i: int, schema: FrameSchema) -> str:
 def _reason(exc: OpsError) -> str:
     if isinstance(exc, APIError):
         return f"{exc.code} {exc.error_msg}"
+    if isinstance(exc, ProtocolError):
+        return str(exc)
     return type(exc).__name__

@@ -4,7 +4,9 @@ A :class:`Dialect` holds every point the interface spec leaves open, each defaul
 the reference platform's choice. Built in: ``"opslib"`` (ours), ``"vendor"`` (a platform
 that decides the open points differently; also ``"vendor-local"`` and ``"vendor-epoch"``),
 ``"chint"`` (the CHINT smart cloud, whose public API our interface is).
-This package is a bottom layer: it imports nothing of the client, the server or the reports.
+This package is data, a bottom layer: it imports nothing of the client, the server or the
+reports. :mod:`opslib.protocol` writes and reads the wire by a dialect;
+:mod:`opslib.protocol.tables` reads one from a profile's TOML table.
 
 >>> from opslib.dialects import Dialect
 >>> Dialect.names()
@@ -18,10 +20,9 @@ from opslib.dialects.base import (
     Dialect,
     Errors,
     Paging,
+    Serving,
     Times,
     TokenCall,
-    dnd_from_epoch_s,
-    dnd_to_epoch_s,
     zone_of,
 )
 from opslib.dialects.chint import chint_dialect
@@ -33,11 +34,9 @@ __all__ = [
     "Dialect",
     "Errors",
     "Paging",
+    "Serving",
     "Times",
     "TokenCall",
-    "dnd_from_epoch_s",
-    "dnd_to_epoch_s",
-    "resolve_dialect",
     "zone_of",
 ]
 
@@ -46,17 +45,3 @@ Dialect.register("opslib", opslib_dialect)
 Dialect.register("vendor", vendor_dialect)
 Dialect.register("vendor-local", vendor_local_dialect)
 Dialect.register("vendor-epoch", vendor_epoch_dialect)
-
-
-def resolve_dialect(value: Dialect | str | dict | None) -> Dialect:
-    """A dialect from what a user gives: a :class:`Dialect`, a built-in name, a profile's
-    table, or None (the reference platform's).
-
-    >>> resolve_dialect("vendor").name
-    'vendor'
-    """
-    if value is None:
-        return Dialect.named("opslib")
-    if isinstance(value, Dialect):
-        return value
-    return Dialect.from_mapping(value)

@@ -15,19 +15,22 @@ Sections, in the order a request meets them:
 - ``times``: the ``gmt_*`` strings and the unit of ``start``/``end``;
 - ``paging``: the largest page served and what ``total`` counts;
 - ``selectors``, ``enums``, ``event_kinds``: what the integers mean;
-- ``required``, ``capabilities``, ``secrets``: what the platform needs and offers;
+- ``required``, ``filters``, ``capabilities``, ``secrets``: what the platform needs and
+  offers;
+- ``serving``: what opslib's own server needs to speak it (codes mapped onto ours, which
+  failure code it answers);
 - ``provenance``: where each value comes from (documented, or assumed and why).
+
+This package is data: :mod:`opslib.protocol` reads and writes the wire by it, and
+:mod:`opslib.protocol.tables` reads it from (and writes it as) a profile's TOML table.
 
 >>> from opslib.dialects import Dialect
 >>> Dialect.named("vendor").paging.max_page_size
 100
->>> Dialect.from_mapping({"base": "opslib", "times": {"range_unit": "s"}}).times.range_unit
-'s'
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 import types
@@ -57,14 +60,16 @@ from opslib.enums import (
 from opslib.exceptions import ConfigError
 
 __all__ = [
+    "ERROR_CLASSES",
+    "EVENT_KINDS",
+    "SECTIONS",
     "Capabilities",
     "Dialect",
     "Errors",
     "Paging",
+    "Serving",
     "Times",
     "TokenCall",
-    "dnd_from_epoch_s",
-    "dnd_to_epoch_s",
     "zone_of",
 ]
 
@@ -118,41 +123,6 @@ def zone_of(name: str) -> dt.tzinfo:
             f"unknown zone {name!r}: give 'UTC', an offset like '+08:00' or an IANA name "
             "like 'Asia/Shanghai'"
         ) from None
-
-
-# The day a do-not-disturb time of day is written on, where a platform wants epoch seconds:
-# a fixed day (the platform reads only the time of day), the second so no zone goes negative.
-_DND_DAY = dt.date(1970, 1, 2)
-
-
-def dnd_to_epoch_s(minutes: int, zone: str) -> int:
-    """A do-not-disturb time, minutes after midnight, as the epoch seconds of that time of
-    day in ``zone`` on a fixed day (1970-01-02): how a platform with
-    ``times.dnd_unit = "epoch_s"`` reads it.
-
-    Examples
-    --------
-    >>> dnd_to_epoch_s(22 * 60, "+08:00")
-    136800
-    >>> dnd_from_epoch_s(136800, "+08:00")
-    1320
-    """
-    hours, mins = divmod(int(minutes), 60)
-    moment = dt.datetime.combine(_DND_DAY, dt.time(hours, mins), tzinfo=zone_of(zone))
-    return int(moment.timestamp())
-
-
-def dnd_from_epoch_s(seconds: float, zone: str) -> int:
-    """Epoch seconds as a do-not-disturb time: minutes after midnight in ``zone`` (the day
-    is ignored; seconds are dropped).
-
-    Examples
-    --------
-    >>> dnd_from_epoch_s(1609509600, "Asia/Shanghai")
-    1200
-    """
-    moment = dt.datetime.fromtimestamp(float(seconds), zone_of(zone))
-    return moment.hour * 60 + moment.minute
 
 
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
@@ -224,10 +194,25 @@ class Errors:
     write_failures: Mapping[str, str] = field(default_factory=dict)
     """Text found in a bare-string failure -> opslib exception class name
     (``{"already exists": "Conflict"}``); an unmatched failure is an ``APIError``."""
+    retry_after: Mapping[int, float] = field(default_factory=dict)
+    """A rate-limit code -> the seconds the platform documents before the next try (an
+    SMS code at most once a minute: 60), for answers that carry no ``Retry-After``. A try
+    is repeated only after that wait, and not at all when it is longer than the client
+    waits (the error's ``retry_after`` says it)."""
 
     def __post_init__(self) -> None:
         _choice("errors", "signalling", self.signalling, ("status", "body", "both"))
-        for name in ("codes", "write_success", "write_failures"):
+        try:  # a TOML table has string keys and, read generically, string values
+            waits = {int(k): float(v) for k, v in self.retry_after.items()}
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"dialect errors.retry_after: {dict(self.retry_after)!r} is not a table of "
+                "integer codes to seconds"
+            ) from None
+        if any(not 0 <= v < float("inf") for v in waits.values()):
+            raise ConfigError(f"dialect errors.retry_after: {waits!r} holds a negative wait")
+        object.__setattr__(self, "retry_after", waits)
+        for name in ("codes", "write_success", "write_failures", "retry_after"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
         for name in ("success_codes", "token_expired_codes", "token_refused_codes"):
             object.__setattr__(self, name, frozenset(getattr(self, name)))
@@ -249,6 +234,9 @@ class Times:
     """``"datetime"`` (``YYYY-MM-DD HH:MM:SS``), ``"iso"`` (ISO 8601, offset or not),
     ``"epoch_s"`` or ``"epoch_ms"`` (a number or a string of digits). Reading accepts any of
     them; this is what the platform sends."""
+    epoch_text: bool = False
+    """Epoch moments (``gmt_format`` ``epoch_s``/``epoch_ms``) are written as text of
+    digits (``"1714521600000"``), not numbers. Reading accepts either."""
     zone: str = "UTC"
     """The zone of a ``gmt_*`` string without an offset: ``"UTC"``, ``"+08:00"`` or an IANA
     name (``"Asia/Shanghai"``)."""
@@ -303,6 +291,54 @@ class Capabilities:
         _choice("capabilities", "fleet_refusal", self.fleet_refusal, ("error", "empty"))
 
 
+@dataclass(frozen=True)
+class Serving:
+    """What opslib's own server needs to speak this dialect over its core (``opslib
+    server --dialect NAME``); the client does not read it. Every field defaults to "as the
+    reference platform does"."""
+
+    codes_out: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
+    """Coded fields of the answers (an :attr:`Dialect.enums` key): our code -> theirs."""
+    codes_in: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
+    """Coded fields of the requests: their code -> ours; a code not listed is refused."""
+    error_rules: tuple[tuple[int, str, str, int], ...] = ()
+    """Which code a failure of ours is answered with, first match wins: (our status, an
+    operation path prefix or ``""``, text the failure's message holds or ``""``, their
+    code). Unmatched: the dialect's first code for the failure's class."""
+    token_errors: Mapping[str, int] = field(default_factory=dict)
+    """The token call's refusals: ``"<oauth error>/<grant_type>"`` or ``"<oauth error>"``
+    -> their code (``invalid_grant/refresh_token``: 100003)."""
+    over_cap: str = "cut"
+    """A page asked larger than ``paging.max_page_size``: ``"cut"`` to it, or
+    ``"refuse"`` (a parameter error)."""
+    writes: str = "bare"
+    """Add and delete answer ``"bare"`` strings (the spec) or the ``"envelope"``."""
+    empty_data: str = "object"
+    """``data`` of an answer that carries nothing, and of a failure: ``"object"`` or
+    ``"null"``."""
+    never: int | str | None = None
+    """A ``gmt_*`` moment that never happened (``gmt_logout`` of a user still logged in)."""
+    openid: str = "scoped"
+    """The token answer's ``openid``: ``"user_id"`` itself, or an app-``"scoped"`` id."""
+    secret_marker: str = ""
+    """Reads carry the record's secret field (``device_secret``...) holding this text
+    (the reference platform never sends secrets); empty: they carry none."""
+
+    def __post_init__(self) -> None:
+        _choice("serving", "over_cap", self.over_cap, ("cut", "refuse"))
+        _choice("serving", "writes", self.writes, ("bare", "envelope"))
+        _choice("serving", "empty_data", self.empty_data, ("object", "null"))
+        _choice("serving", "openid", self.openid, ("user_id", "scoped"))
+        for name in ("codes_out", "codes_in", "token_errors"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+        object.__setattr__(self, "error_rules", tuple(tuple(r) for r in self.error_rules))
+        for rule in self.error_rules:
+            if len(rule) != 4 or not isinstance(rule[0], int) or not isinstance(rule[3], int):
+                raise ConfigError(
+                    f"dialect serving.error_rules: {list(rule)!r} is not [status, path, text, code]"
+                )
+
+
 def _selectors() -> Mapping[str, Mapping[str, int]]:
     def of(enum: Any) -> dict[str, int]:
         return {m.name.lower(): int(m) for m in enum}
@@ -345,42 +381,22 @@ def _event_kinds() -> Mapping[int, str]:
 
 def _required() -> Mapping[str, tuple[str, ...]]:
     # protocol §6: the parameters required whatever the selector (access_token aside).
-    return {
-        "/user/auth_code": ("client_id", "auth_model", "code_model", "area_code", "phone"),
-        "/user/login": ("client_id", "login_model", "area_code", "phone"),
-        "/user/register": ("client_id", "auth_code", "area_code", "phone", "password"),
-        "/product/query_category": ("client_id",),
-        "/product/query_list_by_category": ("client_id", "category_id"),
-        "/device/query_by_user": (),
-        "/device/query_record": ("query_model", "start", "end"),
-        "/device/query": ("device_id",),
-        "/user/query": ("query_model",),
-        "/device/bind": ("device_id", "device_secret", "product_id"),
-        "/user/query_sys_setting": ("query_model",),
-        "/product/delete": ("product_id",),
-        "/product/add": (
-            "product_id",
-            "product_secret",
-            "product_name",
-            "category_id",
-            "net_type",
-            "node_type",
-        ),
-        "/user/update_sys_setting": ("message_config",),
-        "/user/update_pwd": ("update_model", "new_password"),
-        "/user/update_user_info": (),
-        "/device/update_info": ("device_id",),
-    }
+    from opslib.protocol.operations import SPEC_OPERATIONS
+
+    return {op.path: op.required for op in SPEC_OPERATIONS if op.answer != "token"}
 
 
 # The sections that are dataclasses, by field name.
-_SECTIONS: dict[str, type] = {
-    "token": TokenCall,
-    "errors": Errors,
-    "times": Times,
-    "paging": Paging,
-    "capabilities": Capabilities,
-}
+SECTIONS: Mapping[str, type] = types.MappingProxyType(
+    {
+        "token": TokenCall,
+        "errors": Errors,
+        "times": Times,
+        "paging": Paging,
+        "capabilities": Capabilities,
+        "serving": Serving,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -415,9 +431,13 @@ class Dialect:
     ``command``, ``firmware``, ``other``)."""
     required: Mapping[str, tuple[str, ...]] = field(default_factory=_required)
     """Operation path -> the parameters the platform requires."""
+    filters: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """Coded parameters a read filters by -> the codes allowed there, where fewer than the
+    field's labels (``{"event_type": (0, 1)}``); unlisted: any labelled code."""
     capabilities: Capabilities = field(default_factory=Capabilities)
     secrets: frozenset[str] = frozenset({"device_secret", "product_secret"})
     """Fields dropped from frames by default (a platform may send them in reads)."""
+    serving: Serving = field(default_factory=Serving)
     provenance: Mapping[str, str] = field(default_factory=dict, compare=False)
     """``"section.field"`` -> ``"documented: <where>"`` or ``"assumed: <why>"``."""
 
@@ -426,6 +446,7 @@ class Dialect:
     def __post_init__(self) -> None:
         for name in ("selectors", "enums", "event_kinds", "required", "provenance"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
+        object.__setattr__(self, "filters", _frozen({k: tuple(v) for k, v in self.filters.items()}))
         object.__setattr__(self, "secrets", frozenset(self.secrets))
         bad = sorted(k for k, v in self.event_kinds.items() if v not in EVENT_KINDS)
         if bad:
@@ -436,8 +457,8 @@ class Dialect:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Read-only tables do not pickle (a Dask task graph carries the dialect): rebuild
-        # from plain tables.
-        return (_rebuild, (self.name, self.to_mapping()))
+        # from plain ones.
+        return (_rebuild, ({f.name: _thaw(getattr(self, f.name)) for f in fields(self)},))
 
     # -- the built-in dialects -----------------------------------------------------------
 
@@ -475,225 +496,22 @@ class Dialect:
         's'
         """
         for key, value in list(changes.items()):
-            section = _SECTIONS.get(key)
+            section = SECTIONS.get(key)
             if section is not None and isinstance(value, Mapping):
                 changes[key] = replace(getattr(self, key), **value)
         return replace(self, **changes)
 
-    # -- a profile's [profiles.NAME.dialect] table ---------------------------------------
 
-    @classmethod
-    def from_mapping(cls, table: Mapping[str, Any] | str) -> Dialect:
-        """A dialect from a profile's ``[profiles.NAME.dialect]`` table (or a built-in name).
-
-        ``base`` names the built-in dialect the table starts from (default ``"opslib"``);
-        each section table then overrides only the fields it names. Keys of code tables are
-        strings in TOML (``"10001" = "NotFound"``) and become integers.
-
-        >>> d = Dialect.from_mapping({"base": "vendor", "paging": {"max_page_size": 50}})
-        >>> d.paging.max_page_size, d.errors.signalling
-        (50, 'body')
-        """
-        if isinstance(table, str):
-            return cls.named(table)
-        if not isinstance(table, Mapping):
-            raise ConfigError(f"a dialect is a table or a built-in name, got {table!r}")
-        known = {f.name for f in fields(cls) if not f.name.startswith("_")} | {"base"}
-        unknown = sorted(set(table) - known)
-        if unknown:
-            raise ConfigError(f"dialect: unknown keys {unknown}; allowed: {sorted(known)}")
-        base_name = table.get("base", "opslib")
-        dialect = cls.named(str(base_name))
-        changes: dict[str, Any] = {"name": str(table.get("name", base_name))}
-        for key, value in table.items():
-            if key in ("base", "name"):
-                continue
-            if key in _SECTIONS:
-                changes[key] = _section(key, getattr(dialect, key), value)
-            else:
-                changes[key] = _top_field(key, value)
-        try:
-            return dialect.replace(**changes)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"dialect: {exc}") from None
-
-    def to_mapping(self, base: Dialect | None = None) -> dict[str, Any]:
-        """The dialect as plain tables (TOML's types); with ``base``, only what differs."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            if f.name.startswith("_") or f.name == "name":
-                continue
-            value = getattr(self, f.name)
-            if f.name in _SECTIONS:
-                section = {}
-                for sf in fields(value):
-                    v = getattr(value, sf.name)
-                    if base is None or v != getattr(getattr(base, f.name), sf.name):
-                        section[sf.name] = _plain(v)
-                if section:
-                    out[f.name] = section
-            elif base is None or value != getattr(base, f.name):
-                out[f.name] = _plain(value)
-        return out
-
-    def to_toml(self, profile: str | None = None, *, base: str | None = None) -> str:
-        """The dialect as TOML, ready to paste into ``config.toml``.
-
-        With ``profile`` the tables are ``[profiles.PROFILE.dialect...]``; with ``base`` (a
-        built-in name) the text says ``base = "..."`` and only what differs from it.
-
-        >>> print(Dialect.named("vendor").to_toml("plant", base="vendor"))
-        [profiles.plant.dialect]
-        base = "vendor"
-        <BLANKLINE>
-        """
-        prefix = f"profiles.{_key(profile)}.dialect" if profile else "dialect"
-        tables = self.to_mapping(Dialect.named(base) if base else None)
-        lines = [f"[{prefix}]"]
-        if base:
-            lines.append(f"base = {_toml_value(base)}")
-        if self.name != (base or "opslib"):
-            lines.append(f"name = {_toml_value(self.name)}")
-        nested: list[tuple[str, Mapping[str, Any]]] = []
-        for key, value in tables.items():
-            if isinstance(value, Mapping):
-                nested.append((key, value))
-            else:
-                lines.append(f"{_key(key)} = {_toml_value(value)}")
-        for key, value in nested:
-            _toml_table(lines, f"{prefix}.{_key(key)}", value)
-        return "\n".join(lines) + "\n"
-
-
-def _rebuild(name: str, table: dict[str, Any]) -> Dialect:
-    return Dialect.from_mapping({**table, "name": name})
-
-
-# -- reading tables ----------------------------------------------------------------------
-
-
-def _int_key(where: str, key: Any) -> int:
-    try:
-        return int(key)
-    except (TypeError, ValueError):
-        raise ConfigError(f"dialect {where}: key {key!r} is not an integer") from None
-
-
-def _section(name: str, current: Any, value: Any) -> Any:
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"dialect {name}: must be a table, got {value!r}")
-    allowed = {f.name for f in fields(current)}
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise ConfigError(f"dialect {name}: unknown keys {unknown}; allowed: {sorted(allowed)}")
-    changes: dict[str, Any] = {}
-    for key, v in value.items():
-        where = f"{name}.{key}"
-        default = getattr(current, key)
-        if isinstance(default, frozenset):
-            changes[key] = frozenset(_int_key(where, x) for x in _list(where, v))
-        elif isinstance(default, tuple):
-            changes[key] = tuple(str(x) for x in _list(where, v))
-        elif key == "codes":
-            changes[key] = {_int_key(where, k): str(x) for k, x in _table(where, v).items()}
-        elif isinstance(default, Mapping):
-            changes[key] = {str(k): str(x) for k, x in _table(where, v).items()}
-        elif isinstance(default, bool):
-            if not isinstance(v, bool):
-                raise ConfigError(f"dialect {where}: {v!r} is not true or false")
-            changes[key] = v
-        else:
-            changes[key] = v
-    try:
-        return replace(current, **changes)
-    except TypeError as exc:
-        raise ConfigError(f"dialect {name}: {exc}") from None
-
-
-def _list(where: str, value: Any) -> list[Any]:
-    if not isinstance(value, list | tuple | set | frozenset):
-        raise ConfigError(f"dialect {where}: must be a list, got {value!r}")
-    return list(value)
-
-
-def _table(where: str, value: Any) -> Mapping[Any, Any]:
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"dialect {where}: must be a table, got {value!r}")
-    return value
-
-
-def _top_field(key: str, value: Any) -> Any:
-    if key == "selectors":
-        return {
-            str(k): {str(m): _int(f"selectors.{k}.{m}", n) for m, n in _table(key, v).items()}
-            for k, v in _table(key, value).items()
-        }
-    if key == "enums":
-        return {
-            str(k): {_int_key(f"enums.{k}", c): str(label) for c, label in _table(key, v).items()}
-            for k, v in _table(key, value).items()
-        }
-    if key == "event_kinds":
-        return {_int_key(key, c): str(kind) for c, kind in _table(key, value).items()}
-    if key == "required":
-        return {
-            str(p): tuple(str(x) for x in _list(f"required.{p}", v))
-            for p, v in _table(key, value).items()
-        }
-    if key == "secrets":
-        return frozenset(str(x) for x in _list(key, value))
-    if key == "provenance":
-        return {str(k): str(v) for k, v in _table(key, value).items()}
-    raise ConfigError(f"dialect: unknown key {key!r}")  # pragma: no cover - checked before
-
-
-def _int(where: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"dialect {where}: {value!r} is not an integer")
-    return value
-
-
-# -- writing TOML --------------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    """A value as TOML's types: frozensets become sorted lists, mappings plain dicts with
-    string keys."""
+def _thaw(value: Any) -> Any:
+    """Plain dicts for read-only tables, and for a section's fields."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, frozenset | set):
-        return sorted(value)
-    if isinstance(value, tuple):
-        return list(value)
-    if dataclasses.is_dataclass(value):  # pragma: no cover - sections are handled apart
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, Errors | TokenCall | Times | Paging | Capabilities | Serving):
+        return {f.name: _thaw(getattr(value, f.name)) for f in fields(value)}
     return value
 
 
-def _key(key: str) -> str:
-    if key and all(c.isalnum() or c in "_-" for c in key):
-        return key
-    return _toml_value(key)
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        return f'"{escaped}"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        inner = ", ".join(f"{_key(k)} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + inner + " }" if inner else "{}"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
-
-
-def _toml_table(lines: list[str], header: str, table: Mapping[str, Any]) -> None:
-    lines.append("")
-    lines.append(f"[{header}]")
-    for key, value in table.items():
-        lines.append(f"{_key(key)} = {_toml_value(value)}")
+def _rebuild(values: dict[str, Any]) -> Dialect:
+    for name, section in SECTIONS.items():
+        values[name] = section(**values[name])
+    return Dialect(**values)

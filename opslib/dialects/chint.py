@@ -24,7 +24,7 @@ secrets.
 
 from __future__ import annotations
 
-from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall
+from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Serving, Times, TokenCall
 
 __all__ = ["CHINT_CODES", "CHINT_EVENT_KINDS", "chint_dialect"]
 
@@ -159,6 +159,73 @@ _REQUIRED = {
     "/device/query_record": ("user_id", "query_model", "page_no", "page_size"),
 }
 
+# -- how opslib's server speaks this dialect over its own core ----------------------------
+# Our codes -> theirs in answers (many of ours fold onto one of theirs), theirs -> ours in
+# requests (a code not listed is refused with 460).
+_NET_OUT = {1: 0, 2: 4, 3: 3, 4: 2, 5: 5}  # Wi-Fi, BLE -> Bluetooth, Zigbee, cellular -> GPRS
+_CODES_OUT = {
+    # online, offline, command, firmware: reported as system reports (1); property report 0
+    "event_type": {1: 1, 2: 1, 3: 0, 4: 1, 5: 1, 6: 1},
+    "net_type": _NET_OUT,
+    "node_type": {1: 0, 2: 1, 3: 0},  # direct and sub-device are devices, gateway 1
+    "encrypt_type": {0: 0, 1: 1, 2: 1},  # none: one secret per product; AES and TLS per device
+    "user_status": {1: 4, 2: 3, 3: 3},  # active -> activated; locked, disabled -> disabled
+    "product_status": {0: 0, 1: 1, 2: 1},  # retired stays released there
+    "vendor_type": {code: code % 2 for code in range(100)},  # in-house / partner ecosystem
+}
+_CODES_IN = {
+    "event_type": {0: 3, 1: 4, 2: 4},  # a fault or system filter reads our alarms
+    "net_type": {theirs: ours for ours, theirs in _NET_OUT.items()},
+    "node_type": {0: 1, 1: 2},
+    "encrypt_type": {0: 0, 1: 1},
+    "vendor_type": {0: 0, 1: 1},
+    "product_status": {0: 0, 1: 1},
+    "popular": {0: 0, 1: 1},  # 2 (recommended) is not stored by our core
+}
+# Which business code a failure of ours is answered with (the error-code dictionary); the
+# first rule that matches wins: (our status, path prefix, text in the message, their code).
+_ERROR_RULES = (
+    (400, "", "", 460),
+    (401, "", "", 100001),
+    (404, "", "params.product_id", 8110),
+    (404, "", "params.user_id", 8104),
+    (404, "", "params.device_id", 8202),
+    (404, "/user/", "", 8104),
+    (404, "/device/", "", 8202),
+    (404, "/product/", "", 8110),
+    (405, "", "", 405),
+    (409, "/user/register", "", 8103),
+    # identity taken, product exists, device bound to another, a reused message_id: the
+    # dictionary has no code (110000 is its system's general error), ours is kept
+    (409, "", "", 409),
+    (413, "", "", 413),
+    (422, "", "password", 8106),
+    (422, "", "", 8102),
+    (429, "/user/auth_code", "", 8108),
+    (429, "", "", 429),
+    (503, "", "", 503),
+)
+_TOKEN_ERRORS = {
+    "invalid_grant/authorization_code": 100002,
+    "invalid_grant/refresh_token": 100003,
+    "invalid_grant": 460,
+    "invalid_client": 8109,
+    "invalid_request": 460,
+    "unsupported_grant_type": 460,
+}
+SERVING = Serving(
+    codes_out=_CODES_OUT,
+    codes_in=_CODES_IN,
+    error_rules=_ERROR_RULES,
+    token_errors=_TOKEN_ERRORS,
+    over_cap="refuse",
+    writes="envelope",
+    empty_data="null",
+    never=0,
+    openid="user_id",
+    secret_marker="withheld-by-the-reference-platform",  # noqa: S106 - a marker
+)
+
 PROVENANCE = {
     "token.params": "documented: T 83-121 (/token/access: query parameters only)",
     "token.user_id_field": "assumed: openid is 'the unique id of a user or a device' (T 71-74), "
@@ -178,10 +245,14 @@ PROVENANCE = {
     "errors.write_success": f"documented: {_Y2021} product-service (add and delete answer the "
     "common envelope with data null, P 228-234, 263-269); a bare string as our spec shows "
     "is accepted too",
+    "errors.retry_after": "documented: 2026 docs/api error-code dictionary (8108: SMS at most "
+    "1 a minute, 5 an hour, 10 a day); 60 s is the least wait that can clear it",
     "errors.write_failures": "documented: add and delete fail with the common envelope and a "
     "business code (2021 examples), never a bare string",
     "times.gmt_format": f"documented: {_Y2021} examples (gmt_* epoch-ms numbers; a few 12-digit "
     f"typos); {_Y2026} types them as strings without a format: both read",
+    "times.epoch_text": "documented: 2021 examples (gmt_* epoch-ms numbers); 2026 types them "
+    "as strings: written as numbers, both read",
     "times.zone": "assumed: epoch milliseconds carry no zone; a zone-less string would be "
     "China time, never seen",
     "times.range_unit": f"documented: {_Y2021} device-service query_record example (start/end "
@@ -226,6 +297,25 @@ PROVENANCE = {
     "error code; probe checks it",
     "secrets": f"documented: {_Y2021} examples (device_secret in device reads, product_secret "
     "in product reads)",
+    "filters": "documented: D 388-394 (query_record event_type filter: enum [0, 1] only)",
+    "serving.codes_out": "assumed: how our core's codes fold onto theirs when opslib's "
+    "server speaks this dialect (each target documented in enums.*)",
+    "serving.codes_in": "assumed: theirs onto our core's, for requests (each source "
+    "documented in enums.*; popular 2 is not stored by our core)",
+    "serving.error_rules": "documented: 2026 error-code dictionary (460 parameter error, 8104, "
+    "8106, 8108, 8110, 8202, 100001); conflicts other than 8103 have no code there: ours",
+    "serving.token_errors": "documented: 2026 error-code dictionary (100002 code exchange "
+    "failed, 100003 refresh token expired or revoked, 8109 bad client_id, 460)",
+    "serving.over_cap": "documented: D 131-135, 369-373 (page_size maximum 100: refused)",
+    "serving.writes": f"documented: {_Y2021} product-service examples (add and delete answer "
+    "the common envelope with data null)",
+    "serving.empty_data": f"documented: {_Y2021} examples (data null for operations that "
+    "return nothing)",
+    "serving.never": "documented: U 452-454 (gmt_* typed string or number, never null); 0 for "
+    "a moment that never happened is assumed",
+    "serving.openid": "documented: T 71-74 (openid, the unique id of a user or a device)",
+    "serving.secret_marker": f"documented: {_Y2021} examples (device_secret and product_secret "
+    "in reads); our core never sends them, so a marker stands in",
     "other.data_null": f"documented: {_Y2021} examples (data null for operations that return "
     f"nothing; {_Y2026} overview shows {{}}): both read",
     "other.area_code": "documented: 2026 area-number page ('0086' style, up to 5 digits)",
@@ -248,6 +338,7 @@ def chint_dialect() -> Dialect:
             token_expired_codes=frozenset({401, 100001, 100004, 100005}),
             token_refused_codes=frozenset({100002, 100003}),
             write_success={"/product/add": "{product_id}", "/product/delete": "success"},
+            retry_after={8108: 60.0},
         ),
         times=Times(
             gmt_format="epoch_ms", zone="Asia/Shanghai", range_unit="ms", dnd_unit="epoch_s"
@@ -257,7 +348,9 @@ def chint_dialect() -> Dialect:
         enums=_ENUMS,
         event_kinds=CHINT_EVENT_KINDS,
         required=_REQUIRED,
+        filters={"event_type": (0, 1)},
         capabilities=Capabilities(fleet_events=False, fleet_refusal="error"),
         secrets=frozenset({"device_secret", "product_secret"}),
+        serving=SERVING,
         provenance=PROVENANCE,
     )

@@ -18,6 +18,7 @@ from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.zones import zone_label
+from opslib.csvcells import write_csv
 
 __all__ = [
     "empty_window_reason",
@@ -306,7 +307,7 @@ def export_frame(
     directory = Path(output_dir)
     directory.mkdir(parents=True, exist_ok=True)
     csv, parquet = directory / f"{stem}.csv", directory / f"{stem}.parquet"
-    frame.to_csv(csv, index=False)
+    write_csv(frame, csv)  # no cell a spreadsheet would run
     parquet_ready(frame).to_parquet(parquet, index=False)
     rows = [(p.name, len(frame), len(frame.columns)) for p in (csv, parquet)]
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)

@@ -138,7 +138,11 @@ def _freq(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
 
 
 def _device_status(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
-    labels = dialect.enums.get("device_status", {})
+    from opslib.enums import DeviceStatus
+    from opslib.protocol import Codec
+
+    codec = Codec(dialect)
+    labels = codec.labels("device_status", DeviceStatus)
     text = str(value).strip().lower()
     known = {label.lower() for label in labels.values()}
     if text == "" or text in known or (text.isdigit() and int(text) in labels):
@@ -146,7 +150,7 @@ def _device_status(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     from opslib.reports._suggest import did_you_mean
 
     allowed = ", ".join(f"{label} ({number})" for number, label in labels.items())
-    where = "" if dialect.name == "opslib" else f" on the {dialect.name} platform"
+    where = "" if codec.plain else f" on the {codec.name} platform"
     near = did_you_mean(value, labels.values())
     raise _refuse(name, value, f"not a device status{where}{near}", f"{allowed}, or empty for all")
 
@@ -407,7 +411,7 @@ def dialect_of(
     """
     from opslib import ConfigError
     from opslib.client import resolve_settings
-    from opslib.dialects import resolve_dialect
+    from opslib.protocol.tables import resolve_dialect
 
     if demo:
         return None

@@ -250,7 +250,7 @@ def describe(client: Any, *, demo: bool) -> Platform:
     data: dict[str, Any] = {}
     try:
         query = {"query_model": int(UserQueryModel.BY_USER_ID), "user_id": str(client.user_id)}
-        data = dict(client.call("/user/query", query) or {})
+        data = dict(client.call("user_query", query) or {})
     except opslib.OpsError:
         pass  # the login worked; the account's details stay unknown
     return Platform(

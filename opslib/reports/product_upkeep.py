@@ -27,6 +27,7 @@ from opslib.analysis.products import (
     read_product_file,
     validate_product_file,
 )
+from opslib.csvcells import neutralise, write_csv
 from opslib.reports.upkeep_view import (
     PRODUCT_TABLE_COLUMNS,
     apply_command,
@@ -229,7 +230,8 @@ def append_audit_log(
         for _, row in outcome.iterrows():
             code = "" if _missing(row["error_code"]) else int(row["error_code"])
             writer.writerow(
-                [
+                neutralise(cell) if isinstance(cell, str) else cell
+                for cell in [
                     moment,
                     who,
                     user_id,
@@ -390,7 +392,7 @@ def export_products(client: Any, path: str | os.PathLike[str]) -> int:
     rows = desired_state(client.products.list())
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp")
-    rows.to_csv(tmp, index=False)
+    write_csv(rows, tmp)  # no cell a spreadsheet would run; read_product_file restores them
     tmp.replace(target)
     return len(rows)
 

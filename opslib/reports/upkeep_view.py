@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from opslib.analysis.products import ProductFileCheck
+from opslib.csvcells import write_csv
 
 __all__ = [
     "PRODUCT_TABLE_COLUMNS",
@@ -209,7 +210,7 @@ def plan_table(
     if output_dir:
         target = Path(output_dir)
         target.mkdir(parents=True, exist_ok=True)
-        plan.to_csv(target / "plan.csv", index=False)
+        write_csv(plan, target / "plan.csv")  # no cell a spreadsheet would run
         where = " (every product, unchanged ones included: [plan.csv](plan.csv))"
     if unchanged:
         markdown(f"{_count(unchanged, 'product')} unchanged, not listed{where}.")

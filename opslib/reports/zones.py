@@ -103,7 +103,7 @@ def _dialect(profile: str | None, env: Mapping[str, str] | None) -> Any:
     """The dialect the run's platform speaks, as its client resolves it (None: unknown)."""
     from opslib import ConfigError
     from opslib.client import resolve_settings
-    from opslib.dialects import resolve_dialect
+    from opslib.protocol.tables import resolve_dialect
 
     try:
         if env and env.get("OPSLIB_DIALECT"):

@@ -10,7 +10,7 @@ from typing import Any
 from opslib.enums import Role
 from opslib.server.config import Settings
 from opslib.server.database import Database
-from opslib.server.ratelimit import FailureWindow, HashGate
+from opslib.server.ratelimit import Backstop, FailureWindow, HashGate, Quota
 from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
 
@@ -36,15 +36,40 @@ class Caller:
 
 
 class Guards:
-    """What limits a caller's cost across requests: password hashes at once, wrong
-    device secrets per device and per client address (protocol §8)."""
+    """What limits a caller's cost across requests, kept in the server's memory (protocol
+    §8): password hashes at once (in all and per client address); wrong device secrets
+    per (device, address), per address and per device; wrong passwords, SMS codes and
+    client secrets per address; client secrets per client; SMS sends per address; the
+    events a user's devices report. (Failed logins per phone are in the database.)"""
 
     def __init__(self, settings: Settings) -> None:
-        self.hashes = HashGate(slots=settings.password_hash_slots)
-        window = settings.secret_failure_window_ms
-        self.device_failures = FailureWindow(limit=settings.device_failure_limit, window_ms=window)
-        self.address_failures = FailureWindow(
-            limit=settings.address_failure_limit, window_ms=window
+        s = settings
+        self.hashes = HashGate(
+            slots=s.password_hash_slots, per_key=s.password_hash_slots_per_address
+        )
+        window = s.secret_failure_window_ms
+        self.device_failures = FailureWindow(limit=s.device_failure_limit, window_ms=window)
+        self.address_failures = FailureWindow(limit=s.address_failure_limit, window_ms=window)
+        self.device_backstop = self._backstop(s, s.device_backstop_free, window)
+        self.address_logins = FailureWindow(
+            limit=s.address_login_failure_limit, window_ms=s.login_failure_window_ms
+        )
+        self.address_codes = FailureWindow(
+            limit=s.address_code_failure_limit, window_ms=s.code_failure_window_ms
+        )
+        self.address_clients = FailureWindow(
+            limit=s.address_client_failure_limit, window_ms=s.client_failure_window_ms
+        )
+        self.client_backstop = self._backstop(s, s.client_backstop_free, s.client_failure_window_ms)
+        self.address_sms = FailureWindow(
+            limit=s.sms_address_limit, window_ms=s.sms_address_window_ms
+        )
+        self.events = Quota(limit=s.user_event_quota, window_ms=s.user_event_quota_window_ms)
+
+    @staticmethod
+    def _backstop(s: Settings, free: int, window_ms: int) -> Backstop:
+        return Backstop(
+            free=free, window_ms=window_ms, base_ms=s.backstop_base_ms, max_ms=s.backstop_max_ms
         )
 
 

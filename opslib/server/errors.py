@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ApiError", "OAuthError", "too_many"]
+__all__ = ["BASIC_CHALLENGE", "BEARER_CHALLENGE", "ApiError", "OAuthError", "too_many"]
+
+# Every 401 says how to authenticate (RFC 9110 §11.6.1): an access token (RFC 6750 §3),
+# or client (or device) credentials.
+BEARER_CHALLENGE = 'Bearer realm="opslib"'
+INVALID_TOKEN_CHALLENGE = 'Bearer realm="opslib", error="invalid_token"'  # noqa: S105
+BASIC_CHALLENGE = 'Basic realm="opslib"'
 
 
 class ApiError(Exception):
@@ -38,12 +44,21 @@ class ApiError(Exception):
 class OAuthError(Exception):
     """A ``/token/access`` failure: flat body with an RFC 6749 ``error`` code."""
 
-    def __init__(self, status: int, error: str, description: str, *, persist: bool = False):
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        description: str,
+        *,
+        persist: bool = False,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(description)
         self.status = status
         self.error = error
         self.description = description
         self.persist = persist
+        self.headers = dict(headers or {})
 
 
 def too_many(message: str, retry_after_ms: int) -> ApiError:

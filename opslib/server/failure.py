@@ -10,18 +10,18 @@ paged for: a product's fault rate jumps, its devices go offline, the offline sha
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from opslib.enums import EventType
-from opslib.server._simresult import SimulationResult, UnknownProduct
+from opslib.server._simresult import SimDevice, SimulationResult, UnknownProduct
 
 if TYPE_CHECKING:
     from opslib.server.simulate import Simulator
 
-__all__ = ["fail_product", "failure_events"]
+__all__ = ["fail_devices", "failure_events"]
 
 FAULT = ("F201", "hardware failure")
 
@@ -49,16 +49,16 @@ def failure_events(connectivity: bool) -> list[dict[str, Any]]:
     return events
 
 
-def fail_product(
+def fail_devices(
     simulator: Simulator,
     http: httpx.Client,
-    user_id: str,
-    token: str,
+    devices: Sequence[SimDevice],
     result: SimulationResult,
     *,
     out: Callable[[str], Any] | None = None,
 ) -> set[str]:
-    """Make every device of ``simulator.fail_product`` fail; the ids of those that did.
+    """Make ``devices`` (every device of ``simulator.fail_product``) fail; the ids of
+    those the platform took the failure from.
 
     Raises
     ------
@@ -66,7 +66,6 @@ def fail_product(
         No device of that product in the fleet listing.
     """
     product = simulator.fail_product
-    devices = simulator.fleet(http, user_id, token, product_id=product)
     if not devices:
         raise UnknownProduct(
             f"--fail-product {product!r}: no device of that product in the fleet listing"

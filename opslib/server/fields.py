@@ -19,6 +19,9 @@ from opslib.server.security import Secret, SecretText
 
 MAX_INT32 = 2**31 - 1
 MAX_MS = 2**53
+# The last moment an event may have: 9999-12-31 23:59:59.999 UTC, the last that SQLite's
+# datetime() (which writes gmt_create) and a 4-digit year show.
+MAX_EVENT_MS = 253_402_300_799_999
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 # What each pattern means, for error messages a person can act on.
@@ -178,6 +181,27 @@ PageNo = Annotated[int, _range(1, MAX_INT32), Whole]
 PageSize = Annotated[int, _range(1, 1000), Whole]
 EpochMs = Annotated[int, _range(0, MAX_MS), Whole]
 Minute = Annotated[int, _range(0, 1439), Whole]
+
+
+def _event_moment(value: int) -> int:
+    if not 0 <= value <= MAX_EVENT_MS:
+        raise PydanticCustomError(
+            "event_moment",
+            "must be epoch milliseconds from 0 (1970-01-01 00:00:00 UTC) to {last}"
+            " (9999-12-31 23:59:59.999 UTC), got {got}",
+            {"last": MAX_EVENT_MS, "got": value},
+        )
+    return value
+
+
+# An event's moment: refused outside what gmt_create can show (the bounds are stated to
+# JSON Schema too, the check gives the sentence).
+EventMs = Annotated[
+    int,
+    Field(json_schema_extra={"minimum": 0, "maximum": MAX_EVENT_MS}),
+    Whole,
+    AfterValidator(_event_moment),
+]
 EventCode = Annotated[str, _text(0, 32)]
 Properties = Annotated[
     dict[str, Any],

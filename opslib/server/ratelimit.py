@@ -1,10 +1,15 @@
 """Limits on what callers may cost the platform (protocol §8).
 
 - :class:`RateLimiter`: requests per access token (a token bucket);
-- :class:`FailureWindow`: failed secret checks per key in a sliding window (device secrets
-  per device and per client address);
+- :class:`FailureWindow`: failures (or sends) per key in a sliding window, a hard limit
+  (wrong secrets, passwords and codes per client address; SMS sends per address);
+- :class:`Backstop`: failures per key from anywhere, beyond a free number of them a delay
+  that doubles after each further failure (a phone's, a device's, a client's): slower and
+  slower guessing, never a lockout the owner cannot wait out in a minute;
+- :class:`Quota`: amounts per key in fixed windows (the events a user's devices report);
 - :class:`HashGate`: how many argon2id hashes run at once (each takes 64 MiB and most of
-  a core for ~50 ms); beyond it a request is refused at once with a 503, never queued.
+  a core for ~50 ms), in all and per client address; beyond it a request is refused at
+  once with a 503, never queued.
   The hashes themselves run in threads of lower CPU priority (nice 10 on Linux, which
   argon2's own threads inherit), so a flood of password guesses slows other requests
   less than it slows itself.
@@ -24,9 +29,10 @@ from typing import Any, TypeVar
 
 from opslib.server.errors import ApiError
 
-__all__ = ["FailureWindow", "HashGate", "RateLimiter"]
+__all__ = ["Backstop", "FailureWindow", "HashGate", "Quota", "RateLimiter", "doubling_delay_ms"]
 
 BUSY_HASHING = "server busy: too many password checks at once; retry later"
+BUSY_ADDRESS = "server busy: a password check from this address is running; retry later"
 HASH_NICE = 10  # CPU priority of the hashing threads: below requests' (0)
 T = TypeVar("T")
 
@@ -144,32 +150,125 @@ class FailureWindow:
                     k: t for k, t in self._failures.items() if self._recent(k, now_ms)
                 }
 
+    def undo(self, key: str, *, now_ms: int) -> None:
+        """Take back one failure counted at ``now_ms`` (counted before a slow check that
+        then found the secret right)."""
+        with self._lock:
+            times = self._failures.get(key)
+            if times is not None and now_ms in times:
+                times.remove(now_ms)
+
     def clear(self, key: str) -> None:
         """Forget ``key``'s failures (its secret was right)."""
         with self._lock:
             self._failures.pop(key, None)
 
 
-class HashGate:
-    """At most ``slots`` password hashes at a time; a caller beyond them gets a 503 at once.
-
-    Refusing rather than queueing keeps memory bounded (each argon2id hash holds 64 MiB)
-    and keeps the worker threads free for other requests; clients retry a 503 after
-    ``Retry-After``.
+def doubling_delay_ms(failures: int, *, free: int, base_ms: int, max_ms: int) -> int:
+    """How long after its latest failure a key with ``failures`` in the window waits.
 
     Examples
     --------
-    >>> gate = HashGate(slots=1)
-    >>> with gate.slot():
-    ...     gate.busy
-    True
+    >>> [doubling_delay_ms(n, free=2, base_ms=1000, max_ms=5000) for n in range(2, 7)]
+    [0, 1000, 2000, 4000, 5000]
+    """
+    excess = failures - free
+    if excess <= 0:
+        return 0
+    return min(max_ms, base_ms << min(excess - 1, 40))
+
+
+class Backstop(FailureWindow):
+    """Failures per key within ``window_ms``; beyond ``free`` of them an attempt waits
+    :func:`doubling_delay_ms` after the latest failure.
+
+    A backstop behind the hard per-address limits: guesses spread over many addresses
+    slow down to one per ``max_ms``, while the key's owner is held back at most that long.
+
+    Examples
+    --------
+    >>> backstop = Backstop(free=1, window_ms=60_000, base_ms=1000, max_ms=8000)
+    >>> backstop.add("p", now_ms=0); backstop.wait_ms("p", now_ms=0)
+    0
+    >>> backstop.add("p", now_ms=0); backstop.wait_ms("p", now_ms=400)
+    600
     """
 
-    def __init__(self, *, slots: int) -> None:
+    def __init__(self, *, free: int, window_ms: int, base_ms: int, max_ms: int) -> None:
+        super().__init__(limit=free, window_ms=window_ms)
+        self.base_ms = base_ms
+        self.max_ms = max_ms
+
+    def wait_ms(self, key: str, *, now_ms: int) -> int:
+        """0 while ``key`` may try, else ms until it may."""
+        with self._lock:
+            times = self._recent(key, now_ms)
+            delay = doubling_delay_ms(
+                len(times), free=self.limit, base_ms=self.base_ms, max_ms=self.max_ms
+            )
+            if not delay:
+                return 0
+            return max(0, times[-1] + delay - now_ms)
+
+
+class Quota:
+    """Amounts per key in fixed windows of ``window_ms``: at most ``limit`` in each.
+
+    Examples
+    --------
+    >>> quota = Quota(limit=10, window_ms=1000)
+    >>> quota.take("u", 8, now_ms=100), quota.take("u", 3, now_ms=200)
+    (0, 800)
+    >>> quota.take("u", 3, now_ms=1000)
+    0
+    """
+
+    _MAX_KEYS = 100_000
+
+    def __init__(self, *, limit: int, window_ms: int) -> None:
+        self.limit = limit
+        self.window_ms = max(1, window_ms)
+        self._used: dict[str, tuple[int, int]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str, amount: int, *, now_ms: int) -> int:
+        """Count ``amount`` for ``key`` if it fits this window (0), else ms until the next."""
+        window = now_ms // self.window_ms
+        with self._lock:
+            start, used = self._used.get(key, (window, 0))
+            if start != window:
+                used = 0
+            if used + amount > self.limit:
+                return max(1, (window + 1) * self.window_ms - now_ms)
+            self._used[key] = (window, used + amount)
+            if len(self._used) > self._MAX_KEYS:
+                self._used = {k: v for k, v in self._used.items() if v[0] == window}
+            return 0
+
+
+class HashGate:
+    """At most ``slots`` password hashes at a time, and ``per_key`` of them for one key (a
+    client address); a caller beyond either gets a 503 at once.
+
+    Refusing rather than queueing keeps memory bounded (each argon2id hash holds 64 MiB)
+    and keeps the worker threads free for other requests; clients retry a 503 after
+    ``Retry-After``. The per-key bound is the fairness: an address flooding logins holds
+    at most ``per_key`` slots, so another address always finds one.
+
+    Examples
+    --------
+    >>> gate = HashGate(slots=2, per_key=1)
+    >>> with gate.slot("127.0.0.2"):
+    ...     gate.busy
+    False
+    """
+
+    def __init__(self, *, slots: int, per_key: int | None = None) -> None:
         self.slots = max(1, slots)
-        self._free = threading.BoundedSemaphore(self.slots)
+        self.per_key = self.slots if per_key is None else max(1, per_key)
         self._lock = threading.Lock()
         self._used = 0
+        self._by_key: dict[str, int] = {}
 
     @property
     def busy(self) -> bool:
@@ -181,15 +280,24 @@ class HashGate:
         return _hashing_pool().submit(fn, *args).result()
 
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        """Hold one slot for the duration; 503 with ``Retry-After: 1`` when none is free."""
-        if not self._free.acquire(blocking=False):
-            raise ApiError(503, BUSY_HASHING, headers={"Retry-After": "1"})
+    def slot(self, key: str = "") -> Iterator[None]:
+        """Hold one slot for ``key`` for the duration; 503 with ``Retry-After: 1`` when none
+        is free, or when ``key`` holds its share already."""
         with self._lock:
+            if self._used >= self.slots:
+                raise ApiError(503, BUSY_HASHING, headers={"Retry-After": "1"})
+            held = self._by_key.get(key, 0)
+            if held >= self.per_key:
+                raise ApiError(503, BUSY_ADDRESS, headers={"Retry-After": "1"})
             self._used += 1
+            self._by_key[key] = held + 1
         try:
             yield
         finally:
             with self._lock:
                 self._used -= 1
-            self._free.release()
+                left = self._by_key[key] - 1
+                if left:
+                    self._by_key[key] = left
+                else:
+                    del self._by_key[key]

@@ -20,9 +20,9 @@ from pathlib import Path
 import uvicorn
 
 from opslib.dialects import Dialect
+from opslib.protocol.tables import resolve_dialect
 from opslib.server import demo as demo_credentials
 from opslib.server.app import create_app
-from opslib.server.chint_edge import seed_as_chint
 from opslib.server.config import Settings
 from opslib.server.deadlines import bounded_protocol
 
@@ -103,6 +103,7 @@ def serve(
     seed: str = "none",
     rate_limit: float | None = None,
     dialect: str | None = None,
+    docs: bool = False,
 ) -> int:
     """Serve the platform over ``db_path`` until interrupted.
 
@@ -118,8 +119,10 @@ def serve(
         Per-token requests per second (0 turns the limit off); default protocol §8.
     dialect
         The built-in dialect to speak (``opslib.dialects``); default the reference one.
-        Under ``"chint"`` a database seeded now holds only what that platform reports
-        (:func:`opslib.server.chint_edge.seed_as_chint`).
+        Under a dialect whose server maps codes (``"chint"``) a database seeded now holds
+        only what that platform can say (:func:`opslib.server.seed.dialect.fold_onto_dialect`).
+    docs
+        Serve ``/openapi.json`` and ``/docs`` (off by default).
 
     Returns
     -------
@@ -127,13 +130,17 @@ def serve(
         The process exit status.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    spoken = resolve_dialect(dialect)
     seeded = _seed_if_empty(db_path, seed)
-    if seeded and dialect == "chint":
-        seed_as_chint(db_path)
+    if seeded:
+        from opslib.server.seed.dialect import fold_onto_dialect, folded_codes
+
+        if folded_codes(spoken):
+            fold_onto_dialect(db_path, spoken)
     settings = _settings(rate_limit)
-    app = create_app(db_path, settings=settings, dialect=dialect)
-    spoken = f", dialect {dialect}" if dialect else ""
-    print(f"opslib platform on http://{host}:{port} (database {db_path}{spoken})", flush=True)
+    app = create_app(db_path, settings=settings, dialect=spoken, docs=docs)
+    named = f", dialect {spoken.name}" if dialect else ""
+    print(f"opslib platform on http://{host}:{port} (database {db_path}{named})", flush=True)
     if seeded:
         print("seeded demo credentials:")
         _print_credentials()
@@ -148,6 +155,7 @@ def start_in_thread(
     port: int = 0,
     settings: Settings | None = None,
     dialect: Dialect | str | None = None,
+    docs: bool = False,
 ) -> tuple[str, Callable[[], None]]:
     """Serve the platform from a background thread; return once it accepts connections.
 
@@ -161,6 +169,8 @@ def start_in_thread(
         Server settings (default :class:`Settings`).
     dialect
         The dialect to speak (default the reference platform's).
+    docs
+        Serve ``/openapi.json`` and ``/docs`` (off by default).
 
     Returns
     -------
@@ -168,7 +178,7 @@ def start_in_thread(
         ``(base_url, stop)``; ``stop()`` shuts the server down and waits for the thread.
     """
     settings = settings or Settings()
-    app = create_app(db_path, settings=settings, dialect=dialect)
+    app = create_app(db_path, settings=settings, dialect=dialect, docs=docs)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))

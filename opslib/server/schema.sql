@@ -1,4 +1,4 @@
--- opslib reference platform, schema version 3.
+-- opslib reference platform, schema version 4.
 -- Phone numbers are stored as validated: digits, area code and phone without leading zeros.
 -- Moments are INTEGER epoch milliseconds UTC; the API formats them as 'YYYY-MM-DD HH:MM:SS'.
 -- Secrets (passwords, codes, tokens, client/device/product secrets) are stored only as hashes.
@@ -66,10 +66,15 @@ CREATE TABLE IF NOT EXISTS sms_sends (
 );
 CREATE INDEX IF NOT EXISTS sms_sends_phone ON sms_sends (area_code, phone, sent_at);
 
+-- Wrong passwords, by phone and by the client address they came from (added in schema 4,
+-- hence last). The indexes of schema 4 are created by store.init_schema, after a
+-- conversion that may refuse and must then change nothing: login_failures_address
+-- (area_code, phone, address, at), login_failures_at (at), sms_sends_time (sent_at).
 CREATE TABLE IF NOT EXISTS login_failures (
     area_code TEXT NOT NULL,
     phone     TEXT NOT NULL,
-    at        INTEGER NOT NULL
+    at        INTEGER NOT NULL,
+    address   TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS login_failures_phone ON login_failures (area_code, phone, at);
 

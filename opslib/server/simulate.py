@@ -14,8 +14,14 @@ event) or, rarely, a fault alarm (``F`` code) followed later by a recovery.
 Under a platform's dialect (``opslib simulate --dialect chint``) it speaks that dialect
 (its login selector, its page cap) and writes only the event kinds the platform reports:
 under ``chint`` property reports and alarms (its faults), no online/offline or command
-events, as ``seed_as_chint`` leaves the demo data. A platform without a whole-fleet
+events, as ``fold_onto_dialect`` leaves the demo data. A platform without a whole-fleet
 listing has its devices listed per user: the demo plain user's devices report.
+
+What a user does (logging in, listing the fleet) goes through the client
+(:func:`opslib.connect`, ``client.devices``); the device reports through the protocol
+layer: the path of :data:`opslib.protocol.operations.REPORT`, and the answer read by the
+dialect's :class:`~opslib.protocol.Codec` (a success, else the exception its code means: a
+device refused or gone is dropped, a rate limit waited out).
 
 It talks only to the ``base_url`` it is given (proxies from the environment are ignored).
 """
@@ -27,15 +33,26 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
 import numpy as np
+import pandas as pd
 
+from opslib.client import Client, connect
 from opslib.dialects import Dialect
 from opslib.enums import DeviceStatus, EventType
-from opslib.exceptions import ConfigError
+from opslib.exceptions import (
+    AuthenticationError,
+    ConfigError,
+    NotFound,
+    OpsError,
+    RateLimited,
+    TransportError,
+)
+from opslib.protocol import Codec
+from opslib.protocol import operations as ops
 from opslib.server import demo
 from opslib.server._simresult import SimDevice as _Device
 from opslib.server._simresult import SimulationError, SimulationResult, UnknownProduct
@@ -63,7 +80,10 @@ _COMMANDS: tuple[dict[str, Any], ...] = (
     {"command": "set_power", "value": True, "source": "app"},
     {"command": "set_power", "value": False, "source": "automation"},
 )
-_DEVICE_GONE = frozenset({401, 404, 100001, 8202})
+# A report refused for one of these: not a seeded device (its own secret) or gone: dropped.
+_DEVICE_GONE = (AuthenticationError, NotFound)
+_RATE_WAIT_S = (1.0, 5.0)  # a rate limit's wait without Retry-After, and the longest
+_PROPERTIES = "properties."  # the device frame's columns of its latest properties
 _PERCENT_KEYS = {"battery", "brightness", "humidity", "storage_pct"}
 
 
@@ -125,123 +145,69 @@ class Simulator:
         self._stop = threading.Event()
         self.devices: list[_Device] = []
         self.dialect = Dialect.named(dialect)
+        self.codec = Codec(self.dialect)
         self._kinds = set(self.dialect.event_kinds.values())
         self.fail_product = fail_product
 
     # ----------------------------------------------------------------- platform calls
 
-    def _post(self, http: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = http.post(path, json=body)
-        payload = response.json()
-        if response.status_code != 200 or payload.get("error_code") != 200:
-            message = payload.get("error_msg") or payload.get("error_description") or ""
-            raise SimulationError(f"{path} answered {response.status_code}: {message}")
-        return payload
-
-    def login(self, http: httpx.Client) -> tuple[str, str]:
-        """Log in as the demo ops account (the demo plain user on a platform without a
-        whole-fleet listing).
-
-        Parameters
-        ----------
-        http
-            A client bound to the platform.
+    def connect(self) -> Client:
+        """Log in through the client as the demo ops account (the demo plain user on a
+        platform without a whole-fleet listing).
 
         Returns
         -------
-        tuple of str
-            ``(user_id, access_token)``.
-        """
-        # Without a whole-fleet listing, the demo plain user's own devices report.
-        fleet = self.dialect.capabilities.fleet_events
-        login = self._post(
-            http,
-            "/user/login",
-            {
-                "message_id": str(uuid.uuid4()),
-                "user_id": "",
-                "params": {
-                    "client_id": demo.CLIENT_ID,
-                    "login_model": self.dialect.selectors["login_model"]["password"],
-                    "area_code": demo.AREA_CODE,
-                    "phone": demo.OPS_PHONE if fleet else demo.USER_PHONE,
-                    "password": demo.OPS_PASSWORD if fleet else demo.USER_PASSWORD,
-                },
-            },
-        )["data"]
-        response = http.post(
-            "/token/access",
-            params={
-                "grant_type": "authorization_code",
-                "client_id": demo.CLIENT_ID,
-                "client_secret": demo.CLIENT_SECRET,
-                "code": login["code"],
-                "redirect_uri": "none",
-            },
-        )
-        token = response.json()
-        if response.status_code != 200 or "access_token" not in token:
-            raise SimulationError(
-                f"/token/access answered {response.status_code}: "
-                f"{token.get('error_description', '')}"
-            )
-        return str(login["user_id"]), str(token["access_token"])
+        opslib.Client
+            Logged in, speaking the simulator's dialect; close it when done.
 
-    def fleet(
-        self, http: httpx.Client, user_id: str, token: str, *, product_id: str = ""
-    ) -> list[_Device]:
-        """The first ``devices`` devices of the fleet listing (ordered by bind time), or
-        every device of ``product_id``.
+        Raises
+        ------
+        opslib.OpsError
+            The platform cannot be reached or refused the login.
+        """
+        fleet = self.dialect.capabilities.fleet_events
+        return connect(
+            self.base_url,
+            client_id=demo.CLIENT_ID,
+            client_secret=demo.CLIENT_SECRET,
+            area_code=demo.AREA_CODE,
+            phone=demo.OPS_PHONE if fleet else demo.USER_PHONE,
+            password=demo.OPS_PASSWORD if fleet else demo.USER_PASSWORD,
+            dialect=self.dialect,
+            token_cache=False,
+            timeout=self._timeout,
+            max_retries=0,
+            # httpx's own transport, given: no proxy from the environment applies
+            transport=httpx.HTTPTransport(),
+        )
+
+    def fleet(self, client: Client, *, product_id: str = "") -> list[_Device]:
+        """The first ``devices`` devices of the fleet listing (ordered by bind time); the
+        caller's own devices on a platform without a whole-fleet listing. With
+        ``product_id``, every device of that product instead.
 
         Parameters
         ----------
-        http
-            A client bound to the platform.
-        user_id, token
-            The ops account's user_id and access token.
+        client
+            Logged in (:meth:`connect`).
         product_id
-            Every device of this product instead (the whole listing is read).
+            A product: the whole listing is read for its devices.
 
         Returns
         -------
         list
             The devices with their derived demo secrets, status and properties.
         """
-        found: list[_Device] = []
-        limit = math.inf if product_id else self.n_devices
-        page_size = int(min(self.dialect.paging.max_page_size, limit))
-        owner = "" if self.dialect.capabilities.fleet_events else user_id
-        page_no = 1
-        while len(found) < limit:
-            data = self._post(
-                http,
-                "/device/query_by_user",
-                {
-                    "message_id": str(uuid.uuid4()),
-                    "user_id": user_id,
-                    "params": {
-                        "access_token": token,
-                        "user_id": owner,
-                        "page_no": page_no,
-                        "page_size": page_size,
-                    },
-                },
-            )["data"]
-            listed = data.get("device_list") or []
-            for item in listed:
-                if product_id and item.get("product_id") != product_id:
-                    continue
-                found.append(
-                    _Device(
-                        device_id=item["device_id"],
-                        secret=demo_device_secret(item["device_id"]),
-                        status=int(item.get("status") or 0),
-                        properties=dict(item.get("properties") or {}),
-                    )
-                )
-            if len(listed) < page_size or page_no * page_size >= int(data.get("total", 0)):
-                break
-            page_no += 1
+        owner = None if self.dialect.capabilities.fleet_events else client.user_id
+        limit = None if product_id else self.n_devices
+        frame = client.devices.list(owner, limit=limit, progress=False)
+        if product_id:
+            frame = frame[frame["product_id"].astype("string") == product_id]
+        found = []
+        for row in frame.to_dict("records"):
+            device_id, status = str(row["device_id"]), row.get("status")
+            status = status if isinstance(status, int) else 0  # an empty cell: None
+            found.append(_Device(device_id, demo_device_secret(device_id), status, _props(row)))
         return found if product_id else found[: self.n_devices]
 
     # ----------------------------------------------------------------- the event mix
@@ -306,29 +272,31 @@ class Simulator:
         self, http: httpx.Client, device: _Device, events: list[dict[str, Any]]
     ) -> tuple[int, bool]:
         """Send one device's events; return (accepted, still usable)."""
-        body = {
-            "message_id": str(uuid.uuid4()),
-            "device_id": device.device_id,
-            "device_secret": device.secret,
-            "events": events,
-        }
+        body = report_body(device.device_id, device.secret, events)
         try:
-            response = http.post("/device/report", json=body)
+            response = http.post(ops.REPORT.path, json=body)
         except httpx.HTTPError:
             return 0, True
         try:
             payload = response.json()
         except ValueError:
-            payload = {}
-        code = payload.get("error_code", response.status_code)
-        if response.status_code == 200 and code == 200:
-            return int((payload.get("data") or {}).get("accepted", 0)), True
-        if code == 429:
-            retry = float(response.headers.get("Retry-After", "1") or 1)
-            self._stop.wait(min(retry, 5.0))
-        # 401/404 (the chint codes 100001/8202 in a 200): not a seeded device (its own
-        # secret) or gone: drop it.
-        return 0, code not in _DEVICE_GONE
+            payload = None
+        errors = self.codec.errors
+        if errors.is_success(response.status_code, payload):
+            data = payload.get("data")
+            accepted = data.get("accepted", 0) if isinstance(data, dict) else 0
+            return int(accepted), True
+        header = response.headers.get("Retry-After", "")
+        failure = errors.error(
+            response.status_code,
+            payload,
+            operation=ops.REPORT.path,
+            retry_after=float(header) if header.isdigit() else None,
+        )
+        if isinstance(failure, RateLimited):
+            wait, longest = _RATE_WAIT_S
+            self._stop.wait(min(failure.retry_after or wait, longest))
+        return 0, not isinstance(failure, _DEVICE_GONE)
 
     def run(self, *, out: Callable[[str], Any] | None = None) -> SimulationResult:
         """Log in, pick the devices, report for ``seconds`` seconds, return the counts.
@@ -349,20 +317,23 @@ class Simulator:
             Login, token exchange or the fleet listing failed, or the fleet is empty.
         """
         result = SimulationResult()
+        failing: list[_Device] = []
+        try:
+            with self.connect() as client:
+                self.devices = self.fleet(client)
+                if self.fail_product:
+                    failing = self.fleet(client, product_id=self.fail_product)
+        except (TransportError, httpx.HTTPError) as exc:
+            raise SimulationError(f"cannot reach the platform at {self.base_url}: {exc}") from exc
+        except OpsError as exc:
+            raise SimulationError(f"the platform at {self.base_url} refused: {exc}") from exc
         with httpx.Client(base_url=self.base_url, timeout=self._timeout, trust_env=False) as http:
-            try:
-                user_id, token = self.login(http)
-                self.devices = self.fleet(http, user_id, token)
-            except (httpx.HTTPError, ValueError, KeyError) as exc:
-                raise SimulationError(
-                    f"cannot reach the platform at {self.base_url}: {exc}"
-                ) from exc
             if not self.devices:
                 raise SimulationError("the fleet listing is empty: nothing to simulate")
             if self.fail_product:
-                from opslib.server.failure import fail_product
+                from opslib.server.failure import fail_devices
 
-                failed = fail_product(self, http, user_id, token, result, out=out)
+                failed = fail_devices(self, http, failing, result, out=out)
                 self.devices = [d for d in self.devices if d.device_id not in failed]
             if out:
                 out(
@@ -415,6 +386,38 @@ class Simulator:
         result.seconds = time.monotonic() - start
 
 
+def report_body(device_id: str, device_secret: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request of :data:`~opslib.protocol.operations.REPORT` (protocol §6.19): a
+    device's credentials and its events, under a new ``message_id`` (not an envelope: a
+    device has no user and no token).
+
+    >>> sorted(report_body("dev-1", "s3cret", [{"event_type": 3}]))
+    ['device_id', 'device_secret', 'events', 'message_id']
+    """
+    return {
+        "message_id": str(uuid.uuid4()),
+        "device_id": device_id,
+        "device_secret": device_secret,
+        "events": events,
+    }
+
+
+def _props(row: Mapping[Any, Any]) -> dict[str, Any]:
+    """A device's latest properties from its frame row's ``properties.*`` cells (an empty
+    one is None, NaN or ``pd.NA``), nested again where a member was an object."""
+    out: dict[str, Any] = {}
+    for column, value in row.items():
+        empty = value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+        if empty or not str(column).startswith(_PROPERTIES):
+            continue
+        *parents, leaf = str(column)[len(_PROPERTIES) :].split(".")
+        target = out
+        for name in parents:
+            target = target.setdefault(name, {})
+        target[leaf] = value
+    return out
+
+
 def simulate_command(
     base_url: str | None,
     *,
@@ -450,8 +453,8 @@ def simulate_command(
     Returns
     -------
     int
-        0 when events were accepted (or devices failed), 1 when the platform could not be
-        used or accepted nothing, 2 on a bad argument (an unknown ``fail_product`` too).
+        0 when events were accepted, 1 when the platform could not be used or accepted
+        nothing, 2 on a bad argument (an unknown ``fail_product`` too).
     """
     try:
         if demo:

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from opslib.analysis._common import parquet_ready
+from opslib.csvcells import write_csv
 from opslib.plots._base import empty_html, empty_text, is_empty
 from opslib.widgets._tables import table_html
 
@@ -48,7 +49,7 @@ def _export_full(frame: pd.DataFrame, directory: str, stem: str) -> list[str]:
     """Write the whole table as ``<stem>.csv`` and ``<stem>.parquet``; their names."""
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(target / f"{stem}.csv", index=False)
+    write_csv(frame, target / f"{stem}.csv")  # no cell a spreadsheet would run
     parquet_ready(frame).to_parquet(target / f"{stem}.parquet", index=False)
     return [f"{stem}.csv", f"{stem}.parquet"]
 

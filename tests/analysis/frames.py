@@ -29,7 +29,7 @@ def typed_frame(schema: _schemas.FrameSchema, rows: list[dict[str, Any]]) -> pd.
             names = enums.labels(column.enum)
             data[column.label_name] = pd.Series(
                 [names.get(v) if v is not None else None for v in values], dtype="object"
-            ).astype(_schemas.label_dtype(column.enum))
+            ).astype(_schemas.label_dtype(column.label_map))
     extra = sorted({k for r in rows for k in r if k.startswith("properties.")})
     for key in extra:
         data[key] = pd.Series([r.get(key) for r in rows], dtype=object).convert_dtypes()

@@ -1,4 +1,4 @@
-"""*_name labels and coded inputs follow the platform's dialect (issue #20 item 1)."""
+"""*_name labels and coded inputs follow the platform's dialect."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from opslib.client import _schemas as S
-from opslib.client._labels import code_of, relabel
+from opslib.client._frames import records_to_frame
 from opslib.dialects import Dialect
 from opslib.enums import DeviceStatus, EventType, NetType
+from opslib.protocol import Codec
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -18,14 +19,14 @@ if TYPE_CHECKING:
 CHINT = Dialect.named("chint")
 
 
-def _devices(codes: list[int | None]) -> pd.DataFrame:
-    frame = S.DEVICE.empty().reindex(range(len(codes)))
-    frame["status"] = pd.array(codes, dtype="Int64")
-    return frame
+def code_of(value: object, dialect: Dialect, key: str, enum: object, field: str) -> int:
+    return Codec(dialect).code_of(value, key, enum, field)  # type: ignore[arg-type]
 
 
 def test_labels_come_from_the_dialect() -> None:
-    frame = relabel(_devices([0, 3, 4, None]), S.DEVICE, CHINT)
+    schema = S.DEVICE.labelled(Codec(CHINT).labels)
+    records = [{"device_id": f"d{i}", "status": code} for i, code in enumerate([0, 3, 4, None])]
+    frame = records_to_frame(records, schema)
     assert frame["status_name"].tolist()[:3] == ["inactive", "disabled", "activated"]
     assert pd.isna(frame["status_name"].iloc[3])
     assert str(frame["status_name"].dtype) == "category"
@@ -43,9 +44,16 @@ def test_coded_inputs_are_the_dialects_codes() -> None:
 def test_a_read_labels_by_the_sessions_dialect(platform: Platform) -> None:
     client = platform.connect()
     ours = client.devices.list(limit=50)
-    client._session.dialect = CHINT.replace(
-        capabilities={"fleet_events": True}, required=Dialect().required
+    session = client._session
+    session.codec = session.http.codec = Codec(
+        CHINT.replace(
+            capabilities={"fleet_events": True},
+            required=Dialect().required,
+            times=Dialect().times,
+            paging=Dialect().paging,
+        )
     )
+    session._schemas.clear()
     theirs = client.devices.list(limit=50)
     assert theirs["status"].tolist() == ours["status"].tolist()
     labels = CHINT.enums["device_status"]

@@ -191,6 +191,106 @@ def test_duplicates_standing_for_missed_rows_raise() -> None:
         read(fetch, page_size=100).frame()  # type: ignore[arg-type]
 
 
+def test_iter_pages_counts_each_record_once() -> None:
+    """A record of page 1 shown again on page 2 (a record inserted before page 2) stands
+    for the record missed: the 300 rows iter_pages yielded are 299 records of 300."""
+    inner = Pages(300)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        data = inner(page_no, page_size)
+        if page_no == 2:
+            data["events_list"] = [
+                inner(1, page_size)["events_list"][-1],
+                *data["events_list"][:-1],
+            ]
+        return data
+
+    with pytest.raises(opslib.IncompleteRead, match="says 300 rows exist, the read got 299") as e:
+        list(read(fetch, page_size=100).pages())  # type: ignore[arg-type]
+    assert e.value.duplicates == 1
+
+
+@pytest.mark.parametrize("total", [250, 150, 2])
+def test_more_rows_than_the_total_raise(total: int) -> None:
+    """A total below the rows served (too low, or counting pages: 2 for 300 records in
+    pages of 100): the rows past it were never going to be asked for."""
+    inner = Pages(300)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        return {**inner(page_no, page_size), "total": total}
+
+    with pytest.raises(opslib.IncompleteRead, match="more rows than the total") as e:
+        read(fetch, page_size=100).frame()  # type: ignore[arg-type]
+    assert e.value.expected == total
+    assert e.value.got > total
+    with pytest.raises(opslib.IncompleteRead, match="more rows than the total"):
+        list(read(fetch, page_size=100).pages())  # type: ignore[arg-type]
+    if total > 100:  # within a limit (pages of 100) the rows read may not pass it either
+        with pytest.raises(opslib.IncompleteRead, match="more rows than the total"):
+            read(fetch, page_size=100, limit=total).frame()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        "",
+        "ok",
+        {"events_list": []},
+        {"total": -1, "events_list": []},
+        {"total": True, "events_list": []},
+        {"total": 3, "events_list": None},
+        {"total": 1, "events_list": ["e-1"]},
+    ],
+    ids=repr,
+)
+def test_a_page_that_is_not_one_raises_naming_the_field(data: Any) -> None:
+    with pytest.raises(opslib.ProtocolError, match=r"^/device/query_record: data") as e:
+        Pager(
+            lambda page_no, page_size: data,
+            list_key="events_list",
+            schema=S.EVENT,
+            operation=RECORDS,
+        ).frame()
+    assert e.value.operation == RECORDS
+
+
+def test_a_total_counting_pages_whose_last_page_is_empty_raises() -> None:
+    """3 pages of 5 said on page 1, none on page 3: 3 of 13 records were deleted after
+    page 1 was read. Read as 2 pages the result was 10 rows, 3 deleted among them."""
+    inner = Pages(13, total_in_pages=True)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no > 1:
+            inner.rows = 10  # 3 records deleted once page 1 was read
+        return inner(page_no, page_size)
+
+    with pytest.raises(opslib.IncompleteRead, match=r"page 1 said 3 pages of 5, page 3 says 2"):
+        read(fetch, page_size=5, paging=opslib.dialects.Paging(total="pages")).frame()  # type: ignore[arg-type]
+
+
+def test_a_total_counting_pages_that_changes_during_the_read_raises() -> None:
+    """Page 3 (read second) agrees with page 1; page 2, read after a deletion, says 2."""
+    inner = Pages(13, total_in_pages=True)
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        inner.rows = 13 if page_no in (1, 3) else 10
+        return inner(page_no, page_size)
+
+    paging = opslib.dialects.Paging(total="pages")
+    with pytest.raises(opslib.IncompleteRead, match=r"page 1 said 3 pages of 5, page 2 says 2"):
+        read(fetch, page_size=5, paging=paging, concurrency=1).frame()  # type: ignore[arg-type]
+
+    def last_page_empty(page_no: int, page_size: int) -> dict[str, Any]:
+        data = inner(page_no, page_size)
+        return {**data, "events_list": [] if page_no == 3 else data["events_list"]}
+
+    inner.rows = 13
+    with pytest.raises(opslib.IncompleteRead, match=r"holds 1 to 5 rows; it held 0"):
+        read(last_page_empty, page_size=5, paging=paging).frame()  # type: ignore[arg-type]
+
+
 def test_iter_pages_yields_typed_pages_with_resume_position() -> None:
     pages = Pages(250)
     frames = list(read(pages, page_size=100).pages())

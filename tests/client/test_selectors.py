@@ -1,4 +1,4 @@
-"""Selectors and required parameters by the dialect, before a request is sent (issue #20)."""
+"""Selectors and required parameters by the dialect, before a request is sent."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import pytest
 
 import opslib
 from client.faults import Faults
-from opslib.client._selectors import translate
 from opslib.dialects import Dialect
+from opslib.protocol import Codec
+from opslib.protocol import operations as ops
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -18,7 +19,9 @@ CHINT = Dialect.named("chint")
 
 
 def _params(path: str, params: dict, user_id: str = "u-me") -> dict:
-    return dict(translate(CHINT, path, {"user_id": user_id, "params": params})["params"])
+    op = ops.by_path(path)
+    client_id = params.pop("client_id", "c")
+    return Codec(CHINT).encode_params(op, params, user_id=user_id, client_id=client_id)
 
 
 def test_selectors_become_zero_based() -> None:
@@ -61,14 +64,15 @@ def test_a_missing_required_parameter_is_refused_naming_it() -> None:
 
 
 def test_ours_is_left_as_it_is() -> None:
-    body = {"user_id": "", "params": {"login_model": 1}}
-    assert translate(Dialect(), "/user/login", body) is body
+    params = {"login_model": 1, "area_code": "1", "phone": "5"}
+    sent = Codec(Dialect()).encode_params(ops.LOGIN, params, user_id="", client_id="c")
+    assert sent == {"client_id": "c", **params}
 
 
 def test_nothing_is_sent_when_a_required_parameter_is_missing(platform: Platform) -> None:
     faults = Faults()
     client = platform.connect("admin", transport=faults)
-    client._session.http.edge.dialect = CHINT  # as connect(dialect="chint") would
+    client._session.http.codec = client._session.codec = Codec(CHINT)  # as connect(dialect=)
     sent = len(faults.sent)
     with pytest.raises(ValueError, match="requires vendor_type"):
         client.products.add({"product_id": "p-x", "product_secret": "s3cret-s3cret",

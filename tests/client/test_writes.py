@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,11 @@ import pytest
 
 import opslib
 from opslib.client import _schemas as S
-from opslib.client._writes import check_errors, items_from, native, run_writes
+from opslib.client._writes import check_errors, check_item, items_from, native, run_writes
+from opslib.dialects import Dialect
 from opslib.exceptions import make_status_error
+from opslib.protocol import Codec
+from opslib.protocol import operations as ops
 
 ALLOWED = ("product_id", "product_name", "category_id")
 
@@ -133,3 +137,66 @@ def test_empty_bulk_is_an_empty_typed_frame() -> None:
     )
     assert len(df) == 0
     assert df.dtypes.to_dict() == S.PRODUCT_WRITE_RESULT.empty().dtypes.to_dict()
+
+
+def _add(product_id: str, **over: object) -> dict[str, object]:
+    item = {
+        "product_id": product_id,
+        "product_secret": "s3cret-s3cret",
+        "product_name": "Lamp",
+        "category_id": 1,
+        "net_type": 0,
+        "node_type": 1,
+    }
+    return {**item, **over}
+
+
+def test_check_item_asks_what_the_dialect_requires_and_the_spec_s_types() -> None:
+    ours, chint = Dialect(), Dialect.named("chint")
+    assert check_item(Codec(ours), ops.ADD_PRODUCT, _add("p-1")) == _add("p-1")
+    # a whole float (a DataFrame column with gaps) and digits stand for an integer
+    assert (
+        check_item(Codec(ours), ops.ADD_PRODUCT, _add("p-1", category_id=2.0))["category_id"] == 2
+    )
+    assert (
+        check_item(Codec(ours), ops.ADD_PRODUCT, _add("p-1", category_id="2"))["category_id"] == 2
+    )
+    for bad, shown in ((True, "True (bool)"), (2.5, "2.5 (float)"), ("two", "'two' (str)")):
+        with pytest.raises(ValueError, match=rf"category_id is {re.escape(shown)}; allowed: an"):
+            check_item(Codec(ours), ops.ADD_PRODUCT, _add("p-1", category_id=bad))
+    with pytest.raises(ValueError, match=r"\(dialect 'chint'\) requires vendor_type, encrypt"):
+        check_item(Codec(chint), ops.ADD_PRODUCT, _add("p-1"))
+    # what the client adds itself is not asked for: chint's user_id of an update (the caller)
+    assert check_item(Codec(chint), ops.UPDATE_INFO, {"device_id": "d-1"}) == {"device_id": "d-1"}
+
+
+def _checked_writes(errors: str, items: list[dict[str, object]], send: Any) -> pd.DataFrame:
+    return run_writes(
+        items,
+        send,
+        schema=S.PRODUCT_WRITE_RESULT,
+        key=key,
+        errors=errors,  # type: ignore[arg-type]
+        bulk=True,
+        what="add",
+        check=lambda item: check_item(Codec(), ops.ADD_PRODUCT, item),
+    )
+
+
+def test_collect_makes_a_refused_item_a_row_and_writes_the_others() -> None:
+    send = send_failing_on()
+    items = [_add("a"), {"product_id": "b"}, _add("c", node_type="hub")]
+    df = _checked_writes("collect", items, send)
+    assert df["ok"].tolist() == [True, False, False]
+    assert "requires product_secret" in df.loc[1, "error_msg"]
+    assert "node_type is 'hub' (str)" in df.loc[2, "error_msg"]
+    assert df["message_id"].isna().tolist() == [False, True, True]
+    assert df["error_code"].isna().tolist() == [False, True, True]
+    assert [p["product_id"] for p, _ in send.seen] == ["a"]  # nothing sent for b and c
+
+
+def test_raise_refuses_the_whole_input_before_sending() -> None:
+    send = send_failing_on()
+    with pytest.raises(ValueError, match=r"add: 1 of 2 items refused before sending: item 1: "):
+        _checked_writes("raise", [_add("a"), {"product_id": "b"}], send)
+    assert send.seen == []

@@ -6,9 +6,10 @@ import tomllib
 
 import pytest
 
-from opslib.dialects import Dialect, Times, resolve_dialect
+from opslib.dialects import Dialect, Times
 from opslib.enums import EventType, LoginModel, labels
 from opslib.exceptions import ConfigError
+from opslib.protocol.tables import dialect_from_table, dialect_to_toml, resolve_dialect
 
 
 def test_defaults_are_the_reference_platform() -> None:
@@ -58,17 +59,22 @@ def test_unknown_name_lists_the_built_ins() -> None:
 
 
 def test_from_mapping_starts_from_base_and_overrides() -> None:
-    d = Dialect.from_mapping(
+    d = dialect_from_table(
         {
             "base": "vendor",
             "paging": {"max_page_size": 50},
-            "errors": {"codes": {"7": "NotFound"}, "token_expired_codes": [7]},
+            "errors": {
+                "codes": {"7": "NotFound", "8": "RateLimited"},
+                "token_expired_codes": [7],
+                "retry_after": {"8": 45},
+            },
             "enums": {"event_type": {"0": "info"}},
         }
     )
+    assert d.errors.retry_after == {8: 45.0}
     assert d.paging.max_page_size == 50
     assert d.paging.total == "pages"  # kept from vendor
-    assert d.errors.codes == {7: "NotFound"}
+    assert d.errors.codes == {7: "NotFound", 8: "RateLimited"}
     assert d.errors.token_expired_codes == frozenset({7})
     assert d.enums["event_type"] == {0: "info"}
     assert d.name == "vendor"
@@ -85,27 +91,30 @@ def test_from_mapping_starts_from_base_and_overrides() -> None:
         ({"errors": {"codes": {"x": "NotFound"}}}, r"errors.codes: key 'x' is not an integer"),
         ({"errors": {"codes": {"7": "Oops"}}}, r"errors.codes\[7\]: 'Oops' is not one of"),
         ({"event_kinds": {"1": "weird"}}, r"event_kinds: 'weird' \(event_type 1\)"),
+        ({"errors": {"retry_after": {"x": 5}}}, r"errors.retry_after: .* integer codes to seconds"),
+        ({"errors": {"retry_after": {"8": "soon"}}}, r"errors.retry_after: .* codes to seconds"),
+        ({"errors": {"retry_after": {"8": -1}}}, r"errors.retry_after: .* a negative wait"),
         ({"base": "nope"}, r"unknown dialect 'nope'"),
     ],
 )
 def test_bad_tables_name_the_field(table: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        Dialect.from_mapping(table)
+        dialect_from_table(table)
 
 
 @pytest.mark.parametrize("name", Dialect.names())
 def test_to_toml_round_trips(name: str) -> None:
     d = Dialect.named(name)
-    doc = tomllib.loads(d.to_toml("plant"))
-    assert Dialect.from_mapping(doc["profiles"]["plant"]["dialect"]) == d
+    doc = tomllib.loads(dialect_to_toml(d, "plant"))
+    assert dialect_from_table(doc["profiles"]["plant"]["dialect"]) == d
 
 
 def test_to_toml_with_base_says_only_what_differs() -> None:
     d = Dialect.named("vendor").replace(paging={"max_page_size": 20})
-    text = d.to_toml("plant", base="vendor")
+    text = dialect_to_toml(d, "plant", base="vendor")
     table = tomllib.loads(text)["profiles"]["plant"]["dialect"]
     assert table == {"base": "vendor", "paging": {"max_page_size": 20}}
-    assert Dialect.from_mapping(table) == d
+    assert dialect_from_table(table) == d
 
 
 def test_replace_changes_only_named_section_fields() -> None:

@@ -6,15 +6,16 @@ import dataclasses
 import tomllib
 
 from opslib.dialects import Dialect
+from opslib.protocol.tables import dialect_from_table, dialect_to_toml
 
 
 def test_chint_is_built_in_and_round_trips() -> None:
     d = Dialect.named("chint")
     assert "chint" in Dialect.names()
-    assert Dialect.from_mapping("chint") == d
-    assert Dialect.from_mapping({"base": "chint"}) == d
-    table = tomllib.loads(d.to_toml())["dialect"]
-    assert Dialect.from_mapping(table) == d
+    assert dialect_from_table("chint") == d
+    assert dialect_from_table({"base": "chint"}) == d
+    table = tomllib.loads(dialect_to_toml(d))["dialect"]
+    assert dialect_from_table(table) == d
 
 
 def test_selectors_are_zero_based() -> None:

@@ -179,7 +179,7 @@ def test_the_reports_declare_what_their_parameters_mean() -> None:
     event = read_checks(find_notebook("event_analysis"))
     assert event.kinds == {
         "start": "time", "end": "time", "event_types": "event_types", "freq": "freq",
-        "users": "users",
+        "users": "users", "tz": "tz", "device_id": "device", "user_id": "user",
     }  # fmt: skip
     assert event.window == ("start", "end")
     upkeep = read_checks(find_notebook("product_upkeep"))
@@ -189,6 +189,7 @@ def test_the_reports_declare_what_their_parameters_mean() -> None:
     assert upkeep.needs_role == {"apply": "admin"}
     assert read_checks(find_notebook("fleet_inventory")).kinds["status"] == "device_status"
     assert read_checks(find_notebook("fleet_inventory")).kinds["users"] == "users"
+    assert read_checks(find_notebook("fleet_inventory")).kinds["product_id"] == "product"
     assert read_checks(find_notebook("user_lookup")).together == [["area_code", "phone"]]
 
 

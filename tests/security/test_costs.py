@@ -117,7 +117,7 @@ def test_beyond_the_hash_slots_a_503_answers_at_once(api: Api, hashes: CountingH
     assert send_code(api, UNREGISTERED, 1).status_code == 200
     code = api.last_code(UNREGISTERED)
     gate = api.client.app.state.platform.guards.hashes  # type: ignore[attr-defined]
-    with gate.slot(), gate.slot():
+    with gate.slot("127.0.0.8"), gate.slot("127.0.0.9"):
         assert gate.busy
         started = time.perf_counter()
         _assert_busy(login_password(api, alice.phone, alice.password), started)

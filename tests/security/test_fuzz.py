@@ -106,7 +106,7 @@ def _load_schema() -> Any:
     """
     config = SchemathesisConfig.from_str(CONFIG)
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(Path(tmp) / "s.db")
+        app = create_app(Path(tmp) / "s.db", docs=True)
         return schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
 
 

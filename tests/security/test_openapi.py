@@ -11,12 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from server.helpers import Api
+from server.helpers import Api, TestClient
+
+from opslib.server import create_app
 
 
 @pytest.fixture
 def document(api: Api) -> dict[str, Any]:
-    return dict(api.client.get("/openapi.json").json())
+    """The document a platform started with ``docs=True`` (``opslib server --docs``) serves."""
+    with TestClient(create_app(api.world.db, docs=True)) as client:
+        return dict(client.get("/openapi.json").json())
 
 
 def test_a_whole_number_float_is_an_integer(api: Api) -> None:

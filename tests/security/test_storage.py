@@ -236,17 +236,20 @@ def test_no_secret_in_the_server_logs(flow: Secrets, caplog: pytest.LogCaptureFi
 
 
 def test_idempotency_fingerprints_hold_no_password_or_code(api: Api, clock: FakeClock) -> None:
-    """A fingerprint with the password in it would be a fast (HMAC-SHA256) hash of that
-    password beside its key in ``meta``: an offline guess would cost a hash, not an
-    argon2id verification. Two resets of one phone with different codes and passwords get
-    the same fingerprint, so neither is in it; a repeat with another password is still a 409
-    and one with the same password is still replayed."""
+    """A fingerprint with the password in it under the key in ``meta`` would be a fast
+    (HMAC-SHA256) hash of that password beside its key: an offline guess would cost a
+    hash, not an argon2id verification. The part under that key is the same for two
+    resets of one phone with different codes and passwords, so neither is in it; the part
+    that covers them is under a key only the server process holds (another process over
+    the same database makes another one). A repeat with the same body is replayed, one with
+    another password is a 409."""
     phone = api.world["bob"].phone
-    mids = []
+    mids, codes = [], []
     for password in ("reset-password-1", "reset-password-2"):
         send_code(api, phone, 3)
         mids.append(str(uuid.uuid4()))
-        r = reset_password(api, phone, api.last_code(phone), password, message_id=mids[-1])
+        codes.append(api.last_code(phone))
+        r = reset_password(api, phone, codes[-1], password, message_id=mids[-1])
         assert r.status_code == 200, r.text
         clock.advance(seconds=61)
     conn = sqlite3.connect(api.world.db)
@@ -254,12 +257,18 @@ def test_idempotency_fingerprints_hold_no_password_or_code(api: Api, clock: Fake
         conn.execute("SELECT fingerprint FROM idempotency WHERE message_id = ?", (m,)).fetchone()[0]
         for m in mids
     ]
+    key = conn.execute("SELECT value FROM meta WHERE key = 'idempotency_key'").fetchone()[0]
     conn.close()
-    assert prints[0] == prints[1]
-    # the latest reset replays with its own password, refuses another one
-    same = reset_password(api, phone, "000000", "reset-password-2", message_id=mids[1])
+    public = [p.split(".") for p in prints]
+    assert public[0][0] == public[1][0]  # under the database's key: no password, no code
+    assert public[0][2] != public[1][2]
+    platform = api.client.app.state.platform  # type: ignore[attr-defined]
+    assert platform.process_key.hex() not in key
+    assert key.encode() != platform.process_key
+    # the latest reset replays with its own body, refuses another password
+    same = reset_password(api, phone, codes[1], "reset-password-2", message_id=mids[1])
     assert same.status_code == 200, same.text
-    other = reset_password(api, phone, "000000", "reset-password-3", message_id=mids[1])
+    other = reset_password(api, phone, codes[1], "reset-password-3", message_id=mids[1])
     assert other.status_code == 409
     assert other.json()["error_msg"].startswith("message_id:")
     # a register repeated with another password is a 409 too

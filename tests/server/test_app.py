@@ -11,7 +11,7 @@ from opslib.server import create_app, responses
 from opslib.server.routes import ROUTES
 from opslib.server.services import products
 
-from .helpers import Api
+from .helpers import Api, TestClient
 
 
 def test_unknown_path_is_a_404_envelope(api: Api) -> None:
@@ -71,7 +71,8 @@ def test_schema_is_created_on_first_start(tmp_path: Any) -> None:
 
 
 def test_openapi_describes_every_operation(api: Api) -> None:
-    schema = api.client.get("/openapi.json").json()
+    with TestClient(create_app(api.world.db, docs=True)) as client:
+        schema = client.get("/openapi.json").json()
     assert len(schema["paths"]) == 19
     components = schema["components"]["schemas"]
     for route in ROUTES:

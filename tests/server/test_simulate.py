@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-import uuid
 from typing import Any
 
-import httpx
 import pytest
 
 from opslib.server.simulate import SimulationError, Simulator, simulate_command
@@ -35,29 +33,14 @@ def test_a_short_run_reports_events_readable_back(fresh_platform: Any) -> None:
 
     # The events are there through the API, attributed to the devices' owners.
     device_ids = {d.device_id for d in sim.devices}
-    with httpx.Client(base_url=fresh_platform.base_url, trust_env=False) as http:
-        user_id, token = sim.login(http)
+    with sim.connect() as client:
         now = int(time.time() * 1000)
         seen: set[str] = set()
         for device_id in device_ids:
-            body = {
-                "message_id": str(uuid.uuid4()),
-                "user_id": user_id,
-                "params": {
-                    "access_token": token,
-                    "query_model": 1,
-                    "device_id": device_id,
-                    "start": now - 60_000,
-                    "end": now + 60_000,
-                    "page_size": 1000,
-                },
-            }
-            response = http.post("/device/query_record", json=body)
-            assert response.status_code == 200, response.text
-            for event in response.json()["data"]["events_list"]:
-                assert event["device_id"] == device_id
-                assert event["user_id"]  # the owner
-                seen.add(event["event_id"])
+            events = client.events.list(now - 60_000, now + 60_000, device_id=device_id)
+            assert (events["device_id"] == device_id).all()
+            assert events["user_id"].notna().all()  # the owner
+            seen |= set(events["event_id"])
     assert len(seen) == result.accepted
 
 
@@ -136,12 +119,13 @@ def test_bad_arguments_are_refused(devices: int, rate: float, seconds: float) ->
 def test_under_chint_only_the_kinds_that_platform_reports(seeded_db: Any, tmp_path: Any) -> None:
     from conftest import _copy_db
 
-    from opslib.server.chint_edge import seed_as_chint
+    from opslib.dialects import Dialect
     from opslib.server.runner import start_in_thread
+    from opslib.server.seed.dialect import fold_onto_dialect
 
     db = tmp_path / "chint.db"
     _copy_db(seeded_db, db)
-    seed_as_chint(db)
+    fold_onto_dialect(db, Dialect.named("chint"))
     with sqlite3.connect(db) as conn:
         last = int(conn.execute("SELECT max(rowid) FROM events").fetchone()[0])
     url, stop = start_in_thread(db, dialect="chint")

@@ -22,13 +22,13 @@ from typing import Any
 import pandas as pd
 
 from opslib.client._http import Safety
-from opslib.client._labels import code_of, relabel
 from opslib.client._pager import Pager
 from opslib.client._schemas import FrameSchema
 from opslib.client._secrets import drop_secrets, with_secrets
 from opslib.client._session import Session
 from opslib.client._writes import check_errors, run_writes
-from opslib.dialects import Dialect
+from opslib.protocol.codec import Codec
+from opslib.protocol.operations import Operation
 
 __all__ = ["Resource", "coerce_enum"]
 
@@ -43,62 +43,63 @@ class Resource:
         return f"<{type(self).__name__} of {self._session!r}>"
 
     @property
-    def _dialect(self) -> Dialect:
-        """The platform's dialect (the reference platform's when the session has none)."""
-        found = getattr(self._session, "dialect", None)
-        return found if isinstance(found, Dialect) else Dialect()
+    def _codec(self) -> Codec:
+        """The platform's codec (its dialect applied to the wire)."""
+        return self._session.codec
 
-    def _paged_read(self, path: str, params: dict[str, Any], **options: Any) -> Pager:
+    def _paged_read(self, op: Operation, params: dict[str, Any], **options: Any) -> Pager:
         """The one :class:`~opslib.client._pager.Pager` of a list operation: the session's
-        page fetch and early send for ``path``, its pages in flight, dialect and throttle
-        signals; ``options`` are the read's own (schema, list key, page size, ...)."""
+        page fetch and early send for ``op``, its pages in flight, paging, moments and
+        throttle signals; ``options`` are the read's own (schema, page size, ...)."""
         session = self._session
+        assert op.paged is not None
         return Pager(
-            session.page_fetch(path, params),
-            send=session.page_send(path, params),
+            session.page_fetch(op, params),
+            send=session.page_send(op, params),
             concurrency=session.concurrency,
-            paging=session.dialect.paging,
-            operation=path,
+            paging=session.codec.paging,
+            operation=op.path,
+            list_key=op.paged.list_key,
+            times=session.codec.times,
             listen=session.http.throttle_listener,
             **options,
         )
 
-    def _schema(self, schema: FrameSchema, include_secrets: bool) -> FrameSchema:
-        """The read's schema: with the secret columns only when the caller asks for them."""
-        return with_secrets(schema) if include_secrets else schema
+    def _schema(self, schema: FrameSchema, include_secrets: bool = False) -> FrameSchema:
+        """The read's schema: the platform's labels on its coded columns, with the secret
+        columns only when the caller asks for them."""
+        return self._session.frame_schema(with_secrets(schema) if include_secrets else schema)
 
     def _unsecret(self, frame: pd.DataFrame, include_secrets: bool) -> pd.DataFrame:
         """``frame`` without the columns the platform treats as secret, unless asked for."""
         if include_secrets:
             return frame
-        return drop_secrets(frame, self._session.secret_fields | self._dialect.secrets)
+        return drop_secrets(frame, self._session.secret_fields | self._codec.secrets)
 
-    def _finish(
-        self, frame: pd.DataFrame, schema: FrameSchema, include_secrets: bool = False
-    ) -> pd.DataFrame:
-        """A read's frame as the caller gets it: labels by the dialect, secrets dropped."""
-        return self._unsecret(relabel(frame, schema, self._dialect), include_secrets)
+    def _finish(self, frame: pd.DataFrame, include_secrets: bool = False) -> pd.DataFrame:
+        """A read's frame as the caller gets it: secrets dropped."""
+        return self._unsecret(frame, include_secrets)
 
     def _code(self, value: Any, enum: type[IntEnum], field: str, key: str | None = None) -> int:
         """A coded input (its code or its label) as the platform's code."""
-        return code_of(value, self._dialect, key or field, enum, field)
+        return self._codec.code_of(value, key or field, enum, field)
 
     def _write_one(
         self,
-        path: str,
+        op: Operation,
         params: dict[str, Any],
         *,
         schema: FrameSchema,
         key: dict[str, Any],
         errors: str | None,
-        auth: bool = True,
+        auth: bool | None = None,
         safety: Safety | None = None,
     ) -> tuple[pd.DataFrame, Any]:
         """One write (or one checked call) as a one-row result frame, and its answer."""
         answers: list[Any] = []
 
         def send(p: dict[str, Any], mid: str) -> Any:
-            answer = self._session.call(path, p, auth=auth, safety=safety, message_id=mid)
+            answer = self._session.call(op, p, auth=auth, safety=safety, message_id=mid)
             answers.append(answer)
             return answer
 
@@ -109,7 +110,7 @@ class Resource:
             key=lambda p, a: key,
             errors=check_errors(errors, bulk=False),
             bulk=False,
-            what=path,
+            what=op.path,
         )
         return frame, (answers[0] if answers else None)
 

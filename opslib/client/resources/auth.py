@@ -8,7 +8,6 @@ token: logins report who is logged in and until when.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pandas as pd
@@ -21,6 +20,7 @@ from opslib.client._tokens import Credentials, Tokens
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import AuthModel, CodeModel, UpdateModel
 from opslib.exceptions import AuthenticationError
+from opslib.protocol import operations as ops
 
 __all__ = ["Auth"]
 
@@ -35,7 +35,7 @@ def _token_frame(tokens: Tokens) -> pd.DataFrame:
 
 
 def _token_record(tokens: Tokens) -> dict[str, Any]:
-    expires = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(tokens.expires_at))
+    expires = round(tokens.expires_at * 1000)  # decoded moments are epoch milliseconds
     return {"openid": tokens.openid, "expires_in": tokens.expires_in, "expires_at": expires}
 
 
@@ -64,7 +64,7 @@ class Auth(Resource):
         key = {k: params[k] for k in ("area_code", "phone", "code_model")}
         safety = Safety.WRITE if auth_model is AuthModel.SEND else Safety.READ
         frame, _ = self._write_one(
-            "/user/auth_code",
+            ops.AUTH_CODE,
             params,
             schema=S.SEND_CODE_RESULT,
             key=key,
@@ -195,7 +195,7 @@ class Auth(Resource):
             "auth_code": _secret(code),
         }
         frame, answer = self._write_one(
-            "/user/register",
+            ops.REGISTER,
             params,
             schema=S.REGISTER_RESULT,
             key={"area_code": str(area_code), "phone": str(phone)},
@@ -295,7 +295,7 @@ class Auth(Resource):
             "new_password": _secret(new_password),
         }
         creds = self._session.tokens.credentials
-        if creds is not None and "phone" in self._dialect.required.get("/user/update_pwd", ()):
+        if creds is not None and self._codec.requires(ops.UPDATE_PWD, "phone"):
             params.update(area_code=creds.area_code, phone=creds.phone)  # chint requires them
         user_id = self._session.user_id
         frame = self._password_write(params, user_id, auth=True, errors=errors)
@@ -359,7 +359,7 @@ class Auth(Resource):
         self, params: dict[str, Any], user_id: str | None, *, auth: bool, errors: str | None
     ) -> pd.DataFrame:
         frame, _ = self._write_one(
-            "/user/update_pwd",
+            ops.UPDATE_PWD,
             params,
             schema=S.PASSWORD_RESULT,
             key={"user_id": user_id},
@@ -394,7 +394,7 @@ class Auth(Resource):
         Examples
         --------
         >>> client = opslib.connect()
-        >>> data = client.call("/user/login", {"login_model": 1, "area_code": "1",
+        >>> data = client.call("login", {"login_model": 1, "area_code": "1",
         ...     "phone": "5550000003", "password": "user-demo-pass"})  # doctest: +SKIP
         >>> df = client.auth.exchange_code(data["code"], user_id=data["user_id"])  # doctest: +SKIP
         >>> df["openid"].item()  # doctest: +SKIP

@@ -16,10 +16,12 @@ from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
 from opslib.client._frames import records_to_frame
 from opslib.client._pager import Pager
-from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client._writes import check_errors, check_item, items_from, run_writes
 from opslib.client.resources import Resource
 from opslib.enums import DeviceStatus, Owned
 from opslib.exceptions import Unsupported
+from opslib.protocol import operations as ops
+from opslib.protocol.operations import Operation
 
 __all__ = ["Devices"]
 
@@ -64,17 +66,16 @@ class Devices(Resource):
         if is_sub_device is not None:
             params["is_sub_device"] = bool(is_sub_device)
         if user_id is None:
-            if "user_id" in self._dialect.required.get("/device/query_by_user", ()):
+            if self._codec.requires(ops.QUERY_BY_USER, "user_id"):
                 raise Unsupported(
-                    f"this platform (dialect {self._dialect.name!r}) lists devices per user "
+                    f"this platform (dialect {self._codec.name!r}) lists devices per user "
                     "only: pass user_id=, or users=[...] to list several users' devices"
                 )
             user_id = "" if self._session.may_read_fleet() else (self._session.user_id or "")
         params["user_id"] = str(user_id)
         return self._paged_read(
-            "/device/query_by_user",
+            ops.QUERY_BY_USER,
             params,
-            list_key="device_list",
             schema=self._schema(S.DEVICE, include_secrets),
             page_size=page_size,
             limit=limit,
@@ -151,11 +152,11 @@ class Devices(Resource):
             df = per_user(one, users, schema, concurrency=self._session.concurrency)
             if limit is not None and len(df) > limit:
                 df = df.iloc[:limit].reset_index(drop=True)
-            return self._finish(df, schema, include_secrets)
+            return self._finish(df, include_secrets)
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )
-        return self._finish(read.frame(), read.schema, include_secrets)
+        return self._finish(read.frame(), include_secrets)
 
     def iter_pages(
         self,
@@ -190,7 +191,7 @@ class Devices(Resource):
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )
-        return (self._finish(page, read.schema, include_secrets) for page in read.pages(page_no))
+        return (self._finish(page, include_secrets) for page in read.pages(page_no))
 
     def get(self, device_id: str, *, include_secrets: bool = False) -> pd.DataFrame:
         """Read one device (``/device/query``); one the caller is bound to (ops: any).
@@ -214,13 +215,13 @@ class Devices(Resource):
         >>> client.devices.get(device_id).shape[0]
         1
         """
-        data = self._session.call("/device/query", {"device_id": str(device_id)})
+        data = self._session.call(ops.DEVICE_QUERY, {"device_id": str(device_id)})
         schema = self._schema(S.DEVICE, include_secrets)
-        return self._finish(records_to_frame([data], schema), schema, include_secrets)
+        return self._finish(records_to_frame([data], schema), include_secrets)
 
     def _write(
         self,
-        path: str,
+        op: Operation,
         devices: DeviceItems,
         fields: dict[str, Any],
         allowed: tuple[str, ...],
@@ -247,7 +248,7 @@ class Devices(Resource):
                 item["is_sub_device"] = bool(item["is_sub_device"])
 
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._session.call(path, params, message_id=mid)
+            return self._session.call(op, params, message_id=mid)
 
         return run_writes(
             items,
@@ -257,6 +258,7 @@ class Devices(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what=what,
+            check=lambda item: check_item(self._codec, op, item),
         )
 
     def bind(
@@ -290,7 +292,7 @@ class Devices(Resource):
         ...     product_id="p-lamp-01")["ok"].item()  # doctest: +SKIP
         True
         """
-        return self._write("/device/bind", devices, fields, _BIND_FIELDS, errors, "devices.bind")
+        return self._write(ops.BIND, devices, fields, _BIND_FIELDS, errors, "devices.bind")
 
     def update(
         self, devices: DeviceItems, *, errors: str | None = None, **fields: Any
@@ -319,6 +321,5 @@ class Devices(Resource):
         >>> client.devices.update(mine)["ok"].all()  # doctest: +SKIP
         True
         """
-        return self._write(
-            "/device/update_info", devices, fields, _UPDATE_FIELDS, errors, "devices.update"
-        )
+        what = "devices.update"
+        return self._write(ops.UPDATE_INFO, devices, fields, _UPDATE_FIELDS, errors, what)

@@ -21,7 +21,6 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
-from opslib.client._labels import dialect_labels
 from opslib.client._pager import Pager, check_page_size
 from opslib.client._session import FetchPage, Session, check_concurrency
 from opslib.client._settings import Secret
@@ -29,6 +28,7 @@ from opslib.client.resources import Resource
 from opslib.dialects import Dialect
 from opslib.enums import EventType, RecordQueryModel
 from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied, Unsupported
+from opslib.protocol import operations as ops
 from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["Events", "WindowReader"]
 
 _AUTH_MODES = ("token", "environment")
-_RECORDS = "/device/query_record"
+_RECORDS = ops.QUERY_RECORD
 
 
 class Events(Resource):
@@ -61,9 +61,9 @@ class Events(Resource):
             params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
-        elif not self._dialect.capabilities.fleet_events:
+        elif not self._codec.fleet_events:
             raise Unsupported(
-                f"this platform (dialect {self._dialect.name!r}) has no whole-fleet event "
+                f"this platform (dialect {self._codec.name!r}) has no whole-fleet event "
                 "query: pass device_id=, user_id=, or users=[...] to read several users' "
                 "devices' events (e.g. users=client.devices.list(user_id)['user_id'])"
             )
@@ -103,8 +103,7 @@ class Events(Resource):
             params,
             first_fetch=self._fleet_first(params) if learning else None,
             on_data=on_page,
-            list_key="events_list",
-            schema=S.EVENT,
+            schema=self._schema(S.EVENT),
             page_size=page_size,
             limit=limit,
             progress=progress,
@@ -208,18 +207,14 @@ class Events(Resource):
         df = self._read(
             start, end, device_id, user_id, users, event_type, limit, progress, page_size, cache
         )
-        df = self._finish(df, S.EVENT)
+        df = self._finish(df)
         df.attrs["event_kinds"] = self._kinds()
         return df
 
     def _kinds(self) -> dict[str, dict[int, str]]:
         """The platform's event kinds as a frame carries them (``attrs["event_kinds"]``,
         read by :func:`opslib.analysis.event_kinds`)."""
-        dialect = self._dialect
-        return {
-            "kinds": dict(dialect.event_kinds),
-            "labels": dict(dialect.enums.get("event_type", {})),
-        }
+        return self._codec.event_kinds()
 
     def _read(
         self,
@@ -248,7 +243,8 @@ class Events(Resource):
                     page_size=page_size, cache=cache,
                 )  # fmt: skip
 
-            df = per_user(one, users, S.EVENT, concurrency=self._session.concurrency)
+            schema = self._schema(S.EVENT)
+            df = per_user(one, users, schema, concurrency=self._session.concurrency)
             if limit is not None and len(df) > limit:
                 df = df.iloc[:limit].reset_index(drop=True)
             return df
@@ -279,7 +275,7 @@ class Events(Resource):
         query = self._query(device_id, user_id, event_type)
         self._pager(query, start_ms, end_ms, limit=limit, page_size=page_size)  # checks both
         if limit == 0:
-            return S.EVENT.empty()
+            return self._schema(S.EVENT).empty()
         caller = self._session.user_id
         if caller is None:
             raise AuthenticationError(401, "not logged in: the event cache is kept per user")
@@ -290,7 +286,8 @@ class Events(Resource):
             read = self._pager(query, lo, hi, progress=False, page_size=page_size, on_page=raw.add)
             return raw.align(read.frame())
 
-        df = read_cached(fetch, store, start_ms, end_ms, progress=progress)
+        schema = self._schema(S.EVENT)
+        df = read_cached(fetch, store, start_ms, end_ms, progress=progress, schema=schema)
         if limit is not None and len(df) > limit:
             df = df.iloc[:limit].reset_index(drop=True)
         return df
@@ -360,8 +357,8 @@ class Events(Resource):
         if properties is None:
             meta = self._sampled_meta(query, start_ms, end_ms, page_size)
         else:
-            meta = _declared_meta(properties)
-        meta = self._finish(meta, S.EVENT)  # the platform's labels, as every partition's
+            meta = _declared_meta(properties, self._schema(S.EVENT))
+        meta = self._finish(meta)
         meta.attrs["event_kinds"] = self._kinds()  # every partition carries them too
         token: Secret | None = None
         expires_at = 0.0
@@ -390,8 +387,8 @@ class Events(Resource):
         from opslib.client._event_cache import frame_to_columns
         from opslib.client._frames import build_frame
 
-        every = dialect_labels(self._dialect, "event_type", EventType)  # the platform's codes
-        types = [query["event_type"]] if "event_type" in query else [int(t) for t in every]
+        every = self._codec.filter_codes("event_type", EventType)  # the platform's codes
+        types = [query["event_type"]] if "event_type" in query else list(every)
         reads = [({**query, "event_type": t}, start_ms, end_ms) for t in types]
         reads.append((query, max(start_ms, end_ms - C.DASK_SAMPLE_LAST_MS), end_ms))
         pages = []
@@ -400,7 +397,7 @@ class Events(Resource):
                 params, lo, hi, limit=C.DASK_SAMPLE_ROWS, progress=False, page_size=page_size
             )
             pages.append(frame_to_columns(read.frame()))
-        return build_frame(pages, S.EVENT).iloc[:0]
+        return build_frame(pages, self._schema(S.EVENT)).iloc[:0]
 
     def iter_pages(
         self,
@@ -440,19 +437,19 @@ class Events(Resource):
         kinds = self._kinds()
 
         def labelled(page: pd.DataFrame) -> pd.DataFrame:
-            page = self._finish(page, S.EVENT)
+            page = self._finish(page)
             page.attrs["event_kinds"] = kinds
             return page
 
         return (labelled(page) for page in read.pages(page_no))
 
 
-def _declared_meta(properties: Mapping[str, Any]) -> pd.DataFrame:
-    meta = S.EVENT.empty()
+def _declared_meta(properties: Mapping[str, Any], schema: S.FrameSchema) -> pd.DataFrame:
+    meta = schema.empty()
     for name, dtype in properties.items():
         column = name if name.startswith("properties.") else f"properties.{name}"
         meta[column] = pd.Series([], dtype=dtype)
-    fixed = list(S.EVENT.dtypes())
+    fixed = list(schema.dtypes())
     members = sorted(c for c in meta.columns if c not in fixed)
     return meta[fixed + members]
 
@@ -497,7 +494,7 @@ class WindowReader:
             dict(self.query), start_ms, end_ms, progress=False, page_size=self.page_size
         )
         try:
-            return events._finish(read.frame(), S.EVENT)  # as events.list: labels, no secrets
+            return events._finish(read.frame())  # as events.list: no secrets
         except AuthenticationError as exc:
             if self.access_token is None:
                 raise
@@ -506,7 +503,7 @@ class WindowReader:
                 401,
                 f"the access token given to the workers was refused ({exc.error_msg}); it "
                 f"expires {expired}: build the frame again, or use auth='environment'",
-                operation="/device/query_record",
+                operation=_RECORDS.path,
             ) from None
 
     def _session(self) -> Session:

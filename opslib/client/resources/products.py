@@ -13,11 +13,11 @@ import pandas as pd
 
 from opslib.client import _schemas as S
 from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
-from opslib.client._labels import enum_key, vendor_type_code
 from opslib.client._row_order import dedupe_and_sort
-from opslib.client._writes import check_errors, items_from, run_writes
+from opslib.client._writes import check_errors, check_item, items_from, run_writes
 from opslib.client.resources import Resource
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
+from opslib.protocol import operations as ops
 
 __all__ = ["Products"]
 
@@ -60,14 +60,12 @@ class Products(Resource):
         >>> client.products.categories().columns.tolist()
         ['category_id', 'category_name', 'category_icon']
         """
-        data = self._session.call("/product/query_category", {})
+        data = self._session.call(ops.QUERY_CATEGORY, {})
         frame = records_to_frame(data.get("category_list") or [], S.CATEGORY)
         return dedupe_and_sort(frame, S.CATEGORY)
 
     def _one_category(self, category_id: int, schema: S.FrameSchema) -> PageColumns:
-        data = self._session.call(
-            "/product/query_list_by_category", {"category_id": int(category_id)}
-        )
+        data = self._session.call(ops.QUERY_LIST_BY_CATEGORY, {"category_id": int(category_id)})
         name = data.get("category_name")
         records = [{**p, "category_name": name} for p in data.get("product_list") or []]
         return page_columns(records, schema)
@@ -108,7 +106,7 @@ class Products(Resource):
         schema = self._schema(S.PRODUCT, include_secrets)
         pages = [self._one_category(c, schema) for c in ids]
         frame = dedupe_and_sort(build_frame(pages, schema), schema)
-        return self._finish(frame, schema, include_secrets)
+        return self._finish(frame, include_secrets)
 
     def add(
         self,
@@ -129,14 +127,21 @@ class Products(Resource):
             without vendor type labels (ours: the operator's own classes) takes an integer
             0..99. A value that is neither raises ValueError naming the item, the field,
             the value and what is allowed, before anything is sent. NA cells are left out.
+            The fields the platform's dialect requires (the CHINT smart cloud: also
+            vendor_type, encrypt_type, status, popular) and each field's JSON type are
+            checked for every row before the first is sent.
         errors
             "raise" or "collect"; default "raise" for a dict, "collect" for many rows.
-            Raising for many rows happens after every row was tried and names the failures.
+            Raising for many rows happens after every row was tried and names the failures;
+            a row missing a required field raises ValueError before any is sent.
+            Collecting makes such a row a failure row (ok False, the reason, nothing
+            sent) and writes the others.
 
         Returns
         -------
         pandas.DataFrame
-            One row per item: product_id, ok, error_code, error_msg, message_id.
+            One row per item: product_id, ok, error_code, error_msg, message_id. A success
+            whose answer is not the product_id asked for (nor empty) is a failure row.
 
         Examples
         --------
@@ -153,28 +158,30 @@ class Products(Resource):
             except ValueError as exc:
                 raise ValueError(f"products.add: item {i}: {exc}") from None
 
+        op = ops.ADD_PRODUCT
+
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._session.call("/product/add", params, message_id=mid)
+            return self._session.call(ops.ADD_PRODUCT, params, message_id=mid)
 
         return run_writes(
             items,
             send,
             schema=S.PRODUCT_WRITE_RESULT,
-            key=lambda p, answer: {
-                "product_id": answer if isinstance(answer, str) else p.get("product_id")
-            },
+            key=lambda p, _: {"product_id": p.get("product_id")},
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what="products.add",
+            check=lambda item: check_item(self._codec, op, item),
         )
 
     def _code_product(self, item: dict[str, Any]) -> None:
         """``item``'s coded fields as the platform's codes (changed in place)."""
         for name, enum in _CODED.items():
             if name in item:
-                item[name] = self._code(item[name], enum, name, enum_key("product", name))
+                key = "product_status" if name == "status" else name
+                item[name] = self._code(item[name], enum, name, key)
         if "vendor_type" in item:
-            item["vendor_type"] = vendor_type_code(item["vendor_type"], self._dialect)
+            item["vendor_type"] = self._codec.vendor_type_code(item["vendor_type"])
 
     def delete(
         self,
@@ -208,8 +215,10 @@ class Products(Resource):
         ids = [product_ids] if isinstance(product_ids, str) else [str(p) for p in product_ids]
         items = [{"product_id": p} for p in ids]
 
+        op = ops.DELETE_PRODUCT
+
         def send(params: dict[str, Any], mid: str) -> Any:
-            return self._session.call("/product/delete", params, message_id=mid)
+            return self._session.call(ops.DELETE_PRODUCT, params, message_id=mid)
 
         return run_writes(
             items,
@@ -219,4 +228,5 @@ class Products(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what="products.delete",
+            check=lambda item: check_item(self._codec, op, item),
         )

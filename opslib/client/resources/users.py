@@ -16,6 +16,7 @@ from opslib.client._frames import records_to_frame
 from opslib.client._settings import Secret
 from opslib.client.resources import Resource
 from opslib.enums import SettingQueryModel, UserQueryModel
+from opslib.protocol import operations as ops
 
 __all__ = ["Users"]
 
@@ -112,8 +113,8 @@ class Users(Resource):
         else:
             target = user_id if user_id is not None else self._session.user_id
             params = {"query_model": int(UserQueryModel.BY_USER_ID), "user_id": str(target or "")}
-        data = self._session.call("/user/query", params)
-        return self._finish(records_to_frame([data], S.USER), S.USER)
+        data = self._session.call(ops.USER_QUERY, params)
+        return self._finish(records_to_frame([data], self._schema(S.USER)))
 
     def update(
         self,
@@ -164,7 +165,7 @@ class Users(Resource):
         if not params:
             raise ValueError("update needs at least one of nick_name, avatar, identity_id, network")
         frame, _ = self._write_one(
-            "/user/update_user_info",
+            ops.UPDATE_USER_INFO,
             params,
             schema=S.USER_UPDATE_RESULT,
             key={"user_id": self._session.user_id},
@@ -196,7 +197,7 @@ class Users(Resource):
         """
         if which not in _WHICH:
             raise ValueError(f"which must be one of {sorted(_WHICH)}, got {which!r}")
-        data = self._session.call("/user/query_sys_setting", {"query_model": int(_WHICH[which])})
+        data = self._session.call(ops.QUERY_SYS_SETTING, {"query_model": int(_WHICH[which])})
         return records_to_frame([{**data, "user_id": self._session.user_id}], S.SETTINGS)
 
     def update_settings(self, *, errors: str | None = None, **message_config: Any) -> pd.DataFrame:
@@ -237,7 +238,7 @@ class Users(Resource):
             else:
                 raise TypeError(f"{name} must be a bool, got {value!r}")
         frame, _ = self._write_one(
-            "/user/update_sys_setting",
+            ops.UPDATE_SYS_SETTING,
             {"message_config": config},
             schema=S.SETTINGS_UPDATE_RESULT,
             key={"user_id": self._session.user_id},

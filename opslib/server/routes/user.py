@@ -20,10 +20,15 @@ from opslib.server.services import auth, codes, users
 
 
 def auth_code(ctx: Context, p: AuthCodeParams) -> dict[str, Any]:
-    """``/user/auth_code``: send (1) or verify (2) an SMS code."""
+    """``/user/auth_code``: send (1) or verify (2) an SMS code; a verification without
+    ``code_model`` checks any live code of the phone."""
     auth.require_client(ctx.conn, client_id=p.client_id)
     if p.auth_model == AuthModel.SEND:
+        assert p.code_model is not None
         codes.send_code(ctx, area_code=p.area_code, phone=p.phone, purpose=p.code_model)
+    elif p.code_model is None:
+        assert p.auth_code is not None
+        codes.check_any_code(ctx, area_code=p.area_code, phone=p.phone, code=p.auth_code)
     else:
         assert p.auth_code is not None
         codes.check_code(
@@ -57,25 +62,16 @@ def update_pwd_precheck(ctx: Context, p: UpdatePwdParams) -> None:
     auth.update_password_precheck(ctx, p)
 
 
-def register_stored(data: dict[str, Any]) -> dict[str, Any]:
-    """What an idempotent register keeps: never the authorization code itself."""
-    return {**data, "code": ""}
+def register_replay_guard(ctx: Context, p: RegisterParams, same: bool) -> None:
+    """A repeated register: throttled, and counted as a failed login of the phone when
+    its password or code differs from the first request's."""
+    auth.guard_replay(ctx, area_code=p.area_code, phone=p.phone, same=same)
 
 
-def register_replay(ctx: Context, p: RegisterParams, stored: dict[str, Any]) -> dict[str, Any]:
-    """A replayed register answers its user_id with a freshly issued authorization code."""
-    code = auth.issue_auth_code(ctx, user_id=stored["user_id"], client_id=p.client_id)
-    return {**stored, "code": code}
-
-
-def register_replay_guard(ctx: Context, p: RegisterParams, stored: dict[str, Any]) -> None:
-    """A repeated register must carry the password it registered (argon2id check)."""
-    auth.require_same_password(ctx, user_id=stored["user_id"], password=p.password)
-
-
-def update_pwd_replay_guard(ctx: Context, p: UpdatePwdParams, stored: dict[str, Any]) -> None:
-    """A repeated password change or reset must carry the password it set."""
-    auth.require_same_password(ctx, user_id=auth.password_owner(ctx, p), password=p.new_password)
+def update_pwd_replay_guard(ctx: Context, p: UpdatePwdParams, same: bool) -> None:
+    """A repeated password change or reset, likewise."""
+    area_code, phone = auth.replayed_phone(ctx, p)
+    auth.guard_replay(ctx, area_code=area_code, phone=phone, same=same)
 
 
 def query(ctx: Context, p: UserQueryParams) -> dict[str, Any]:

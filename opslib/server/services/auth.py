@@ -10,9 +10,14 @@ from typing import Any
 from opslib.enums import CodeModel, LoginModel, Role, UpdateModel, UserStatus
 from opslib.server import security
 from opslib.server.context import Caller, Context, gmt
-from opslib.server.errors import ApiError, too_many
+from opslib.server.errors import (
+    BASIC_CHALLENGE,
+    INVALID_TOKEN_CHALLENGE,
+    ApiError,
+)
 from opslib.server.models import LoginParams, RegisterParams, UpdatePwdParams
 from opslib.server.security import Secret
+from opslib.server.services import throttles
 from opslib.server.services.codes import check_code
 from opslib.server.store import tokens as tokens_store
 from opslib.server.store import users as users_store
@@ -32,7 +37,7 @@ def authenticate(conn: sqlite3.Connection, *, access_token: Secret, now: int) ->
     """The caller behind ``access_token`` (401 if invalid/expired/revoked, 403 if inactive)."""
     row = tokens_store.get_access_caller(conn, token_hash=security.sha256_hex(access_token))
     if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
-        raise ApiError(401, BAD_TOKEN)
+        raise ApiError(401, BAD_TOKEN, headers={"WWW-Authenticate": INVALID_TOKEN_CHALLENGE})
     if row["status"] != UserStatus.ACTIVE:
         raise ApiError(403, INACTIVE)
     return Caller(user_id=row["user_id"], role=int(row["role"]), client_id=row["client_id"])
@@ -41,7 +46,9 @@ def authenticate(conn: sqlite3.Connection, *, access_token: Secret, now: int) ->
 def require_client(conn: sqlite3.Connection, *, client_id: str) -> None:
     """401 unless ``client_id`` is a registered client."""
     if tokens_store.get_client(conn, client_id=client_id) is None:
-        raise ApiError(401, "params.client_id: unknown client")
+        raise ApiError(
+            401, "params.client_id: unknown client", headers={"WWW-Authenticate": BASIC_CHALLENGE}
+        )
 
 
 def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> Secret:
@@ -60,21 +67,12 @@ def issue_auth_code(ctx: Context, *, user_id: str, client_id: str) -> Secret:
     return code
 
 
-def _check_login_throttle(ctx: Context, *, area_code: str, phone: str) -> None:
-    window = ctx.settings.login_failure_window_ms
-    failures, oldest = users_store.login_failures_since(
-        ctx.conn, area_code=area_code, phone=phone, since=ctx.now - window + 1
-    )
-    if failures >= ctx.settings.login_failure_limit and oldest is not None:
-        raise too_many(
-            "params.phone: too many failed logins; retry later", oldest + window - ctx.now
-        )
-
-
-def _finish_login(ctx: Context, user: dict[str, Any], *, client_id: str) -> dict[str, Any]:
+def _finish_login(
+    ctx: Context, user: dict[str, Any], *, client_id: str, counted: bool
+) -> dict[str, Any]:
     if user["status"] != UserStatus.ACTIVE:
         raise ApiError(403, INACTIVE)
-    users_store.clear_login_failures(ctx.conn, area_code=user["area_code"], phone=user["phone"])
+    throttles.password_right(ctx, area_code=user["area_code"], phone=user["phone"], counted=counted)
     users_store.set_last_login(ctx.conn, user_id=user["user_id"], now=ctx.now)
     code = issue_auth_code(ctx, user_id=user["user_id"], client_id=client_id)
     return {
@@ -90,45 +88,40 @@ def login(ctx: Context, p: LoginParams) -> dict[str, Any]:
     """Log in by password or SMS code; manages its own transactions.
 
     A password attempt is counted as a failure *before* the (slow) password check and
-    cleared on success, so concurrent guesses cannot outrun the failure limit.
+    taken back on success, so concurrent guesses cannot outrun the failure limits
+    (:mod:`opslib.server.services.throttles`). An SMS-code login is held back only by the
+    code's own limits, never by wrong passwords.
     """
     area_code, phone = p.area_code, p.phone
     require_client(ctx.conn, client_id=p.client_id)
     if p.login_model == LoginModel.SMS_CODE:
         assert p.auth_code is not None
         with ctx.db.write():
-            _check_login_throttle(ctx, area_code=area_code, phone=phone)
             user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
-            try:
-                check_code(
-                    ctx,
-                    area_code=area_code,
-                    phone=phone,
-                    purpose=CodeModel.LOGIN,
-                    code=p.auth_code,
-                    consume=True,
-                )
-            except ApiError as exc:
-                users_store.add_login_failure(
-                    ctx.conn, area_code=area_code, phone=phone, now=ctx.now
-                )
-                raise ApiError(422, exc.message, persist=True) from None
+            check_code(
+                ctx,
+                area_code=area_code,
+                phone=phone,
+                purpose=CodeModel.LOGIN,
+                code=p.auth_code,
+                consume=True,
+            )
             assert user is not None  # a login code is only ever sent to a registered phone
-            return _finish_login(ctx, user, client_id=p.client_id)
+            return _finish_login(ctx, user, client_id=p.client_id, counted=False)
     assert p.password is not None
     with ctx.db.read():  # cheap: a throttled phone costs no hash slot
-        _check_login_throttle(ctx, area_code=area_code, phone=phone)
-    with ctx.guards.hashes.slot():
+        throttles.check_password(ctx, area_code=area_code, phone=phone)
+    with ctx.guards.hashes.slot(ctx.client):
         with ctx.db.write():
-            _check_login_throttle(ctx, area_code=area_code, phone=phone)
-            users_store.add_login_failure(ctx.conn, area_code=area_code, phone=phone, now=ctx.now)
+            throttles.check_password(ctx, area_code=area_code, phone=phone)
+            throttles.password_failed(ctx, area_code=area_code, phone=phone)
         user = users_store.get_user_by_phone(ctx.conn, area_code=area_code, phone=phone)
         password_hash = user["password_hash"] if user else _dummy_hash()
         right = ctx.guards.hashes.compute(security.verify_password, password_hash, p.password)
     if not right or user is None:
         raise ApiError(422, BAD_LOGIN)
     with ctx.db.write():
-        return _finish_login(ctx, user, client_id=p.client_id)
+        return _finish_login(ctx, user, client_id=p.client_id, counted=True)
 
 
 def register_precheck(ctx: Context, p: RegisterParams) -> None:
@@ -181,26 +174,31 @@ def register(ctx: Context, p: RegisterParams) -> dict[str, Any]:
 REUSED_MESSAGE_ID = "message_id: already used with different params"
 
 
-def password_owner(ctx: Context, p: UpdatePwdParams) -> str | None:
-    """Whose password an update_pwd sets: the caller (change) or the phone's user (reset)."""
+def guard_replay(ctx: Context, *, area_code: str, phone: str, same: bool) -> None:
+    """A repeat of a write that carries a password (register, update_pwd) whose secrets
+    are compared by the idempotency record (``same``): throttled like the logins of the
+    phone it names, and a repeat with other secrets counts as a failed login.
+
+    The comparison is an HMAC under a key that lives only in the server's memory
+    (:class:`~opslib.server.pipeline.Platform`), so the database offers no fast test of a
+    password guess; a repeat answers the stored answer and never checks a password again.
+    """
+    throttles.check_password(ctx, area_code=area_code, phone=phone)
+    if not same:
+        throttles.password_failed(ctx, area_code=area_code, phone=phone)
+        raise ApiError(409, REUSED_MESSAGE_ID, persist=True)
+
+
+def replayed_phone(ctx: Context, p: UpdatePwdParams) -> tuple[str, str]:
+    """The phone whose password a repeated update_pwd set: the caller's (change) or the
+    one it names (reset)."""
     if p.update_model == UpdateModel.CHANGE:
-        return ctx.user.user_id
+        user = users_store.get_user(ctx.conn, user_id=ctx.user.user_id)
+        assert user is not None
+        return str(user["area_code"]), str(user["phone"])
     assert p.area_code is not None
     assert p.phone is not None
-    user = users_store.get_user_by_phone(ctx.conn, area_code=p.area_code, phone=p.phone)
-    return None if user is None else str(user["user_id"])
-
-
-def require_same_password(ctx: Context, *, user_id: str | None, password: Secret) -> None:
-    """409 unless ``password`` is the user's current one (the replay guard of writes whose
-    password is left out of the idempotency fingerprint)."""
-    user = None if user_id is None else users_store.get_user(ctx.conn, user_id=user_id)
-    if user is None:
-        raise ApiError(409, REUSED_MESSAGE_ID)
-    with ctx.guards.hashes.slot():
-        right = ctx.guards.hashes.compute(security.verify_password, user["password_hash"], password)
-    if not right:
-        raise ApiError(409, REUSED_MESSAGE_ID)
+    return p.area_code, p.phone
 
 
 def _own_user(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
@@ -218,7 +216,7 @@ def update_password_precheck(ctx: Context, p: UpdatePwdParams) -> None:
     """What update_pwd checks before hashing the new password.
 
     Change (1): the old password, throttled with the failed logins of the user's phone
-    (§6.3): counted as a failure before the check and cleared when right, like a login.
+    (§6.3): counted as a failure before the check and taken back when right, like a login.
     Reset (2): the reset code (a wrong one counts an attempt).
     """
     if p.update_model == UpdateModel.CHANGE:
@@ -226,18 +224,18 @@ def update_password_precheck(ctx: Context, p: UpdatePwdParams) -> None:
         user = _own_user(ctx, p)
         phone = {"area_code": user["area_code"], "phone": user["phone"]}
         with ctx.db.read():
-            _check_login_throttle(ctx, **phone)
-        with ctx.guards.hashes.slot():
+            throttles.check_password(ctx, **phone)
+        with ctx.guards.hashes.slot(ctx.client):
             with ctx.db.write():
-                _check_login_throttle(ctx, **phone)
-                users_store.add_login_failure(ctx.conn, now=ctx.now, **phone)
+                throttles.check_password(ctx, **phone)
+                throttles.password_failed(ctx, **phone)
             right = ctx.guards.hashes.compute(
                 security.verify_password, user["password_hash"], p.old_password
             )
         if not right:
             raise ApiError(422, "params.old_password: wrong password")
         with ctx.db.write():
-            users_store.clear_login_failures(ctx.conn, **phone)
+            throttles.password_right(ctx, **phone)
         return
     assert p.area_code is not None
     assert p.phone is not None
@@ -254,7 +252,8 @@ def update_password_precheck(ctx: Context, p: UpdatePwdParams) -> None:
 
 
 def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
-    """Change (model 1) or reset (model 2) a password; revokes every token of the user.
+    """Change (model 1) or reset (model 2) a password; revokes every token and every
+    authorization code not yet exchanged of the user, and forgets the phone's failed logins.
 
     The old password or the reset code was checked by :func:`update_password_precheck`
     before the new one was hashed; a reset code is checked again and consumed here.
@@ -283,4 +282,6 @@ def update_password(ctx: Context, p: UpdatePwdParams) -> dict[str, Any]:
         ctx.conn, user_id=user["user_id"], password_hash=ctx.prepared, now=ctx.now
     )
     tokens_store.revoke_user(ctx.conn, user_id=user["user_id"], now=ctx.now)
+    tokens_store.revoke_user_codes(ctx.conn, user_id=user["user_id"])
+    throttles.password_replaced(ctx, area_code=user["area_code"], phone=user["phone"])
     return {}

@@ -7,35 +7,30 @@ from typing import Any
 
 import orjson
 
-from opslib.enums import DeviceStatus, Owned
+from opslib.enums import DeviceStatus, Owned, Role
 from opslib.server import security
 from opslib.server.context import Context
-from opslib.server.errors import ApiError, too_many
+from opslib.server.errors import ApiError
 from opslib.server.models import BindParams, QueryByUserParams, UpdateInfoParams
+from opslib.server.services import throttles
 from opslib.server.store import devices as devices_store
 from opslib.server.store import products as products_store
 from opslib.server.store import users as users_store
 from opslib.server.store.devices import DEVICE_VIEW_COLUMNS
 
 DEVICE_NOT_FOUND = "params.device_id: device not found"
-TOO_MANY_SECRETS = "device_secret: too many wrong secrets for this device or address; retry later"
 
 
-def check_secret_throttle(ctx: Context, *, device_id: str, field: str) -> None:
-    """429 while the device, or the caller's address, has too many wrong secrets (§8)."""
-    guards = ctx.guards
-    wait = max(
-        guards.device_failures.wait_ms(device_id, now_ms=ctx.now),
-        guards.address_failures.wait_ms(ctx.client, now_ms=ctx.now),
-    )
-    if wait:
-        raise too_many(f"{field}{TOO_MANY_SECRETS}", wait)
-
-
-def secret_failed(ctx: Context, *, device_id: str) -> None:
-    """Count a wrong (or unknown device's) secret for the device and the caller's address."""
-    ctx.guards.device_failures.add(device_id, now_ms=ctx.now)
-    ctx.guards.address_failures.add(ctx.client, now_ms=ctx.now)
+def _check_device_quota(ctx: Context) -> None:
+    """403 when a plain user already owns as many devices as the quota allows."""
+    if ctx.user.role != Role.USER:
+        return
+    quota = ctx.settings.user_device_quota
+    owned = devices_store.count_bound(ctx.conn, user_id=ctx.user.user_id, owned=Owned.OWNER)
+    if owned >= quota:
+        raise ApiError(
+            403, f"params.device_id: device quota reached: a user may own at most {quota} devices"
+        )
 
 
 def _wire(r: Sequence[Any]) -> dict[str, Any]:
@@ -132,6 +127,7 @@ def bind(ctx: Context, p: BindParams) -> dict[str, Any]:
     }
     device = devices_store.get_device(ctx.conn, device_id=p.device_id)
     if device is None:
+        _check_device_quota(ctx)
         devices_store.insert_device(
             ctx.conn,
             device={
@@ -154,18 +150,25 @@ def bind(ctx: Context, p: BindParams) -> dict[str, Any]:
             now=ctx.now,
         )
         return {}
-    check_secret_throttle(ctx, device_id=p.device_id, field="params.")
+    owner = devices_store.get_owner_binding(ctx.conn, device_id=p.device_id)
+    mine = owner is not None and owner["user_id"] == user_id
+    # The owner re-binding its own device guesses nothing (the device is its already): no
+    # one else's wrong secrets hold it back, and its own mistakes count against no one.
+    if not mine:
+        throttles.check_device_secret(ctx, device_id=p.device_id, field="params.")
     if not security.matches(p.device_secret, device["secret_hash"]):
-        secret_failed(ctx, device_id=p.device_id)
+        if not mine:
+            throttles.device_secret_failed(ctx, device_id=p.device_id)
         raise ApiError(422, "params.device_secret: does not match the device")
-    ctx.guards.device_failures.clear(p.device_id)
+    if not mine:
+        throttles.device_secret_right(ctx, device_id=p.device_id)
     if device["product_id"] != p.product_id:
         raise ApiError(400, "params.product_id: is not the device's product")
-    owner = devices_store.get_owner_binding(ctx.conn, device_id=p.device_id)
     if owner is not None:
-        if owner["user_id"] == user_id:
+        if mine:
             return {}
         raise ApiError(409, "params.device_id: bound to another user")
+    _check_device_quota(ctx)
     if devices_store.get_binding(ctx.conn, device_id=p.device_id, user_id=user_id):
         devices_store.update_binding(
             ctx.conn,

@@ -15,13 +15,12 @@ from typing import Any
 
 import orjson
 
-from opslib.enums import DeviceStatus, EventType, RecordQueryModel
+from opslib.enums import DeviceStatus, EventType, RecordQueryModel, Role
 from opslib.server import security
 from opslib.server.context import Context
-from opslib.server.errors import ApiError
+from opslib.server.errors import BASIC_CHALLENGE, ApiError, too_many
 from opslib.server.models import QueryRecordParams, ReportRequest
-from opslib.server.services import paging
-from opslib.server.services.devices import check_secret_throttle, secret_failed
+from opslib.server.services import paging, throttles
 from opslib.server.store import devices as devices_store
 from opslib.server.store import events as events_store
 from opslib.server.store import users as users_store
@@ -104,17 +103,38 @@ def query_record(ctx: Context, p: QueryRecordParams) -> dict[str, Any]:
     }
 
 
+def _take_event_quota(ctx: Context, owner_id: str, n: int) -> None:
+    """Count ``n`` events against a plain owner's quota; 429 (nothing stored) beyond it."""
+    if not owner_id:
+        return
+    owner = users_store.get_user(ctx.conn, user_id=owner_id)
+    if owner is None or owner["role"] != Role.USER:
+        return
+    wait = ctx.guards.events.take(owner_id, n, now_ms=ctx.now)
+    if wait:
+        s = ctx.settings
+        minutes = s.user_event_quota_window_ms / 60_000
+        named: dict[float, str] = {1: "minute", 60: "hour", 1440: "day"}
+        window = named.get(minutes, f"{minutes:g} minutes")
+        raise too_many(
+            f"events: event quota reached: a user's devices may report at most"
+            f" {s.user_event_quota} events per {window}",
+            wait,
+        )
+
+
 def report(ctx: Context, req: ReportRequest) -> dict[str, Any]:
     """Store a device's events and update its status, properties, version, last seen."""
-    check_secret_throttle(ctx, device_id=req.device_id, field="")
+    throttles.check_device_secret(ctx, device_id=req.device_id, field="")
     device = devices_store.get_device(ctx.conn, device_id=req.device_id)
     # An unknown device answers exactly like a wrong secret: device_ids cannot be probed.
     if device is None or not security.matches(req.device_secret, device["secret_hash"]):
-        secret_failed(ctx, device_id=req.device_id)
-        raise ApiError(401, BAD_DEVICE)
-    ctx.guards.device_failures.clear(req.device_id)
+        throttles.device_secret_failed(ctx, device_id=req.device_id)
+        raise ApiError(401, BAD_DEVICE, headers={"WWW-Authenticate": BASIC_CHALLENGE})
+    throttles.device_secret_right(ctx, device_id=req.device_id)
     owner = devices_store.get_owner_binding(ctx.conn, device_id=req.device_id)
     owner_id = owner["user_id"] if owner else ""
+    _take_event_quota(ctx, owner_id, len(req.events))
     properties = orjson.loads(device["properties"] or "{}")
     status, version = device["status"], device["version"]
     rows: list[events_store.EventRow] = []

@@ -14,9 +14,19 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-SCHEMA_VERSION = 3
+from opslib.protocol import operations as ops
+
+SCHEMA_VERSION = 4
 log = logging.getLogger("opslib.server")
 BUSY_TIMEOUT_MS = 5000
+
+# Created after the conversions (which may refuse, and must then change nothing).
+SCHEMA_4_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS login_failures_address"
+    " ON login_failures (area_code, phone, address, at)",
+    "CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures (at)",
+    "CREATE INDEX IF NOT EXISTS sms_sends_time ON sms_sends (sent_at)",
+)
 
 EVENT_INDEXES = (
     "CREATE INDEX IF NOT EXISTS events_order ON events (ts, event_id)",
@@ -75,6 +85,10 @@ def init_schema(conn: sqlite3.Connection, *, event_indexes: bool = True) -> None
                 _events_v2(conn, sql)
             if int(row[0]) < 3:
                 _phones_v3(conn)
+            if int(row[0]) < 4:
+                _addresses_v4(conn)
+        for statement in SCHEMA_4_INDEXES:
+            conn.execute(statement)
     if event_indexes:
         create_event_indexes(conn)
 
@@ -151,9 +165,10 @@ def _phones_v3(conn: sqlite3.Connection) -> None:
                     (*norm(area_code, phone), rowid),
                 )
     # Pre-login writes are keyed by "<client_id or reset>|<area_code>|<phone>" (routes).
+    keyed_by_phone = (ops.AUTH_CODE.path, ops.REGISTER.path, ops.UPDATE_PWD.path)
     for caller, operation, message_id in conn.execute(
-        "SELECT caller, operation, message_id FROM idempotency"
-        " WHERE operation IN ('/user/auth_code', '/user/register', '/user/update_pwd')"
+        "SELECT caller, operation, message_id FROM idempotency WHERE operation IN (?, ?, ?)",
+        keyed_by_phone,
     ).fetchall():
         parts = caller.rsplit("|", 2)
         if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
@@ -167,6 +182,15 @@ def _phones_v3(conn: sqlite3.Connection) -> None:
             )
     log.info("schema 3: %d users' phone numbers without leading zeros", changed)
     conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+def _addresses_v4(conn: sqlite3.Connection) -> None:
+    """Schema 3 → 4: failed logins say which client address they came from (protocol §8:
+    the failed-login limit is per phone and address). Earlier failures keep ``''``."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(login_failures)")}
+    if "address" not in columns:
+        conn.execute("ALTER TABLE login_failures ADD COLUMN address TEXT NOT NULL DEFAULT ''")
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
 
 
 def create_event_indexes(conn: sqlite3.Connection) -> None:

@@ -101,3 +101,9 @@ def revoke_user(conn: sqlite3.Connection, *, user_id: str, now: int) -> None:
         " WHERE user_id = ? AND revoked_at IS NULL",
         (now, user_id),
     )
+
+
+def revoke_user_codes(conn: sqlite3.Connection, *, user_id: str) -> None:
+    """Forget the user's authorization codes not exchanged yet (exchanged ones stay: a
+    second exchange of one still revokes what the first issued)."""
+    conn.execute("DELETE FROM auth_codes WHERE user_id = ? AND used_at IS NULL", (user_id,))

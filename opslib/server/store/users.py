@@ -97,26 +97,46 @@ def update_settings(
 
 
 def login_failures_since(
-    conn: sqlite3.Connection, *, area_code: str, phone: str, since: int
-) -> tuple[int, int | None]:
-    """How many failed logins of the phone since ``since``, and the oldest of them."""
-    row = conn.execute(
-        "SELECT COUNT(*), MIN(at) FROM login_failures WHERE area_code = ? AND phone = ?"
-        " AND at >= ?",
-        (area_code, phone, since),
-    ).fetchone()
-    return int(row[0]), row[1]
+    conn: sqlite3.Connection, *, area_code: str, phone: str, since: int, address: str | None = None
+) -> tuple[int, int | None, int | None]:
+    """Failed logins of the phone since ``since`` (from ``address`` only, when given):
+    how many, the oldest and the latest."""
+    sql = "SELECT COUNT(*), MIN(at), MAX(at) FROM login_failures WHERE area_code = ? AND phone = ?"
+    args: tuple[object, ...] = (area_code, phone)
+    if address is not None:
+        sql += " AND address = ?"
+        args += (address,)
+    row = conn.execute(sql + " AND at >= ?", (*args, since)).fetchone()
+    return int(row[0]), row[1], row[2]
 
 
-def add_login_failure(conn: sqlite3.Connection, *, area_code: str, phone: str, now: int) -> None:
+def add_login_failure(
+    conn: sqlite3.Connection, *, area_code: str, phone: str, now: int, address: str = ""
+) -> None:
     conn.execute(
-        "INSERT INTO login_failures (area_code, phone, at) VALUES (?, ?, ?)",
-        (area_code, phone, now),
+        "INSERT INTO login_failures (area_code, phone, at, address) VALUES (?, ?, ?, ?)",
+        (area_code, phone, now, address),
     )
 
 
-def clear_login_failures(conn: sqlite3.Connection, *, area_code: str, phone: str) -> None:
-    conn.execute("DELETE FROM login_failures WHERE area_code = ? AND phone = ?", (area_code, phone))
+def clear_login_failures(
+    conn: sqlite3.Connection, *, area_code: str, phone: str, address: str | None = None
+) -> None:
+    """Forget the phone's failed logins (from ``address`` only, when given)."""
+    if address is None:
+        conn.execute(
+            "DELETE FROM login_failures WHERE area_code = ? AND phone = ?", (area_code, phone)
+        )
+        return
+    conn.execute(
+        "DELETE FROM login_failures WHERE area_code = ? AND phone = ? AND address = ?",
+        (area_code, phone, address),
+    )
+
+
+def purge_login_failures(conn: sqlite3.Connection, *, before: int) -> None:
+    """Drop failed logins older than every window that counts them."""
+    conn.execute("DELETE FROM login_failures WHERE at < ?", (before,))
 
 
 def count_users(conn: sqlite3.Connection) -> int:

@@ -15,8 +15,8 @@ import pytest
 
 import opslib
 from opslib.client import _schemas as S
-from opslib.client._labels import relabel
 from opslib.dialects import Dialect
+from opslib.protocol import Codec
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -29,7 +29,7 @@ def dialect(platform: Platform) -> Dialect:
 
 def empty(schema: S.FrameSchema, platform: Platform) -> pd.DataFrame:
     """``schema``'s empty frame with the ``*_name`` categories of the platform's dialect."""
-    return relabel(schema.empty(), schema, dialect(platform))
+    return schema.labelled(Codec(dialect(platform)).labels).empty()
 
 
 def has_fleet(platform: Platform) -> bool:

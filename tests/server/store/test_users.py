@@ -70,9 +70,20 @@ def test_password_and_last_login(conn: sqlite3.Connection) -> None:
 
 def test_failed_logins_are_counted_since_a_moment(conn: sqlite3.Connection, world: World) -> None:
     phone = world["bob"].phone
-    for at in (100, 200, 300):
-        users.add_login_failure(conn, area_code="1", phone=phone, now=at)
-    assert users.login_failures_since(conn, area_code="1", phone=phone, since=150) == (2, 200)
-    assert users.login_failures_since(conn, area_code="1", phone="other", since=0) == (0, None)
+    for at, address in ((100, "a"), (200, "b"), (300, "a")):
+        users.add_login_failure(conn, area_code="1", phone=phone, now=at, address=address)
+    assert users.login_failures_since(conn, area_code="1", phone=phone, since=150) == (2, 200, 300)
+    assert users.login_failures_since(conn, area_code="1", phone=phone, since=0, address="a") == (
+        2,
+        100,
+        300,
+    )
+    assert users.login_failures_since(conn, area_code="1", phone="other", since=0) == (
+        0,
+        None,
+        None,
+    )
+    users.clear_login_failures(conn, area_code="1", phone=phone, address="a")
+    assert users.login_failures_since(conn, area_code="1", phone=phone, since=0) == (1, 200, 200)
     users.clear_login_failures(conn, area_code="1", phone=phone)
-    assert users.login_failures_since(conn, area_code="1", phone=phone, since=0) == (0, None)
+    assert users.login_failures_since(conn, area_code="1", phone=phone, since=0)[0] == 0
