@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._runs import load_runs
 from opslib.reports.metrics import format_value
 
 __all__ = [
@@ -95,8 +96,6 @@ def previous_run(
     >>> previous_run("reports", read_run(run_dir))["started_at"]  # doctest: +SKIP
     '2026-11-24T05:00:00+00:00'
     """
-    from opslib.reports.index import load_runs
-
     report, label = str(status.get("report", "")), str(status.get("label") or "")
     started = str(status.get("started_at") or "")
     here = str(status.get("run_dir") or "")

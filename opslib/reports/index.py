@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import json
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._runs import Run, load_runs
 from opslib.reports._trend import STYLE as TREND_STYLE
 from opslib.reports._trend import alerts_summary, report_details
-from opslib.reports.platform import DEMO_LABEL, Platform
+from opslib.reports.platform import DEMO_LABEL
 from opslib.reports.status import STATUS_FILE
 
 __all__ = ["INDEX_FILE", "Run", "load_runs", "prune", "write_index"]
@@ -36,46 +35,6 @@ __all__ = ["INDEX_FILE", "Run", "load_runs", "prune", "write_index"]
 INDEX_FILE = "index.html"
 # The index runs no script at all (every cell is escaped text; the policy makes sure).
 INDEX_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-
-
-@dataclass(frozen=True)
-class Run:
-    """One run directory and its status."""
-
-    run_dir: Path
-    status: dict[str, Any]
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """The report and its label: the runs of one key are one report's history."""
-        return str(self.status.get("report", "")), str(self.status.get("label") or "")
-
-    @property
-    def name(self) -> str:
-        report, label = self.key
-        return f"{report}/{label}" if label else report
-
-    @property
-    def started(self) -> str:
-        return str(self.status.get("started_at") or "")
-
-    @property
-    def platform(self) -> Platform | None:
-        data = self.status.get("platform")
-        return Platform.from_dict(data) if data else None
-
-
-def load_runs(out_dir: str | os.PathLike[str]) -> list[Run]:
-    """Every run under ``out_dir`` that has a readable status.json, newest first."""
-    runs = []
-    for path in Path(out_dir).glob(f"*/*/{STATUS_FILE}"):
-        try:
-            status = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(status, dict):
-            runs.append(Run(path.parent, status))
-    return sorted(runs, key=lambda r: (r.started, str(r.run_dir)), reverse=True)
 
 
 def _latest(runs: Iterable[Run]) -> dict[tuple[str, str], Run]:

@@ -11,15 +11,10 @@ paged for: a product's fault rate jumps, its devices go offline, the offline sha
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
-
-import httpx
+from typing import Any
 
 from opslib.enums import EventType
 from opslib.server._simresult import SimDevice, SimulationResult, UnknownProduct
-
-if TYPE_CHECKING:
-    from opslib.server.simulate import Simulator
 
 __all__ = ["fail_devices", "failure_events"]
 
@@ -50,30 +45,32 @@ def failure_events(connectivity: bool) -> list[dict[str, Any]]:
 
 
 def fail_devices(
-    simulator: Simulator,
-    http: httpx.Client,
+    report: Callable[[SimDevice, list[dict[str, Any]]], tuple[int, bool]],
     devices: Sequence[SimDevice],
     result: SimulationResult,
     *,
+    product: str,
+    connectivity: bool,
     out: Callable[[str], Any] | None = None,
 ) -> set[str]:
-    """Make ``devices`` (every device of ``simulator.fail_product``) fail; the ids of
-    those the platform took the failure from.
+    """Make ``devices`` (every device of ``product``) fail, each through ``report(device,
+    events)`` (the simulator's report of a device's events: accepted, still usable); the
+    ids of those the platform took the failure from. ``connectivity``: the platform
+    reports online and offline events.
 
     Raises
     ------
     UnknownProduct
         No device of that product in the fleet listing.
     """
-    product = simulator.fail_product
     if not devices:
         raise UnknownProduct(
             f"--fail-product {product!r}: no device of that product in the fleet listing"
         )
-    events = failure_events("connectivity" in simulator.dialect.event_kinds.values())
+    events = failure_events(connectivity)
     failed = set()
     for device in devices:
-        accepted, _ = simulator.report_events(http, device, events)
+        accepted, _ = report(device, events)
         result.requests += 1
         result.sent += len(events)
         result.accepted += accepted

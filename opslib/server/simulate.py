@@ -56,6 +56,7 @@ from opslib.protocol import operations as ops
 from opslib.server import demo
 from opslib.server._simresult import SimDevice as _Device
 from opslib.server._simresult import SimulationError, SimulationResult, UnknownProduct
+from opslib.server.failure import fail_devices
 from opslib.server.security import demo_device_secret
 
 __all__ = [
@@ -146,7 +147,7 @@ class Simulator:
         self.devices: list[_Device] = []
         self.dialect = Dialect.named(dialect)
         self.codec = Codec(self.dialect)
-        self._kinds = set(self.dialect.event_kinds.values())
+        self._kinds = set(self.codec.event_kinds()["kinds"].values())
         self.fail_product = fail_product
 
     # ----------------------------------------------------------------- platform calls
@@ -165,7 +166,7 @@ class Simulator:
         opslib.OpsError
             The platform cannot be reached or refused the login.
         """
-        fleet = self.dialect.capabilities.fleet_events
+        fleet = self.codec.fleet_events
         return connect(
             self.base_url,
             client_id=demo.CLIENT_ID,
@@ -198,7 +199,7 @@ class Simulator:
         list
             The devices with their derived demo secrets, status and properties.
         """
-        owner = None if self.dialect.capabilities.fleet_events else client.user_id
+        owner = None if self.codec.fleet_events else client.user_id
         limit = None if product_id else self.n_devices
         frame = client.devices.list(owner, limit=limit, progress=False)
         if product_id:
@@ -331,9 +332,11 @@ class Simulator:
             if not self.devices:
                 raise SimulationError("the fleet listing is empty: nothing to simulate")
             if self.fail_product:
-                from opslib.server.failure import fail_devices
-
-                failed = fail_devices(self, http, failing, result, out=out)
+                failed = fail_devices(
+                    lambda device, events: self.report_events(http, device, events),
+                    failing, result, product=self.fail_product,
+                    connectivity="connectivity" in self._kinds, out=out,
+                )  # fmt: skip
                 self.devices = [d for d in self.devices if d.device_id not in failed]
             if out:
                 out(
@@ -458,7 +461,7 @@ def simulate_command(
     """
     try:
         if demo:
-            from opslib.client._embedded import embedded_platform
+            from opslib.client import embedded_platform
 
             base_url = embedded_platform(Dialect.named(dialect)).base_url
         simulator = Simulator(
