@@ -94,12 +94,7 @@ def connect() -> Any:
     client = opslib.connect()
     platform = describe(client, demo=demo)
     _PLATFORM = platform
-    from IPython.display import HTML, display
-
-    from opslib.reports.export import PLATFORM_OUTPUT
-
-    # marked: a report says the platform once, in its banner and footer
-    display(HTML(platform_html(platform)), metadata={"opslib": PLATFORM_OUTPUT})
+    _show_html(platform_html(platform))
     return client
 
 
@@ -203,9 +198,13 @@ def require_rows(frame: pd.DataFrame, what: str, *, expected: bool = True) -> pd
 
 
 def _show_html(text: str) -> None:
+    """The platform line, marked: a report says the platform once, in its banner and
+    footer, and leaves this line out."""
     from IPython.display import HTML, display
 
-    display(HTML(text))
+    from opslib.reports.export import PLATFORM_OUTPUT
+
+    display(HTML(text), metadata={"opslib": PLATFORM_OUTPUT})
 
 
 def zone(tz: str = "") -> str:
