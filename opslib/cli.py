@@ -78,12 +78,22 @@ def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("simulate", help="make seeded devices report live events")
-    p.add_argument("--base-url", required=True)
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--base-url", help="the running platform")
+    where.add_argument(
+        "--demo", action="store_true", help="the embedded demo platform (what --demo reports read)"
+    )
     p.add_argument("--devices", type=int, default=10)
     p.add_argument("--rate", type=float, default=5.0, help="events per second in total")
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument(
         "--dialect", default="opslib", help="the platform's built-in dialect (opslib, chint...)"
+    )
+    p.add_argument(
+        "--fail-product",
+        default="",
+        metavar="PRODUCT_ID",
+        help="every device of this product fails first: a fault alarm, offline, then silent",
     )
 
 
@@ -112,6 +122,14 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     run.add_argument("--out", default="reports", help="where run directories go (default: reports)")
     _add_platform(run)
+    run.add_argument(
+        "--as",
+        dest="as_role",
+        choices=["ops", "admin"],
+        default="",
+        help="with --demo: the demo account to run as (default ops; product_upkeep's apply "
+        "needs admin)",
+    )
     run.add_argument("--label", default="", help="a suffix for the run directory's name")
     _add_verbose(run)
     _add_notify(run)
@@ -148,6 +166,14 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="N",
         help="run the reports in parallel on a local Dask cluster of N processes",
     )
+    diff = rsub.add_parser(
+        "diff", help="what changed between two runs: figures that moved, sets' members"
+    )
+    diff.add_argument("run_a", help="the earlier run: its directory or its status.json")
+    diff.add_argument("run_b", help="the later run")
+    diff.add_argument(
+        "--all", action="store_true", help="every member id (default: the first 20 of a set)"
+    )
     prune = rsub.add_parser("prune", help="remove old runs (never a report's latest); index.html")
     prune.add_argument("--out", default="reports", help="the reports directory (default: reports)")
     which = prune.add_mutually_exclusive_group(required=True)
@@ -158,6 +184,19 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--older-than", type=float, metavar="DAYS", help="remove runs started over DAYS days ago"
     )
     prune.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
+
+
+def _add_alerts(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    alerts = sub.add_parser("alerts", help="the alert rules of reports.toml and the profile")
+    asub = alerts.add_subparsers(dest="alerts_command", required=True)
+    check = asub.add_parser("check", help="check every rule (exit 2 naming a refused one)")
+    test = asub.add_parser("test", help="send one sample alert to each target of the rules")
+    for p in (check, test):
+        p.add_argument(
+            "--config", default=None, help="run-all file (default: ./reports.toml, else the repo's)"
+        )
+        p.add_argument("--profile", default=None, help="the profile whose alerts to read too")
+    test.add_argument("--notify", action="append", default=[], metavar="URL", help="send here too")
 
 
 def _add_verbose(p: argparse.ArgumentParser) -> None:
@@ -229,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate(sub)
     _add_demo(sub)
     _add_report(sub)
+    _add_alerts(sub)
     _add_products(sub)
     _add_cache(sub)
     return parser
@@ -296,6 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             rate=args.rate,
             seconds=args.seconds,
             dialect=args.dialect,
+            fail_product=args.fail_product,
+            demo=args.demo,
         )
     if args.command == "demo":
         from opslib.reports.cli import demo_command
@@ -305,6 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.reports.cli import report_command
 
         return report_command(args)
+    if args.command == "alerts":
+        from opslib.reports._alertcli import alerts_command
+
+        return alerts_command(args)
     if args.command == "products":
         from opslib.reports.cli import products_command
 

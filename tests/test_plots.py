@@ -48,8 +48,12 @@ def test_empty_frames_give_a_figure_that_says_so() -> None:
     ]
     for fig in empty:
         assert len(fig.data) == 0
-        assert fig.layout.annotations[0].text.startswith("No ")
         _json_ok(fig)
+        # one sentence in place of the figure: no empty axes, the message said once
+        bundle = fig._repr_mimebundle_()
+        assert "Plotly.newPlot" not in bundle["text/html"]
+        assert bundle["text/html"].startswith('<p class="opslib-empty"><em>')
+        assert bundle["text/html"].count(" no ") == 1, bundle["text/html"]
 
 
 def test_cohorts_chart_stacks_one_trace_per_status() -> None:
@@ -90,13 +94,19 @@ def test_event_charts() -> None:
         _json_ok(fig)
 
 
-def test_comparison_chart() -> None:
+def test_comparison_chart_draws_each_type_on_a_linear_axis_from_zero() -> None:
     current = make_events()
     previous = current[current["event_type"] != 4]
+    previous = pd.concat([previous, previous.iloc[:1]], ignore_index=True)  # one more online
     fig = plots.comparison_chart(analysis.compare_periods(current, previous))
-    assert [t.name for t in fig.data] == ["previous", "current"]
-    assert "alarm" in fig.data[1].x
-    assert fig.layout.yaxis.type == "log"  # alarms stay visible beside property reports
+    titles = [a.text for a in fig.layout.annotations]
+    assert "alarm<br>0 → 7 (none before)" in titles
+    assert any(t.startswith("online<br>") for t in titles)
+    axes = [fig.layout[t.yaxis.replace("y", "yaxis")] for t in fig.data]
+    assert len(axes) == len(titles)
+    # no log axis and none that starts above zero: bar heights compare within a type
+    assert all(a.type == "linear" and a.rangemode == "tozero" for a in axes)
+    assert list(fig.data[0].x) == ["previous", "this period"]
 
 
 def test_products_chart_stacks_statuses_per_category() -> None:
@@ -190,7 +200,8 @@ def test_top_n_charts_say_what_they_leave_out_and_how_many_items_there_are() -> 
     assert down.layout.meta == {"opslib": "top", "items": 1}
     bars = plots.counts_bar(analysis.count_by(make_devices(), "product_id"), "product_id", top=2)
     assert bars.layout.title.text == "Devices by product (top 2 of 3)"
-    assert bars.layout.height == 280
+    assert bars.layout.height == 110 + 24 * 6  # two bars of the usual width, not two slabs
+    assert bars.layout.yaxis.range == (-4.5, 1.5)
     many = analysis.count_by(
         make_devices().assign(device_id=[f"d{i}" for i in range(8)]), "device_id"
     )
@@ -242,7 +253,8 @@ def test_every_legend_sits_outside_every_x_axis_domain_clear_of_its_title() -> N
     edge), or below the plot further down than the x-axis title reaches."""
     figures = _every_report_figure()
     made = {name for name in plots.__all__ if callable(getattr(plots, name))}
-    assert made - {"plotly_js_html", "use_offline_renderer"} == set(figures)
+    helpers = {"plotly_js_html", "use_offline_renderer", "EmptyFigure", "empty_html", "is_empty"}
+    assert made - helpers == set(figures)
     title_reach = 60  # px under the plot area: tick labels, then the axis title
     with_legend = []
     for name, fig in figures.items():
@@ -264,6 +276,21 @@ def test_every_legend_sits_outside_every_x_axis_domain_clear_of_its_title() -> N
             assert beside or below, (name, legend.to_plotly_json(), axis.domain)
     # the figures with a legend are the ones with a trace per type, status or period
     assert sorted(with_legend) == [
-        "alarm_codes_chart", "cohorts_chart", "comparison_chart", "event_volume_chart",
-        "noisiest_chart", "products_chart",
+        "alarm_codes_chart", "cohorts_chart", "event_volume_chart", "noisiest_chart",
+        "products_chart",
     ]  # fmt: skip
+
+
+def test_small_charts_keep_their_bars_and_say_small_shares() -> None:
+    counts = analysis.count_by(make_devices(), "status_name")
+    fig = plots.counts_bar(counts, "status_name")
+    assert set(fig.data[0].y) == set(counts.loc[counts["devices"] > 0, "status_name"])
+    tiny = pd.DataFrame(
+        {"product_id": ["a", "b"], "devices": pd.array([996, 4], dtype="Int64"),
+         "share": pd.array([0.996, 0.004], dtype="Float64")}
+    )  # fmt: skip
+    assert list(plots.counts_bar(tiny, "product_id").data[0].text) == ["0.4%", "100%"]
+    one = plots.alarm_codes_chart(analysis.alarm_codes(make_events()).head(1))
+    assert one.layout.xaxis.range == (-0.5, 5.5)  # one bar of the usual width
+    empty = plots.hour_weekday_heatmap(analysis.hour_weekday_matrix(make_events().iloc[0:0]))
+    assert plots.is_empty(empty)  # a sentence, not a solid heatmap scaled -0.4..0.4

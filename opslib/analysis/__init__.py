@@ -10,21 +10,28 @@ anyone working in a notebook or script of their own.
 """
 
 from opslib.analysis._common import Window, previous_window, resolve_window
-from opslib.analysis.compare import MIN_PERCENT_BASE, change_summary, compare_periods
+from opslib.analysis.compare import (
+    MIN_PERCENT_BASE,
+    change_summary,
+    compare_periods,
+    percent_text,
+    top_offender,
+)
+from opslib.analysis.downtime import downtime, downtime_not_computed, outages, start_states
 from opslib.analysis.events import (
     PROPERTY_PREFIX,
     WEEKDAYS,
     alarm_codes,
-    downtime,
+    chart_properties,
     event_type_values,
     event_volume,
     filter_events,
     hour_weekday_matrix,
     noisiest_devices,
-    outages,
     property_columns,
     property_stats,
     value_by_command,
+    window_weekdays,
 )
 from opslib.analysis.fleet import (
     bind_cohorts,
@@ -36,12 +43,26 @@ from opslib.analysis.fleet import (
     ownership_summary,
     silent_devices,
 )
+from opslib.analysis.headline import (
+    Figure,
+    event_headline,
+    fleet_headline,
+    product_headline,
+    user_headline,
+)
 from opslib.analysis.kinds import (
     KINDS,
     REFERENCE_KINDS,
     EventKinds,
     event_kinds,
     not_computable,
+)
+from opslib.analysis.names import (
+    category_names,
+    device_names,
+    in_zone,
+    product_names,
+    with_names,
 )
 from opslib.analysis.products import (
     COMPARED_FIELDS,
@@ -55,6 +76,7 @@ from opslib.analysis.products import (
     validate_product_file,
 )
 from opslib.analysis.users import mask_phone, profile_table, settings_table
+from opslib.analysis.zones import zone_label
 
 __all__ = [
     "COMPARED_FIELDS",
@@ -66,23 +88,31 @@ __all__ = [
     "SECRET_MASK",
     "WEEKDAYS",
     "EventKinds",
+    "Figure",
     "ProductFileCheck",
     "Window",
     "alarm_codes",
     "bind_cohorts",
+    "category_names",
     "change_summary",
+    "chart_properties",
     "compare_periods",
     "count_by",
     "count_by_category",
     "desired_state",
+    "device_names",
     "downtime",
+    "downtime_not_computed",
+    "event_headline",
     "event_kinds",
     "event_type_values",
     "event_volume",
     "filter_devices",
     "filter_events",
+    "fleet_headline",
     "group_summary",
     "hour_weekday_matrix",
+    "in_zone",
     "keep_current",
     "mask_phone",
     "never_online",
@@ -90,8 +120,11 @@ __all__ = [
     "not_computable",
     "outages",
     "ownership_summary",
+    "percent_text",
     "plan_products",
     "previous_window",
+    "product_headline",
+    "product_names",
     "profile_table",
     "property_columns",
     "property_stats",
@@ -99,6 +132,12 @@ __all__ = [
     "resolve_window",
     "settings_table",
     "silent_devices",
+    "start_states",
+    "top_offender",
+    "user_headline",
     "validate_product_file",
     "value_by_command",
+    "window_weekdays",
+    "with_names",
+    "zone_label",
 ]

@@ -10,6 +10,8 @@ import pandas as pd
 
 from opslib import enums
 from opslib.analysis._common import NONE_LABEL, fill_label, require_columns
+from opslib.analysis.zones import localize_wall, zone
+from opslib.analysis.zones import period_alias as _period_alias
 
 __all__ = [
     "bind_cohorts",
@@ -180,7 +182,7 @@ def count_by_category(
     )
 
 
-def bind_cohorts(devices: pd.DataFrame, freq: str = "W") -> pd.DataFrame:
+def bind_cohorts(devices: pd.DataFrame, freq: str = "W", *, tz: str | None = None) -> pd.DataFrame:
     """Devices grouped by when they were bound, with what became of each cohort.
 
     Parameters
@@ -189,11 +191,14 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W") -> pd.DataFrame:
         A device frame.
     freq
         A pandas period alias: ``"D"``, ``"W"`` (weeks starting Monday), ``"M"``...
+    tz
+        The reader's zone: a device bound at 23:30 UTC on the last day of a month counts
+        in the next month where that is already the case (default UTC).
 
     Returns
     -------
     pandas.DataFrame
-        One row per cohort (``cohort``: the period's first moment, UTC) with ``devices``,
+        One row per cohort (``cohort``: the period's first moment, in the zone) with ``devices``,
         one count column per device status label, ``never_online`` and ``online_share``.
 
     Examples
@@ -209,8 +214,10 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W") -> pd.DataFrame:
             cohort=pd.Series([], dtype="datetime64[ns, UTC]"),
             online_share=pd.Series([], dtype="Float64"),
         )
-    naive = bound["gmt_bind"].dt.tz_localize(None)
-    cohort = naive.dt.to_period(_period_alias(freq)).dt.start_time.dt.tz_localize("UTC")
+    info = zone(tz)
+    naive = bound["gmt_bind"].dt.tz_convert(info).dt.tz_localize(None)
+    start = naive.dt.to_period(_period_alias(freq)).dt.start_time
+    cohort = localize_wall(start, info).set_axis(bound.index)
     status = bound["status"].map(_STATUS_LABELS).astype("string").fillna(NONE_LABEL)
     table = pd.crosstab(cohort.rename("cohort"), status.rename("status"))
     table = table.reindex(columns=statuses, fill_value=0)
@@ -221,17 +228,9 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W") -> pd.DataFrame:
     for col in ["devices", *statuses, "never_online"]:
         out[col] = out[col].astype("Int64")
     out["online_share"] = (out["online"] / out["devices"]).astype("Float64")
-    out["cohort"] = out["cohort"].astype("datetime64[ns, UTC]")
+    out["cohort"] = out["cohort"].astype(pd.DatetimeTZDtype("ns", info))
     out.columns.name = None
     return out[columns]
-
-
-def _period_alias(freq: str) -> str:
-    """Accept the offset aliases people type ("ME", "1W") as period aliases."""
-    alias = freq.strip().upper().lstrip("1") or "W"
-    return {"ME": "M", "MS": "M", "QE": "Q", "QS": "Q", "YE": "Y", "YS": "Y", "A": "Y"}.get(
-        alias, alias
-    )
 
 
 def ownership_summary(devices: pd.DataFrame) -> pd.DataFrame:

@@ -47,13 +47,33 @@ def mask_phone(phone: object, *, keep_start: int = 3, keep_end: int = 2) -> str:
 
 
 def _text(value: object) -> str:
-    """A value as shown: moments as ``2026-11-19 13:59:14 UTC``, missing as ""."""
+    """A value as shown: moments in their own zone as ``2026-11-19 13:59:14 UTC``, missing
+    as ""."""
+    from opslib.analysis.zones import zone_label
+
     if value is None or value is pd.NaT or value is pd.NA:
         return ""
     if isinstance(value, pd.Timestamp):
-        moment = value.tz_convert("UTC") if value.tzinfo is not None else value
-        return f"{moment:%Y-%m-%d %H:%M:%S} UTC"
+        zone = zone_label(value.tzinfo) if value.tzinfo is not None else "UTC"
+        return f"{value:%Y-%m-%d %H:%M:%S} {zone}"
     return str(value)
+
+
+_FIELDS = {
+    "network.ssid": "Wi-Fi network",
+    "identity_id": "identity id",
+    "user_id": "user id",
+    "nick_name": "nick name",
+    "message_config.start": "do not disturb from",
+    "message_config.end": "do not disturb until",
+}
+
+
+def _field(name: str) -> str:
+    """A field as people name it: ``last login`` for ``gmt_last_login``."""
+    if name in _FIELDS:
+        return _FIELDS[name]
+    return name.removeprefix("gmt_").removesuffix("_name").replace("_", " ").replace(".", " ")
 
 
 def _vertical(frame: pd.DataFrame, what: str) -> pd.DataFrame:
@@ -63,11 +83,13 @@ def _vertical(frame: pd.DataFrame, what: str) -> pd.DataFrame:
         )
     if len(frame) != 1:
         raise ValueError(f"{what} expects a frame of one row, got {len(frame)}")
+    # a code beside its label (status and status_name): the label, under the code's name
+    frame = frame.drop(columns=[c for c in frame.columns if f"{c}_name" in frame.columns])
     row = frame.iloc[0]
     values = [_text(v) for v in row.to_list()]
     return pd.DataFrame(
         {
-            "field": pd.array(list(frame.columns), dtype="string"),
+            "field": pd.array([_field(str(c)) for c in frame.columns], dtype="string"),
             "value": pd.array(values, dtype="string"),
         }
     )

@@ -114,8 +114,10 @@ _ENV = {
     "dialect": "OPSLIB_DIALECT",
 }
 _SECRETS = ("client_secret", "password")
-# A profile may also hold its reports' notification table (opslib.reports.notify).
-_PROFILE_KEYS = frozenset({*_ENV, "notify"})
+# A profile may also hold its reports' notification table (opslib.reports.notify), its
+# alert rules (opslib.reports.alerts) and the zone its reports show times in
+# (opslib.reports.zones).
+_PROFILE_KEYS = frozenset({*_ENV, "notify", "alerts", "tz"})
 
 
 def config_path() -> Path:

@@ -66,8 +66,11 @@ def _items(value: Any) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()] if text else []
 
 
-def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> str:
-    """The parameters of a run as people say them.
+def describe_parameters(
+    parameters: Mapping[str, Any], *, started: str = "", names: Mapping[str, str] | None = None
+) -> str:
+    """The parameters of a run as people say them; a device, user, product or category by
+    its name when ``names`` knows its id (``started``: the period's end, with its zone).
 
     Examples
     --------
@@ -77,6 +80,13 @@ def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> 
     'Last 7 days to 2026-11-24 06:00 UTC, all event types, whole fleet.'
     """
     p = {k: v for k, v in parameters.items() if k not in _HIDDEN}
+    known = names or {}
+
+    def named(kind: str, key: object) -> str:
+        name = known.get(str(key), "")
+        return f"{kind} {name} ({key})" if name and name != str(key) else f"{kind} {key}"
+
+    zone = str(p.pop("tz", "") or "")
     parts: list[str] = []
     if "start" in p or "end" in p:
         parts.append(_period(str(p.pop("start", "")), str(p.pop("end", "now")), started))
@@ -88,9 +98,9 @@ def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> 
     device, user = str(p.pop("device_id", "") or ""), str(p.pop("user_id", "") or "")
     who = []
     if device:
-        who.append(f"device {device}")
+        who.append(named("device", device))
     if user:
-        who.append(f"user {user}")
+        who.append(named("user", user))
     for name in ("area_code", "phone", "identity_id"):
         if p.get(name):
             who.append(f"{name.replace('_', ' ')} {p[name]}")
@@ -101,9 +111,11 @@ def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> 
         parts.append("whole fleet")
     if "category_id" in p:
         category = p.pop("category_id")
-        parts.append(f"category {category}" if str(category) not in ("", "0") else "all categories")
+        parts.append(
+            named("category", category) if str(category) not in ("", "0") else "all categories"
+        )
     if p.get("product_id"):
-        parts.append(f"product {p['product_id']}")
+        parts.append(named("product", p["product_id"]))
     p.pop("product_id", None)
     if "status" in p:
         status = p.pop("status")
@@ -127,6 +139,8 @@ def describe_parameters(parameters: Mapping[str, Any], *, started: str = "") -> 
     parts.extend(
         f"{name.replace('_', ' ')} {value}" for name, value in p.items() if value not in ([], "")
     )  # an empty list or text means "not given": nothing to say
+    if zone and not any(zone in part for part in parts):
+        parts.append(f"times in {zone}")
     if not parts:
         return "Default parameters."
     text = ", ".join(parts)

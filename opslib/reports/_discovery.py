@@ -65,6 +65,10 @@ def find_notebook(name: str | os.PathLike[str]) -> Path:
     stem = candidate.name.removesuffix(".ipynb")
     if stem in names:
         return names[stem]
+    from opslib.reports._suggest import did_you_mean
+
     known = ", ".join(names) or "none"
     where = ", ".join(str(d) for d in notebook_dirs())
-    raise ReportNotFound(f"no report named {text!r}; reports: {known} (looked in {where})")
+    raise ReportNotFound(
+        f"no report named {text!r}{did_you_mean(stem, names)}; reports: {known} (looked in {where})"
+    )

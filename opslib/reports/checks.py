@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,15 +30,18 @@ from typing import Any
 
 from opslib import enums
 from opslib.dialects import Dialect
+from opslib.reports._times import epoch_ms
 from opslib.reports.params import ParameterError, ReportParameter
 
 __all__ = [
     "KINDS",
+    "PLATFORM_KINDS",
     "CheckedParameters",
     "ReportChecks",
     "check_parameters",
     "check_values",
     "dialect_of",
+    "platform_filters",
     "read_checks",
 ]
 
@@ -95,41 +99,28 @@ def _refuse(name: str, value: Any, problem: str, accepted: str) -> ParameterErro
 
 
 def _time(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
-    from opslib.timeutil import to_epoch_ms
-
     try:
-        to_epoch_ms(value)
-    except (ValueError, TypeError):
-        raise _refuse(name, value, _time_problem(value), _TIME_FORMS) from None
+        epoch_ms(value, 0)
+    except ValueError as exc:
+        raise _refuse(name, value, str(exc), _TIME_FORMS) from None
     return value
 
 
-def _time_problem(value: Any) -> str:
-    """Why a time was refused, in pandas' words when it looks like a date (``2026-02-30``)."""
-    import pandas as pd
-
-    try:
-        pd.Timestamp(str(value).strip())
-    except ValueError as exc:
-        detail = str(exc).split(":")[0].strip()
-        if "out of range" in detail or "must be in" in detail:
-            return f"not a calendar date ({detail})"
-    return "not a time"
-
-
 def _event_types(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
-    from opslib.analysis import event_type_values
+    from opslib.reports._suggest import did_you_mean
 
     labels = enums.labels(enums.EventType)
+    known = {label.lower() for label in labels.values()}
     for item in value or []:
-        try:
-            event_type_values([item])
-        except ValueError:
-            allowed = ", ".join(labels.values())
-            raise _refuse(
-                name, item, "not an event type", f"{allowed} (or the numbers {min(labels)}-"
-                f"{max(labels)}); several as a,b or a JSON list"
-            ) from None  # fmt: skip
+        text = str(item).strip().lower().replace("_", " ")
+        if text in known or (text.isdigit() and int(text) in labels):
+            continue
+        allowed = ", ".join(labels.values())
+        raise _refuse(
+            name, item, f"not an event type{did_you_mean(item, labels.values())}",
+            f"{allowed} (or the numbers {min(labels)}-{max(labels)}); several as a,b or a "
+            "JSON list",
+        )  # fmt: skip
     return value
 
 
@@ -156,9 +147,12 @@ def _device_status(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     known = {label.lower() for label in labels.values()}
     if text == "" or text in known or (text.isdigit() and int(text) in labels):
         return value
+    from opslib.reports._suggest import did_you_mean
+
     allowed = ", ".join(f"{label} ({number})" for number, label in labels.items())
     where = "" if codec.plain else f" on the {codec.name} platform"
-    raise _refuse(name, value, f"not a device status{where}", f"{allowed}, or empty for all")
+    near = did_you_mean(value, labels.values())
+    raise _refuse(name, value, f"not a device status{where}{near}", f"{allowed}, or empty for all")
 
 
 def _input_file(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
@@ -210,6 +204,22 @@ def _users(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     return out
 
 
+def _zone(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    from opslib.reports.zones import ZoneError, check_zone
+
+    if not str(value).strip():
+        return value
+    try:
+        return check_zone(str(value))
+    except ZoneError as exc:
+        raise ParameterError(f"parameter {name!r} = {value!r}: {exc}") from None
+
+
+def _platform_checked(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    """Checked against the platform by the platform check (:mod:`._preflight`)."""
+    return value
+
+
 def _positive(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value <= 0:
         raise _refuse(name, value, "must be above zero", "a number above zero")
@@ -232,9 +242,17 @@ KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "output_file": _output_file,
     "positive": _positive,
     "non_negative": _non_negative,
+    "tz": _zone,
+    "product": _platform_checked,
+    "device": _platform_checked,
+    "user": _platform_checked,
 }
 """Each kind of parameter a notebook may declare, and its check (returns the value to use);
-labels such as device statuses are the platform's dialect's."""
+labels such as device statuses are the platform's dialect's. ``product``, ``device`` and
+``user`` (ids the platform must know) are checked by the platform check, which logs in."""
+
+PLATFORM_KINDS = frozenset({"product", "device", "user"})
+"""The kinds whose values only the platform can check (:func:`platform_filters`)."""
 
 
 def check_values(
@@ -304,16 +322,37 @@ def check_values(
 
 
 def _check_window(start: str, end: str, values: Mapping[str, Any]) -> None:
-    from opslib.analysis import resolve_window
-
+    now = int(time.time() * 1000)
     try:
-        resolve_window(values.get(start, ""), values.get(end, ""))
-    except (ValueError, TypeError) as exc:
-        problem = "before 1970" if "1970" in str(exc) else f"{start} is not before {end}"
+        first, last = epoch_ms(values.get(start, ""), now), epoch_ms(values.get(end, ""), now)
+    except ValueError:
+        return  # a bad end is refused by its own kind
+    problem = ""
+    if first < 0 or last < 0:
+        problem = "before 1970"
+    elif first >= last:
+        problem = f"{start} is not before {end}"
+    if problem:
         raise ParameterError(
             f"parameters {start!r} = {values.get(start)!r} and {end!r} = {values.get(end)!r}: "
             f"{problem}; accepted: a {start} before the {end}, both after 1970"
-        ) from None
+        )
+
+
+def platform_filters(checks: ReportChecks, values: Mapping[str, Any]) -> dict[str, str]:
+    """The given values the platform must know, as ``NAME=KIND=VALUE`` by parameter: what
+    the platform check looks up before a kernel starts.
+
+    Examples
+    --------
+    >>> platform_filters(ReportChecks(kinds={"product_id": "product"}), {"product_id": "p-1"})
+    {'product_id': 'product_id=product=p-1'}
+    """
+    return {
+        name: f"{name}={checks.kinds[name]}={value}"
+        for name, value in values.items()
+        if checks.kinds.get(name) in PLATFORM_KINDS and str(value).strip()
+    }
 
 
 @dataclass(frozen=True)
@@ -406,7 +445,12 @@ def check_role(checked: CheckedParameters, platform: Any) -> None:
     rank = {label: value for value, label in enums.labels(enums.Role).items()}
     if rank.get(platform.role, 0) >= rank.get(role, 0):
         return
+    how = (
+        f"add --as {role} to --demo"
+        if platform.demo and role in ("ops", "admin")
+        else f"use the profile of an {role} account"
+    )
     raise RoleRefused(
         f"parameter {name!r} = {checked.values[name]!r} needs the {role} role; the account "
-        f"{platform.account} on {platform.name} has not: use the profile of an {role} account"
+        f"{platform.account} on {platform.name} has not: {how}"
     )

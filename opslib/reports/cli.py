@@ -72,6 +72,14 @@ def _print_result(result: RunResult) -> None:
         print(result.summary(), flush=True)
     else:
         print(result.summary(), file=sys.stderr, flush=True)
+    for alert in result.alerts:  # a rule that fired or cleared in this run
+        if alert.get("event"):
+            told = alert.get("notify") or {}
+            print(
+                f"{result.name}: alert {alert['event']}: {alert['title']}: {alert['detail']} "
+                f"(told {told.get('delivered', 0)} of {told.get('targets', 0)} targets)",
+                flush=True,
+            )
 
 
 def _split_parameters(pairs: list[str]) -> dict[str, Any]:
@@ -87,32 +95,49 @@ def _split_parameters(pairs: list[str]) -> dict[str, Any]:
     return given
 
 
+def _run_name(args: argparse.Namespace) -> str:
+    """``report`` or ``report/label``: the run as messages name it."""
+    stem = Path(str(args.name)).name.removesuffix(".ipynb")
+    return f"{stem}/{args.label}" if args.label else stem
+
+
 def _run(args: argparse.Namespace) -> int:
+    from opslib.reports._alerting import Alerting
+    from opslib.reports.alerts import AlertConfigError, load_rules
+
     command = "report run"
+    names = [_run_name(args)]
     try:
         settings = _notify_settings(args)
+    except NotifyConfigError as exc:
+        _say(command, f"{exc}; nothing was run")
+        return EXIT_REFUSED
+    try:
+        alerting = Alerting(tuple(load_rules(args.profile)), settings.urls)
+    except AlertConfigError as exc:
+        return _refused(command, exc, Cause.USAGE, settings, args, names)
+    try:
         result = run_report(
             args.name,
             _split_parameters(args.parameter),
             out_dir=args.out,
             profile=args.profile,
             demo=args.demo,
+            role=getattr(args, "as_role", "") or "",
             label=args.label,
             cell_timeout=args.cell_timeout or DEFAULT_CELL_TIMEOUT,
             run_timeout=args.run_timeout or DEFAULT_RUN_TIMEOUT,
             self_contained=args.self_contained,
             echo=_echo,
             sections=args.verbose,
+            alerts=alerting,
         )
-    except NotifyConfigError as exc:
-        _say(command, f"{exc}; nothing was run")
-        return EXIT_REFUSED
     except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
-        return _refused(command, exc, Cause.USAGE, settings, args)
+        return _refused(command, exc, Cause.USAGE, settings, args, names)
     except PlatformUnavailable as exc:
-        return _refused(command, exc, Cause.PLATFORM, settings, args)
+        return _refused(command, exc, Cause.PLATFORM, settings, args, names)
     except RunLocked as exc:
-        return _refused(command, exc, Cause.LOCKED, settings, args)
+        return _refused(command, exc, Cause.LOCKED, settings, args, names)
     from opslib.reports.index import write_index
 
     _print_result(result)
@@ -130,11 +155,17 @@ def _notify_settings(args: argparse.Namespace) -> Any:
 
 
 def _refused(
-    command: str, exc: Exception, cause: Cause, settings: Any, args: argparse.Namespace
+    command: str,
+    exc: Exception,
+    cause: Cause,
+    settings: Any,
+    args: argparse.Namespace,
+    names: list[str],
 ) -> int:
-    """A run refused before anything ran: one line, the notification, the cause."""
+    """A run refused before anything ran: one line, the notification (naming the reports
+    it was to run), the cause."""
     _say(command, f"{exc}; nothing was run")
-    _tell(settings, command, [], cause, stopped=str(exc), profile=args.profile)
+    _tell(settings, command, [], cause, stopped=str(exc), profile=args.profile, names=names)
     return int(cause)
 
 
@@ -148,6 +179,7 @@ def _tell(
     stopped: str = "",
     profile: str | None = None,
     config: Path | None = None,
+    names: list[str] | None = None,
 ) -> None:
     """Notify when the settings want it; a target that fails is one line on stderr and is
     counted in status.json, never a change of the exit status. ``config``: the run-all
@@ -159,7 +191,7 @@ def _tell(
     deliveries = send(
         settings, results, run=run_name(f"{command} {config}" if config else command),
         cause=cause, index=index, stopped=stopped,
-        secrets=known_secrets(profile),
+        secrets=known_secrets(profile), names=names or (),
     )  # fmt: skip
     record_deliveries(results, deliveries)
     for delivery in deliveries:
@@ -188,8 +220,12 @@ def _run_all(args: argparse.Namespace) -> int:
     if config is None or not config.is_file():
         missing = f"no run-all file ({args.config or CONFIG_NAME})"
         _say(command, missing)
-        _tell(settings, command, [], Cause.USAGE, stopped=missing, profile=args.profile)
+        _tell(
+            settings, command, [], Cause.USAGE, stopped=missing, profile=args.profile,
+            names=[str(args.config or CONFIG_NAME)],
+        )  # fmt: skip
         return EXIT_REFUSED
+    names = _entry_names(config)
     try:
         batch = run_all(
             config,
@@ -200,11 +236,12 @@ def _run_all(args: argparse.Namespace) -> int:
             executor=_executor(args),
             echo=_echo,
             sections=args.verbose,
+            notify_urls=settings.urls,
         )
     except (ConfigFileError, PlatformNotConfigured, ValueError) as exc:
-        return _refused(command, exc, Cause.USAGE, settings, args)
+        return _refused(command, exc, Cause.USAGE, settings, args, names)
     except RunLocked as exc:
-        return _refused(command, exc, Cause.LOCKED, settings, args)
+        return _refused(command, exc, Cause.LOCKED, settings, args, names)
     if batch.stopped:
         _say(command, f"stopped: {batch.stopped}")
     _print_batch(batch)
@@ -213,6 +250,44 @@ def _run_all(args: argparse.Namespace) -> int:
         stopped=batch.stopped, profile=args.profile, config=config.resolve(),
     )  # fmt: skip
     return int(batch.cause)
+
+
+def _entry_names(config: Path) -> list[str]:
+    """The entries of a run-all file as messages name them (the file, when unreadable)."""
+    from opslib.reports.runall import ConfigFileError, load_config
+
+    try:
+        _, specs = load_config(config)
+    except ConfigFileError:
+        return [str(config)]
+    return [f"{s.report}/{s.label}" if s.label else s.report for s in specs]
+
+
+def _diff(args: argparse.Namespace) -> int:
+    """``opslib report diff RUN_A RUN_B``: the "Since the last run" block of two runs."""
+    from opslib.reports.changes import RunNotFound, changes_lines, compare, read_run, when_text
+
+    try:
+        before, after = read_run(args.run_a), read_run(args.run_b)
+    except RunNotFound as exc:
+        _say("report diff", str(exc))
+        return EXIT_REFUSED
+    names = {(s["report"], s.get("label") or "") for s in (before, after)}
+    if len(names) > 1:
+        print("note: the two runs are of different reports or entries", file=sys.stderr)
+    before["run_dir"] = before.get("run_dir") or str(args.run_a)
+    lines = changes_lines(
+        compare(before, after), limit=None if args.all else 20,
+        heading=f"{_status_name(after)}, from the run of {when_text(before.get('started_at', ''))} "
+        f"to the run of {when_text(after.get('started_at', ''))}",
+    )  # fmt: skip
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def _status_name(status: dict[str, Any]) -> str:
+    label = status.get("label") or ""
+    return f"{status['report']}/{label}" if label else str(status["report"])
 
 
 def _print_batch(batch: Any) -> None:
@@ -258,6 +333,8 @@ def report_command(args: argparse.Namespace) -> int:
         return _run_all(args)
     if args.report_command == "prune":
         return _prune(args)
+    if args.report_command == "diff":
+        return _diff(args)
     raise AssertionError(args.report_command)
 
 

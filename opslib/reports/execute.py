@@ -26,9 +26,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._alerting import Alerting, after_run
 from opslib.reports._describe import (
     describe_parameters,
     notebook_defaults,
@@ -36,6 +38,7 @@ from opslib.reports._describe import (
     utc_text,
 )
 from opslib.reports._discovery import find_notebook
+from opslib.reports._headline import notebook_headline
 from opslib.reports._outcome import Verdict, judge
 from opslib.reports._process import start_worker, wait_or_stop
 from opslib.reports._rundir import (
@@ -46,9 +49,17 @@ from opslib.reports._rundir import (
     write_job,
 )
 from opslib.reports.causes import cause_of
-from opslib.reports.checks import CheckedParameters, check_parameters, check_role, dialect_of
+from opslib.reports.changes import COUNTED, changes_html, compare, previous_run
+from opslib.reports.checks import (
+    CheckedParameters,
+    check_parameters,
+    check_role,
+    dialect_of,
+    platform_filters,
+)
 from opslib.reports.export import export_html, plotly_js_file, problem_html
 from opslib.reports.locks import RunLock
+from opslib.reports.metrics import published
 from opslib.reports.platform import DEMO_BANNER, Connection, Platform, start_connection
 from opslib.reports.status import RUNNER_ENV, STATUS_FILE, RunResult, redact, write_status
 
@@ -112,20 +123,18 @@ def check_before_run(
     demo: bool,
     env: Mapping[str, str] | None,
     base_dir: str | os.PathLike[str] | None,
+    role: str = "",
 ) -> tuple[CheckedParameters, Connection]:
-    """Everything checked before a kernel: the parameters and, at the same time, the
-    platform (unless ``connection`` was checked already), then the role they need."""
-    pending = None if connection else start_connection(profile=profile, demo=demo, env=env)
-    try:
-        dialect = dialect_of(profile=profile, demo=demo, env=env)
-        checked = check_parameters(notebook, parameters, base=base_dir, dialect=dialect)
-    except BaseException:
-        if pending is not None:
-            pending.cancel()
-        raise
-    if pending is not None:
-        connection = pending.result()
-    assert connection is not None
+    """Everything checked before a kernel: the parameters (names, types, meanings: no
+    process is started for a refusal), then the platform (unless ``connection`` was checked
+    already) with the ids they name, then the role they need."""
+    dialect = dialect_of(profile=profile, demo=demo, env=env)
+    checked = check_parameters(notebook, parameters, base=base_dir, dialect=dialect)
+    if connection is None:
+        filters = platform_filters(checked.checks, checked.values).values()
+        connection = start_connection(
+            profile=profile, demo=demo, env=env, role=role, filters=list(filters)
+        ).result()
     check_role(checked, connection.platform)
     return checked, connection
 
@@ -137,9 +146,7 @@ def _worker_env(connection: Connection) -> dict[str, str]:
 
 
 def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
-    facts: dict[str, Any] = {"outcome": result.outcome}
-    if result.reason:
-        facts["reason"] = result.reason
+    facts: dict[str, Any] = {"outcome": result.outcome}  # its reason heads the page
     facts["platform"] = platform.name
     facts["account"] = platform.account
     started = utc_text(result.started_at) if result.started_at else ""
@@ -153,12 +160,21 @@ def _facts(result: RunResult, platform: Platform) -> dict[str, Any]:
 def finish_run(
     result: RunResult, files: RunFiles, *, out_dir: Path, self_contained: bool = False
 ) -> RunResult:
-    """Export the HTML (when the notebook exists), list the exports, write ``status.json``.
+    """Record the figures the report published and what changed since the previous run of
+    the same parameters, export the HTML (when the notebook exists; the changes at its
+    top), list the exports, write ``status.json``.
 
     plotly.js goes into ``out_dir`` once, shared by every report there, unless
     ``self_contained`` (then it is inside the HTML).
     """
     if files.notebook.exists():
+        said = notebook_headline(files.notebook)
+        result.metrics, result.sets = published(said)
+        if said and said.get("sentence"):
+            result.sentence = str(said["sentence"])
+        if result.outcome in COUNTED and (result.metrics or result.sets):
+            before = previous_run(out_dir, asdict(result))
+            result.changes = compare(before, asdict(result)) if before else None
         platform = Platform.from_dict(result.platform)
         problem = ""
         if not result.ok:
@@ -180,10 +196,13 @@ def finish_run(
             title=report_title(files.notebook, result.report),
             facts=_facts(result, platform),
             banner=DEMO_BANNER if platform.demo else "",
-            problem=problem,
+            problem=problem + changes_html(result.changes),
             plotly_src=plotly_src,
         )
         result.html = str(html)
+    if not result.sentence:
+        given = {**notebook_defaults(result.notebook), **result.parameters}
+        result.sentence = describe_parameters(given, started=utc_text(result.started_at or ""))
     result.exports = exported_files(files)
     write_status(result)
     return result
@@ -206,6 +225,8 @@ def run_report(
     self_contained: bool = False,
     echo: Callable[[str], Any] | None = None,
     sections: bool = False,
+    role: str = "",
+    alerts: Alerting | None = None,
 ) -> RunResult:
     """Run one report unattended and keep its notebook, HTML and status.
 
@@ -226,6 +247,9 @@ def run_report(
         A connection profile of the opslib config file (sets ``OPSLIB_PROFILE``).
     demo
         Run on the embedded demo platform (the report is marked DEMO DATA).
+    role
+        With ``demo``: the demo account to run as, ``ops`` (default) or ``admin`` (which
+        ``product_upkeep``'s ``apply`` needs).
     env
         Extra environment variables for the run (e.g. ``OPSLIB_BASE_URL``).
     connection
@@ -248,6 +272,10 @@ def run_report(
         ``sections``, as each section (notebook heading) ends, with its duration.
     sections
         Report each section's end to ``echo`` (``--verbose``).
+    alerts
+        The alert rules (and default targets) evaluated after the run, while it still
+        holds the report's lock (:mod:`opslib.reports._alerting`); the rules of other
+        reports are left alone.
 
     Returns
     -------
@@ -283,7 +311,7 @@ def run_report(
     try:
         checked, connection = check_before_run(
             notebook, parameters or {}, connection=connection, profile=profile, demo=demo,
-            env=env, base_dir=base_dir,
+            env=env, base_dir=base_dir, role=role,
         )  # fmt: skip
     except BaseException:
         lock.release(remove=True)
@@ -295,7 +323,7 @@ def run_report(
         return _run_locked(
             notebook, checked, connection, out=out, label=label, cell_timeout=cell_timeout,
             run_timeout=run_timeout, kernel_name=kernel_name, self_contained=self_contained,
-            echo=echo, sections=sections,
+            echo=echo, sections=sections, alerts=alerts,
         )  # fmt: skip
     finally:
         lock.release()
@@ -336,6 +364,7 @@ def _run_locked(
     self_contained: bool,
     echo: Callable[[str], Any] | None,
     sections: bool,
+    alerts: Alerting | None,
 ) -> RunResult:
     """The run itself, once checked and holding the report's lock."""
     values = checked.values
@@ -377,4 +406,6 @@ def _run_locked(
         platform=connection.platform.to_dict(),
         cause=int(cause_of(verdict.outcome, verdict.error)),
     )
-    return finish_run(result, files, out_dir=out, self_contained=self_contained)
+    finish_run(result, files, out_dir=out, self_contained=self_contained)
+    after_run(result, alerts, out, profile=connection.platform.profile or None)
+    return result

@@ -7,10 +7,14 @@ every report of a reports directory (``plotly_src``, a relative path, so the rep
 open offline from disk), or inline for a single-file report. A plotly.js the notebook
 embedded itself is dropped from the page first.
 
-A header names the report, its parameters, the platform and the account, when it ran and
-how it ended; a run on demo data carries a DEMO DATA banner. A report that did not succeed
-opens with a summary (what failed, in which section, the error message) with the
-traceback folded below; papermill's own error banners are left out.
+The first screen is the answer: the title, the parameters as a sentence and the headline
+figures the notebook showed (:func:`opslib.reports.notebook.headline`), under one DEMO DATA
+banner on demo data; the run details (platform, account, when, how long) and what the
+report is about go to a footer. A report that did not succeed opens with a summary (what
+failed, in which section, the error message) with the traceback folded below; papermill's
+own error banners are left out. A report whose charts cannot be drawn (opened away from
+the plotly.js beside it) says so at the top; :func:`self_contained_copy` makes the one file
+a mail attaches.
 
 The page carries a Content-Security-Policy that lets run only the scripts the report
 itself wrote: plotly.js (the shared file, or inline), its one-line configuration and each
@@ -22,24 +26,29 @@ fetched from the network.
 
 from __future__ import annotations
 
-import base64
-import functools
-import hashlib
 import html
-import json
 import os
 import re
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._policy import (
+    content_security_policy,
+    noplotly_html,
+    plotly_head,
+    with_policy,
+)
+
 __all__ = [
+    "PLATFORM_OUTPUT",
     "PLOTLY_MARKER",
     "content_security_policy",
     "export_html",
     "plotly_js_file",
     "problem_html",
+    "self_contained_copy",
 ]
 
 _TEMPLATE = "opslib_report.html.j2"
@@ -53,9 +62,17 @@ _TEMPLATE_SOURCE = """\
 <style type="text/css">
 .opslib-header { font-family: system-ui, sans-serif; padding: 12px 20px; margin: 0 0 8px;
   border-bottom: 1px solid #ddd; background: #fafafa; }
-.opslib-header h1 { font-size: 1.3em; margin: 0 0 6px; }
-.opslib-header table { border-collapse: collapse; font-size: 0.9em; }
-.opslib-header td { padding: 1px 10px 1px 0; vertical-align: top; }
+.opslib-header h1 { font-size: 1.4em; margin: 0 0 4px; }
+.opslib-footer { font-family: system-ui, sans-serif; padding: 10px 20px; margin: 24px 0 0;
+  border-top: 1px solid #ddd; background: #fafafa; color: #444; font-size: 0.9em; }
+.opslib-footer h2 { font-size: 1em; margin: 6px 0 4px; }
+.opslib-footer table { border-collapse: collapse; }
+.opslib-footer td { padding: 1px 10px 1px 0; vertical-align: top; }
+.opslib-noplotly { border-left: 4px solid #b26a00; background: #fff4e5; padding: 8px 14px;
+  margin: 0 0 8px; font-family: system-ui, sans-serif; }
+.opslib-plotly .opslib-noplotly { display: none; }
+.jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { text-align: left; }
+.jp-OutputArea-output { max-width: 100%; overflow-x: auto; }
 .opslib-failed { color: #b00020; font-weight: bold; }
 .opslib-demo { background: #b00020; color: #fff; font-weight: bold; padding: 6px 20px;
   font-family: system-ui, sans-serif; position: sticky; top: 0; z-index: 10; }
@@ -72,7 +89,15 @@ _TEMPLATE_SOURCE = """\
 {{ super() }}
 {{ resources.opslib_header }}
 {%- endblock body_header -%}
+{%- block body_footer -%}
+{{ resources.opslib_footer }}
+{{ super() }}
+{%- endblock body_footer -%}
 """
+
+PLATFORM_OUTPUT = "platform"
+"""``metadata["opslib"]`` of the platform line ``nb.connect()`` shows (left out of a report,
+whose banner and footer say it)."""
 
 PLOTLY_MARKER = "window.PlotlyConfig"
 """In the HTML of plotly.js as :func:`opslib.plots.plotly_js_html` embeds it."""
@@ -110,115 +135,45 @@ def plotly_js_file(directory: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _plotly_head(plotly_src: str | None) -> str:
-    config = '<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};'
-    config += "</script>\n"
-    if plotly_src is not None:
-        return f'{config}<script type="text/javascript" src="{html.escape(plotly_src)}"></script>'
-    from plotly.offline import get_plotlyjs
+def _header(
+    title: str,
+    sentence: str,
+    headline: Mapping[str, Any] | None,
+    banner: str,
+    problem: str,
+    warning: str = "",
+) -> str:
+    """The first screen: one DEMO banner, the title, the parameters as a sentence and the
+    headline figures (or what went wrong); run details are in the footer."""
+    from opslib.reports._headline import headline_html
 
-    return f'{config}<script type="text/javascript">{get_plotlyjs()}</script>'
-
-
-_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script[\s/>]", re.IGNORECASE | re.DOTALL)
-# A figure as plotly.io.to_html writes it (include_plotlyjs=False): its arguments are JSON.
-_FIGURE = re.compile(
-    r"\s*window\.PLOTLYENV=window\.PLOTLYENV \|\| \{\};\s*"
-    r'if \(document\.getElementById\("(?P<id>[0-9a-f-]{36})"\)\) \{\s*'
-    r'Plotly\.newPlot\(\s*"(?P=id)",(?P<args>.*)\)\s*\};?\s*',
-    re.DOTALL,
-)
-_PLOTLY_CONFIGS = (
-    'window.PlotlyConfig = {MathJaxConfig: "local"};',
-    "window.PlotlyConfig = {MathJaxConfig: 'local'};",
-)
-_POLICY = (
-    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; img-src data:;"
-    " font-src data:; base-uri 'none'; form-action 'none'"
-)
+    demo = f'<div class="opslib-demo">{html.escape(banner)}</div>' if banner else ""
+    if headline and headline.get("figures"):
+        first = headline_html(str(headline.get("sentence") or sentence), headline["figures"])
+    else:
+        first = f'<p class="opslib-sentence">{html.escape(sentence)}</p>' if sentence else ""
+    return (
+        f'{demo}{warning}<header class="opslib-header"><h1>{html.escape(title)}</h1>'
+        f"{first}{problem}</header>"
+    )
 
 
-@functools.cache
-def _plotly_js() -> str:
-    from plotly.offline import get_plotlyjs
-
-    return get_plotlyjs()
-
-
-def _json_arguments(text: str, count: int) -> bool:
-    """Whether ``text`` is exactly ``count`` JSON values separated by commas."""
-    decoder = json.JSONDecoder()
-    position = 0
-    for n in range(count):
-        while position < len(text) and text[position].isspace():
-            position += 1
-        try:
-            _, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            return False
-        rest = text[position:].lstrip()
-        if n < count - 1:
-            if not rest.startswith(","):
-                return False
-            position = len(text) - len(rest) + 1
-    return not text[position:].strip()
-
-
-def _trusted(script: str) -> bool:
-    """A script the report wrote itself: plotly.js, its configuration, a figure call."""
-    if script.strip() in _PLOTLY_CONFIGS or script == _plotly_js():
-        return True
-    figure = _FIGURE.fullmatch(script)
-    return figure is not None and _json_arguments(figure.group("args"), 3)
-
-
-def _hashes(page: str) -> Iterator[str]:
-    for match in _SCRIPT.finditer(page):
-        script = match.group(1)
-        if _trusted(script):
-            digest = hashlib.sha256(script.encode("utf-8")).digest()
-            yield f"'sha256-{base64.b64encode(digest).decode()}'"
-
-
-def content_security_policy(page: str, *, script_file: bool = False) -> str:
-    """The policy of ``page``: only its own plotly.js, configuration and figure calls run.
-
-    ``script_file``: the page loads plotly.js from the file its reports share; Chromium
-    allows a script file of a page opened from disk by ``'self'`` only (not by its hash).
-
-    Examples
-    --------
-    >>> content_security_policy("<p>no script</p>").split(";")[1]
-    " script-src 'none'"
-    """
-    sources = list(dict.fromkeys(_hashes(page)))
-    if script_file:
-        sources.insert(0, "'self'")
-    scripts = " ".join(sources) or "'none'"
-    return _POLICY.format(scripts=scripts)
-
-
-def _with_policy(page: str, *, script_file: bool) -> str:
-    policy = content_security_policy(page, script_file=script_file)
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">'
-    head = re.search(r"<head\b[^>]*>", page, re.IGNORECASE)
-    if head is None:
-        raise ValueError("the exported page has no <head>")
-    return page[: head.end()] + "\n" + meta + page[head.end() :]
-
-
-def _header(title: str, facts: Mapping[str, Any], banner: str, problem: str) -> str:
+def _footer(facts: Mapping[str, Any], about: str) -> str:
+    """Run details (outcome, platform, account, when, how long, parameters) and what the
+    report is about, at the end of the page."""
     rows = []
     for key, value in facts.items():
         text = html.escape(str(value))
         if key == "outcome" and value != "ok":
             text = f'<span class="opslib-failed">{text}</span>'
         rows.append(f"<tr><td>{html.escape(key)}</td><td>{text}</td></tr>")
-    demo = f'<div class="opslib-demo">{html.escape(banner)}</div>' if banner else ""
-    return (
-        f'{demo}<header class="opslib-header"><h1>{html.escape(title)}</h1>'
-        f"<table>{''.join(rows)}</table>{problem}</header>"
-    )
+    parts = ['<footer class="opslib-footer">']
+    if rows:
+        parts.append(f"<h2>About this run</h2><table>{''.join(rows)}</table>")
+    if about:
+        parts.append(f'<h2>About this report</h2><div class="opslib-about">{about}</div>')
+    parts.append("</footer>")
+    return "".join(parts)
 
 
 def _traceback(lines: list[str]) -> str:
@@ -253,7 +208,9 @@ def problem_html(
             f"{html.escape(str(error.get('evalue', '')))}</p>"
         )
     if reason:
-        parts.append(f"<p>{html.escape(reason)}</p>")
+        # the heading names the section already
+        said = re.sub(r"^In section '[^']*': ", "", reason)
+        parts.append(f"<p>{html.escape(said[:1].upper() + said[1:])}</p>")
     if traceback:
         parts.append(_traceback(traceback))
     parts.append("</section>")
@@ -276,6 +233,57 @@ def _fold_errors(nb: Any) -> None:
                 f"{_traceback(output.get('traceback', []))}</div>"
             )
             outputs[i] = nbformat.v4.new_output("display_data", data={"text/html": text})
+
+
+def _take_headline(nb: Any) -> dict[str, Any] | None:
+    """The last headline the notebook showed, taken out of the body (the header shows it)."""
+    from opslib.reports._headline import HEADLINE_MIMETYPE
+
+    found = None
+    for cell in nb.cells:
+        kept = []
+        for output in cell.get("outputs", []):
+            data = (output.get("data") or {}).get(HEADLINE_MIMETYPE)
+            if isinstance(data, dict):
+                found = dict(data)
+                continue
+            kept.append(output)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+    return found
+
+
+def _drop_platform_lines(nb: Any) -> None:
+    """The platform line (and its DEMO banner) ``nb.connect()`` shows in JupyterLab, and
+    the lines a notebook declares its outcome with: the report says each once, in its
+    banner, header and footer."""
+    from opslib.reports.status import OUTCOME_MIMETYPE
+
+    for cell in nb.cells:
+        if "outputs" in cell:
+            cell["outputs"] = [
+                o
+                for o in cell["outputs"]
+                if (o.get("metadata") or {}).get("opslib") != PLATFORM_OUTPUT
+                and OUTCOME_MIMETYPE not in (o.get("data") or {})
+            ]
+
+
+def _take_about(nb: Any) -> str:
+    """The notebook's opening cell (its ``# title`` and description) taken out of the body:
+    the title heads the header, the description goes to the footer (as HTML)."""
+    from nbconvert.filters.markdown import markdown2html
+
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = str(cell.get("source", ""))
+        if not re.match(r"^\s*#\s", source):
+            return ""
+        del nb.cells[index]
+        text = re.sub(r"^\s*#\s[^\n]*\n?", "", source, count=1).strip()
+        return str(markdown2html(text)) if text else ""
+    return ""
 
 
 def _drop_embedded_plotly(nb: Any) -> bool:
@@ -315,7 +323,9 @@ def export_html(
     title
         The page title and heading.
     facts
-        Shown in the header table (parameters, platform, time, outcome...).
+        The run details, shown in the footer (parameters, platform, time, outcome...);
+        ``parameters`` is also the header's sentence when the notebook showed no headline
+        (:func:`opslib.reports.notebook.headline`).
     banner
         A line shown above the header on a strong background (DEMO DATA).
     problem
@@ -354,12 +364,51 @@ def export_html(
     nb.metadata["title"] = title
     _fold_errors(nb)
     figures = _drop_embedded_plotly(nb)
+    headline = _take_headline(nb)
+    _drop_platform_lines(nb)
+    about = _take_about(nb)
+    shown = dict(facts or {})
+    sentence = str((headline or {}).get("sentence") or shown.get("parameters") or "")
+    warning = noplotly_html(plotly_src) if figures else ""
     resources = {
-        "opslib_header": _header(title, facts or {}, banner, problem),
-        "opslib_head": _plotly_head(plotly_src) if figures else "",
+        "opslib_header": _header(title, sentence, headline, banner, problem, warning),
+        "opslib_footer": _footer(shown, about),
+        "opslib_head": plotly_head(plotly_src) if figures else "",
     }
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     out = Path(destination)
-    page = _with_policy(body, script_file=bool(figures) and plotly_src is not None)
+    page = with_policy(body, script_file=bool(figures) and plotly_src is not None)
+    out.write_text(page, encoding="utf-8")
+    return out
+
+
+_PLOTLY_FILE = re.compile(r'<script\b[^>]*\bsrc="(?P<src>[^"]*plotly-[^"]*\.js)"[^>]*></script>')
+_POLICY_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*">\n?')
+
+
+def self_contained_copy(
+    report: str | os.PathLike[str], destination: str | os.PathLike[str]
+) -> Path:
+    """A copy of ``report`` that draws its charts anywhere (a mail attachment): the
+    plotly.js it loads from beside it is put inside the copy, once.
+
+    A report that already holds plotly.js, or has no chart, is copied as it is.
+
+    Examples
+    --------
+    >>> self_contained_copy("reports/x/run/x.html", "/tmp/mail/x.html")  # doctest: +SKIP
+    PosixPath('/tmp/mail/x.html')
+    """
+    source = Path(report)
+    page = source.read_text(encoding="utf-8")
+    found = _PLOTLY_FILE.search(page)
+    if found is not None:
+        script = (source.parent / html.unescape(found.group("src"))).resolve()
+        if script.is_file():
+            inline = f'<script type="text/javascript">{script.read_text(encoding="utf-8")}</script>'
+            page = page[: found.start()] + inline + page[found.end() :]
+            page = with_policy(_POLICY_META.sub("", page, count=1), script_file=False)
+    out = Path(destination)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")
     return out

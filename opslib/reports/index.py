@@ -1,7 +1,11 @@
 """``index.html`` of every run under a reports directory, and pruning old runs.
 
-The page opens with the latest run of each report (a report and its run-all label: outcome,
-platform, when, duration, link), then the history grouped by report, newest first. It
+The page opens with the alerts that hold now and how many of the latest runs failed and
+which, then the latest run of each report (a report and its run-all label: outcome,
+platform, when, duration, the parameters as the report said them, link), those that did
+not succeed first, each with its alerts that hold, what changed since the run before and a
+small trend of each headline figure over the kept runs; then the history grouped by
+report, newest first. It
 reads the ``status.json`` of every run directory (``<out>/<report>/<run>/``), so runs of
 ``opslib report run`` and of every run-all appear. A run on demo data is marked, and the
 page carries a DEMO DATA banner when any latest run is one.
@@ -14,15 +18,16 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import json
 import os
 import shutil
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from opslib.reports.platform import DEMO_LABEL, Platform
+from opslib.reports._runs import Run, load_runs
+from opslib.reports._trend import STYLE as TREND_STYLE
+from opslib.reports._trend import alerts_summary, report_details
+from opslib.reports.platform import DEMO_LABEL
 from opslib.reports.status import STATUS_FILE
 
 __all__ = ["INDEX_FILE", "Run", "load_runs", "prune", "write_index"]
@@ -30,46 +35,6 @@ __all__ = ["INDEX_FILE", "Run", "load_runs", "prune", "write_index"]
 INDEX_FILE = "index.html"
 # The index runs no script at all (every cell is escaped text; the policy makes sure).
 INDEX_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-
-
-@dataclass(frozen=True)
-class Run:
-    """One run directory and its status."""
-
-    run_dir: Path
-    status: dict[str, Any]
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """The report and its label: the runs of one key are one report's history."""
-        return str(self.status.get("report", "")), str(self.status.get("label") or "")
-
-    @property
-    def name(self) -> str:
-        report, label = self.key
-        return f"{report}/{label}" if label else report
-
-    @property
-    def started(self) -> str:
-        return str(self.status.get("started_at") or "")
-
-    @property
-    def platform(self) -> Platform | None:
-        data = self.status.get("platform")
-        return Platform.from_dict(data) if data else None
-
-
-def load_runs(out_dir: str | os.PathLike[str]) -> list[Run]:
-    """Every run under ``out_dir`` that has a readable status.json, newest first."""
-    runs = []
-    for path in Path(out_dir).glob(f"*/*/{STATUS_FILE}"):
-        try:
-            status = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
-        if isinstance(status, dict):
-            runs.append(Run(path.parent, status))
-    return sorted(runs, key=lambda r: (r.started, str(r.run_dir)), reverse=True)
 
 
 def _latest(runs: Iterable[Run]) -> dict[tuple[str, str], Run]:
@@ -104,13 +69,18 @@ def _platform_cell(run: Run) -> str:
 
 
 def _parameters(run: Run) -> str:
-    params = {k: v for k, v in (run.status.get("parameters") or {}).items() if k != "output_dir"}
-    return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "defaults"
+    """The parameters as the report said them (its first screen's sentence)."""
+    said = str(run.status.get("sentence") or "")
+    if said:
+        return said
+    from opslib.reports._describe import describe_parameters
+
+    return describe_parameters(dict(run.status.get("parameters") or {}))
 
 
 def _when(run: Run) -> str:
     started = _started(run)
-    return started.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S") if started else run.started
+    return started.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M") if started else run.started
 
 
 def _row(run: Run, out: Path, *, name: bool) -> str:
@@ -118,9 +88,9 @@ def _row(run: Run, out: Path, *, name: bool) -> str:
     first = f"<td>{_e(run.name)}</td>" if name else ""
     return (
         f'<tr class="{_e(outcome)}">{first}<td class="outcome">{_e(outcome)}</td>'
-        f"<td>{_platform_cell(run)}</td><td>{_e(_when(run))}</td>"
+        f'<td>{_platform_cell(run)}</td><td class="when">{_e(_when(run))}</td>'
         f"<td>{float(run.status.get('duration_s') or 0):.1f} s</td>"
-        f"<td><code>{_e(_parameters(run))}</code></td><td>{_links(run, out)}</td>"
+        f"<td>{_e(_parameters(run))}</td><td>{_links(run, out)}</td>"
         f"<td>{_e(run.status.get('reason') or '')}</td></tr>"
     )
 
@@ -135,6 +105,9 @@ th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e0e0e0;
 tr.failed td, tr.timeout td, tr.partial td, tr.skipped td { background: #fdecea; }
 tr.ok td.outcome { color: #1b5e20; }
 td.outcome { font-weight: bold; }
+td.when, td.outcome { white-space: nowrap; }
+.summary { font-size: 1.1em; }
+.summary.bad strong { color: #b00020; }
 code { font-size: 12px; }
 .demo { background: #b00020; color: #fff; font-weight: bold; padding: 0 4px; }
 .demo-banner { background: #b00020; color: #fff; font-weight: bold; padding: 8px 12px; }
@@ -142,8 +115,15 @@ details { margin: 4px 0 12px; }
 """
 
 
-def render_index(runs: list[Run], out: Path) -> str:
-    """The page: latest run per report, then each report's history."""
+def render_index(
+    runs: list[Run],
+    out: Path,
+    firing: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]] | None = None,
+) -> str:
+    """The page: the alerts that hold now, the latest run per report (with its alerts,
+    what changed since the run before and the trend of each headline figure), then each
+    report's history. ``firing``: the alerts that hold, by report and label."""
+    firing = firing or {}
     latest = _latest(runs)
     demo = sum(1 for r in latest.values() if r.platform is not None and r.platform.demo)
     banner = ""
@@ -152,7 +132,20 @@ def render_index(runs: list[Run], out: Path) -> str:
             f'<div class="demo-banner">{DEMO_LABEL}: {demo} of the {len(latest)} latest '
             "runs used the embedded demo platform, not a real fleet.</div>"
         )
-    latest_rows = "\n".join(_row(run, out, name=True) for run in latest.values())
+    failing = [r for r in latest.values() if str(r.status.get("outcome")) != "ok"]
+    # what needs a person first: the runs that did not succeed, then the rest
+    ordered = failing + [r for r in latest.values() if r not in failing]
+    latest_rows = "\n".join(
+        _row(run, out, name=True) + _details(run, runs, firing.get(run.key, ())) for run in ordered
+    )
+    if failing:
+        summary = (
+            f'<p class="summary bad"><strong>{len(failing)} of {len(latest)} failed</strong> '
+            f"(latest run of each report): {_e(', '.join(r.name for r in failing))}.</p>"
+        )
+    else:
+        summary = f'<p class="summary">All {len(latest)} latest runs ok.</p>'
+
     history = []
     for key in latest:
         rows = [r for r in runs if r.key == key]
@@ -163,13 +156,14 @@ def render_index(runs: list[Run], out: Path) -> str:
             f"</summary><table><thead><tr>{_HEAD}</tr></thead><tbody>\n{body}\n"
             "</tbody></table></details>"
         )
-    generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    generated = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{INDEX_POLICY}">
 <title>opslib reports</title>
-<style>{_STYLE}</style></head>
+<style>{_STYLE}{TREND_STYLE}</style></head>
 <body>{banner}<h1>opslib reports</h1>
+{alerts_summary(firing)}{summary}
 <p>{len(runs)} runs of {len(latest)} reports. Generated {generated}.</p>
 <h2 id="latest">Latest run of each report</h2>
 <table><thead><tr><th>report</th>{_HEAD}</tr></thead><tbody>
@@ -179,6 +173,13 @@ def render_index(runs: list[Run], out: Path) -> str:
 {chr(10).join(history)}
 </body></html>
 """
+
+
+def _details(run: Run, runs: list[Run], firing: Sequence[Mapping[str, Any]]) -> str:
+    """The row under a report's latest run: alerts, changes, trends (none when empty)."""
+    history = [r.status for r in runs if r.key == run.key]
+    block = report_details(run.status, history, firing)
+    return f'<tr class="detail"><td></td><td colspan="8">{block}</td></tr>' if block else ""
 
 
 def write_index(out_dir: str | os.PathLike[str]) -> Path:
@@ -191,7 +192,9 @@ def write_index(out_dir: str | os.PathLike[str]) -> Path:
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    page = render_index(load_runs(out), out)
+    from opslib.reports._alerting import firing_alerts
+
+    page = render_index(load_runs(out), out, firing_alerts(out))
     index = out / INDEX_FILE
     tmp = index.with_suffix(".html.tmp")
     tmp.write_text(page, encoding="utf-8")

@@ -8,23 +8,37 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from opslib import analysis, plots
 from opslib.analysis._common import parquet_ready
-from opslib.analysis._markup import markdown_text
-from opslib.csvcells import write_csv
+from opslib.reports._selection import (
+    empty_window_reason,
+    export_frame,
+    fleet_devices,
+    fleet_selection,
+    load_devices,
+    load_events,
+    markdown,
+    period_text,
+    read_users,
+    section,
+    selection_text,
+    settings_for,
+)
 from opslib.reports.status import RUNNER_ENV
 
 __all__ = [
     "connect",
     "declare_outcome",
+    "empty_window_reason",
     "export_frame",
     "fleet_devices",
+    "fleet_selection",
+    "headline",
     "load_devices",
     "load_events",
     "markdown",
@@ -34,11 +48,15 @@ __all__ = [
     "person",
     "platform",
     "read_users",
+    "require_events",
     "require_rows",
+    "require_selection",
     "section",
     "selection_text",
+    "sentence",
     "settings_for",
     "setup",
+    "zone",
 ]
 
 
@@ -61,17 +79,6 @@ def setup(*, interactive: bool) -> None:
     pd.set_option("display.max_colwidth", 80)
     pd.set_option("display.width", 200)
     pd.set_option("display.precision", 3)
-
-
-def markdown(text: str) -> None:
-    """Show Markdown text (a written finding) as a cell output.
-
-    ``text`` is read as Markdown, raw HTML included: any platform string in it must be
-    escaped first (``opslib.analysis._markup.markdown_text``).
-    """
-    from IPython.display import Markdown, display
-
-    display(Markdown(text))
 
 
 def connect() -> Any:
@@ -105,12 +112,6 @@ def person() -> str:
         return ""
     who = _PLATFORM.nick_name or _PLATFORM.user_id
     return f"{who} ({_PLATFORM.phone})" if _PLATFORM.phone else str(who)
-
-
-def section(heading: str, text: str = "") -> None:
-    """A section heading (and a paragraph) shown only where this is called: a section
-    that exists in one mode only leaves no empty heading in the other."""
-    markdown(f"## {heading}" + (f"\n\n{text}" if text else ""))
 
 
 def platform_html(platform: Any) -> str:
@@ -197,215 +198,118 @@ def require_rows(frame: pd.DataFrame, what: str, *, expected: bool = True) -> pd
 
 
 def _show_html(text: str) -> None:
+    """The platform line, marked: a report says the platform once, in its banner and
+    footer, and leaves this line out."""
     from IPython.display import HTML, display
 
-    display(HTML(text))
+    from opslib.reports.export import PLATFORM_OUTPUT
+
+    display(HTML(text), metadata={"opslib": PLATFORM_OUTPUT})
 
 
-def read_users(users: str | Sequence[str] | None) -> list[str]:
-    """User ids from a report's ``users`` parameter: ids, CSV files of ids (a ``user_id``
-    column, or the first column), or both; duplicates dropped, order kept.
-
-    Raises
-    ------
-    ValueError
-        A CSV file without ids, naming the file.
+def zone(tz: str = "") -> str:
+    """The zone the report shows its times in: ``tz``, else the profile's ``tz``, else the
+    platform's (its dialect's zone), else UTC (:mod:`opslib.reports.zones`).
 
     Examples
     --------
-    >>> read_users(["u1", "u2", "u1"])
-    ['u1', 'u2']
+    >>> nb.zone("Asia/Shanghai")  # doctest: +SKIP
+    'Asia/Shanghai'
     """
-    items = [users] if isinstance(users, str) else list(users or [])
-    out: list[str] = []
-    for item in items:
-        text = str(item).strip()
-        if not text:
-            continue
-        if text.lower().endswith(".csv"):
-            frame = pd.read_csv(text, dtype="string")
-            column = "user_id" if "user_id" in frame.columns else frame.columns[0]
-            ids = [str(v).strip() for v in frame[column].dropna() if str(v).strip()]
-            if not ids:
-                raise ValueError(f"{text}: no user ids in column {column!r}")
-        else:
-            ids = [text]
-        out.extend(i for i in ids if i not in out)
-    return out
+    from opslib.reports.zones import check_zone, default_zone
 
-
-def load_devices(client: Any, *, user_id: str = "", users: Sequence[str] = ()) -> pd.DataFrame:
-    """The devices of a user, of the ``users`` (ids or CSV files, see :func:`read_users`),
-    or of the fleet; on a platform without a fleet listing, ``users`` is the way to a fleet.
-
-    Examples
-    --------
-    >>> devices = nb.load_devices(client, users=["users.csv"])  # doctest: +SKIP
-    """
-    ids = read_users(users)
-    if ids and not user_id:
-        return client.devices.list(users=ids, progress=False)
-    return client.devices.list(user_id or None, progress=False)
-
-
-def fleet_devices(client: Any, *, users: Sequence[str] = ()) -> pd.DataFrame | None:
-    """The fleet's devices (or the ``users``'), or None where the platform lists devices per
-    user only and no users were given: then one sentence says what is not counted.
-
-    Examples
-    --------
-    >>> devices = nb.fleet_devices(client, users=users)  # doctest: +SKIP
-    """
-    from opslib.exceptions import Unsupported
-
-    try:
-        return load_devices(client, users=users)
-    except Unsupported:
-        markdown(
-            "This platform lists devices per user only, so devices per product are not "
-            "counted (give `users` to count them); a delete it refuses is reported below."
-        )
-        return None
-
-
-def load_events(
-    client: Any,
-    window: analysis.Window,
-    *,
-    device_id: str = "",
-    user_id: str = "",
-    users: Sequence[str] = (),
-    event_types: Sequence[int | str] = (),
-) -> pd.DataFrame:
-    """Events of ``window`` for a device, a user, several ``users`` (ids or CSV files, see
-    :func:`read_users`) or the fleet, of the given types.
-
-    The platform filters by one event type at a time: one type is asked of it, several
-    are filtered here after one read. On a platform without a fleet query, ``users`` is
-    the way to read a fleet (without it, :class:`opslib.Unsupported` says so).
-
-    Examples
-    --------
-    >>> events = nb.load_events(client, analysis.resolve_window("-7d"))  # doctest: +SKIP
-    """
-    types = analysis.event_type_values(list(event_types))
-    ids = read_users(users) if not (device_id or user_id) else []
-    events = client.events.list(
-        window[0],
-        window[1],
-        device_id=device_id or None,
-        user_id=user_id or None,
-        users=ids or None,
-        event_type=types[0] if len(types) == 1 else None,
-        progress=False,
-    )
-    if len(types) > 1:
-        events = analysis.filter_events(events, event_types=types)
-    return events
-
-
-def selection_text(
-    *,
-    device_id: str = "",
-    user_id: str = "",
-    event_types: Sequence[str] = (),
-    users: Sequence[str] = (),
-) -> str:
-    """What the parameters select, in words: ``all event types, whole fleet``.
-
-    Examples
-    --------
-    >>> selection_text(event_types=["alarm"], device_id="d1")
-    'event types alarm, device d1'
-    """
-    types = "event types " + ", ".join(event_types) if event_types else "all event types"
-    who = [f"device {device_id}"] if device_id else []
-    who += [f"user {user_id}"] if user_id else []
-    ids = read_users(users) if not (device_id or user_id) else []
-    who += [f"{len(ids)} users' devices"] if ids else []
-    return ", ".join([types, *who] if who else [types, "whole fleet"])
-
-
-def period_text(
-    window: analysis.Window,
-    events: pd.DataFrame,
-    earlier: pd.DataFrame,
-    *,
-    device_id: str = "",
-    user_id: str = "",
-    event_types: Sequence[str] = (),
-    users: Sequence[str] = (),
-) -> str:
-    """The period's first line: how many events, when, of what (escaped Markdown).
-
-    Examples
-    --------
-    >>> nb.markdown(nb.period_text(window, events, earlier))  # doctest: +SKIP
-    """
-    fmt = "%Y-%m-%d %H:%M"
-    selection = selection_text(
-        device_id=device_id, user_id=user_id, event_types=event_types, users=users
-    )
     return (
-        f"**{len(events):,} events** from {window[0]:{fmt}} to {window[1]:{fmt}} UTC, "
-        f"{markdown_text(selection)} ({len(earlier):,} in the previous period of equal length)."
+        check_zone(tz) if str(tz).strip() else default_zone(demo=bool(_PLATFORM and _PLATFORM.demo))
     )
 
 
-def export_frame(
-    frame: pd.DataFrame, output_dir: str | os.PathLike[str], stem: str
+def sentence(
+    parameters: Mapping[str, Any],
+    *,
+    window: analysis.Window | None = None,
+    names: Mapping[str, str] | None = None,
+) -> str:
+    """The report's parameters as one sentence, ids by their names and the period's end in
+    its zone: ``Last 7 days to 2026-11-24 14:00 Asia/Shanghai, all event types, whole
+    fleet.``
+
+    Examples
+    --------
+    >>> nb.sentence({"start": "-7d", "end": "now"}, window=window)  # doctest: +SKIP
+    """
+    from opslib.reports._describe import describe_parameters
+
+    until = ""
+    if window is not None:
+        until = f"{window[1]:%Y-%m-%d %H:%M} {analysis.zones.zone_label(window[1].tzinfo)}"
+    return describe_parameters(parameters, started=until, names=names)
+
+
+def headline(figures: Sequence[Any], sentence: str) -> None:
+    """Show the report's first screen: the parameters as a sentence and its headline
+    figures (``analysis.fleet_headline``...), each with its change. The exported report
+    opens with them, whichever cell shows them.
+
+    Examples
+    --------
+    >>> nb.headline(analysis.fleet_headline(devices), nb.sentence(params))  # doctest: +SKIP
+    """
+    from IPython.display import display
+
+    from opslib.reports._headline import HEADLINE_MIMETYPE, headline_html
+
+    data = {"sentence": sentence, "figures": [figure.as_dict() for figure in figures]}
+    text = (
+        sentence
+        + "\n"
+        + "\n".join(
+            f"{f['label']}: {f['value_text']} {f['change_text']}".rstrip()
+            for f in data["figures"]
+            if f.get("shown", True)
+        )
+    )
+    display(
+        {HEADLINE_MIMETYPE: data, "text/html": headline_html(sentence, data["figures"]),
+         "text/plain": text},
+        raw=True,
+    )  # fmt: skip
+
+
+def require_selection(
+    frame: pd.DataFrame, what: str, selection: str, *, filtered: bool
 ) -> pd.DataFrame:
-    """Write ``frame`` as ``<stem>.csv`` and ``<stem>.parquet`` in ``output_dir``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per file written: ``file``, ``rows``, ``columns`` (empty when
-        ``output_dir`` is empty: nothing is written then).
+    """``frame``; when it is empty the report is ``failed``, with one sentence naming the
+    selection (``No devices match the selection: product Door & Window Sensor
+    (p-sensor-02), status fault.``), shown here too.
 
     Examples
     --------
-    >>> nb.export_frame(devices, output_dir, "inventory")  # doctest: +SKIP
+    >>> devices = nb.require_selection(devices, "devices", selection, filtered=True)
+    ...  # doctest: +SKIP
     """
-    columns = {"file": "string", "rows": "Int64", "columns": "Int64"}
-    if not str(output_dir):
-        markdown("No `output_dir` given: nothing exported (the report runner sets it).")
-        return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
-    directory = Path(output_dir)
-    directory.mkdir(parents=True, exist_ok=True)
-    csv, parquet = directory / f"{stem}.csv", directory / f"{stem}.parquet"
-    write_csv(frame, csv)  # no cell a spreadsheet would run
-    parquet_ready(frame).to_parquet(parquet, index=False)
-    rows = [(p.name, len(frame), len(frame.columns)) for p in (csv, parquet)]
-    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
+    if not frame.empty:
+        return frame
+    if filtered:
+        reason = f"No {what} match the selection: {selection}."
+    else:
+        reason = f"The platform returned no {what} ({selection}), where data was expected."
+    declare_outcome("failed", reason)
+    return frame
 
 
-def settings_for(client: Any, user: pd.DataFrame) -> Any:
-    """The user's notification settings as a section, or one sentence saying precisely
-    why the interface does not show them.
-
-    ``/user/query_sys_setting`` answers for the caller only (it has no user parameter):
-    another user's settings are not available to anyone, ops and admin included. The
-    profile, devices and events are.
+def require_events(
+    events: pd.DataFrame,
+    window: analysis.Window,
+    selection: str,
+    devices: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """``events``; when none came back the report is ``failed``, with one sentence naming
+    the window, the selection and the latest report of the devices (where data is).
 
     Examples
     --------
-    >>> nb.settings_for(client, client.users.get("u-1"))  # doctest: +SKIP
+    >>> events = nb.require_events(events, window, selection, devices)  # doctest: +SKIP
     """
-    row = user.iloc[0]
-    uid = str(row["user_id"])
-    if uid == str(client.user_id):
-        section("Notification settings")
-        from opslib.widgets import Table
-
-        return Table(analysis.settings_table(client.users.settings()))
-    nick = str(row.get("nick_name") or "") if not pd.isna(row.get("nick_name")) else ""
-    who = f"{nick} ({uid})" if nick else uid
-    markdown(
-        f"Notification settings of {markdown_text(who)} are not shown: the interface gives "
-        "them only to the user themselves (`/user/query_sys_setting` reads the settings of "
-        "the connected account and takes no user), so no account, ops or admin, can read "
-        "another user's. The profile above and the devices and events below are what it "
-        "allows."
-    )
-    return None
+    if events.empty:
+        declare_outcome("failed", empty_window_reason(window, selection, devices))
+    return events

@@ -20,7 +20,9 @@ The message's first line (the e-mail subject, the webhook's ``title``) names the
 that did not succeed and why (the one-sentence ``reason`` of status.json); the body names
 the platform, the account, the run (command, host, start) and each report's outcome,
 cause, duration and HTML path. E-mails carry the HTML of the reports that did not succeed
-(all of them when every report is ok), up to :data:`ATTACH_LIMIT` bytes in all. No secret
+(all of them when every report is ok), each with plotly.js inside it so that its charts
+draw wherever it is opened (about 5 MB a report with charts), up to :data:`ATTACH_LIMIT`
+bytes in all; the others are named with why they were left out. No secret
 is ever sent: the text is scrubbed of every secret value the runner knows (the profile's
 and the environment's), and an HTML that holds one is not attached.
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -52,11 +55,13 @@ __all__ = [
     "NotifyConfigError",
     "NotifySettings",
     "compose",
+    "deliver",
     "known_secrets",
     "notify_settings",
     "record_deliveries",
     "run_name",
     "send",
+    "summary",
 ]
 
 WHEN = ("failure", "partial", "always")
@@ -180,33 +185,45 @@ def _platform_line(results: Sequence[RunResult]) -> str:
 
 
 def compose(
-    results: Sequence[RunResult], *, run: str, cause: int, index: str = "", stopped: str = ""
+    results: Sequence[RunResult],
+    *,
+    run: str,
+    cause: int,
+    index: str = "",
+    stopped: str = "",
+    names: Sequence[str] = (),
 ) -> tuple[str, str]:
     """The message: its first line (title) and its body, secrets not yet scrubbed.
 
-    ``run`` names the run (command, host); ``stopped`` is the one line of a run-all that
-    stopped early or of a run refused before anything ran.
+    The title starts with the reports (``report/label``) in every case: those that did not
+    succeed, every one when all are ok, and ``names`` (the reports a refused run was to
+    run) when nothing ran. ``run`` names the run (command, host); ``stopped`` is the one
+    line of a run-all that stopped early or of a run refused before anything ran.
 
     Examples
     --------
-    >>> title, body = compose([], run="opslib report run-all on ops1", cause=3,
-    ...                       stopped="cannot reach https://ops.example.com")
+    >>> title, body = compose([], run="opslib report run on ops1", cause=3,
+    ...                       stopped="cannot reach https://ops.example.com",
+    ...                       names=["fleet_inventory/hourly"])
     >>> title
-    'opslib report run-all on ops1: nothing was run: cannot reach https://ops.example.com'
+    'fleet_inventory/hourly: nothing was run: cannot reach https://ops.example.com'
     """
     bad = [r for r in results if not r.ok]
     groups: dict[tuple[str, str], list[str]] = {}
     for r in bad:
         groups.setdefault((r.outcome, r.reason), []).append(r.name)
     if not results:
-        title = f"{run}: nothing was run: {stopped}"
+        title = f"{', '.join(names) or run}: nothing was run: {stopped}"
     elif bad:
         parts = [
-            f"{', '.join(names)} {outcome}: {reason}" for (outcome, reason), names in groups.items()
+            f"{', '.join(group)} {outcome}: {reason}" for (outcome, reason), group in groups.items()
         ]
         title = "; ".join(parts)
+    elif len(results) == 1:
+        title = f"{results[0].name}: ok"
     else:
-        title = f"{run}: {len(results)} of {len(results)} reports ok"
+        every = ", ".join(r.name for r in results)
+        title = f"{every}: {len(results)} of {len(results)} reports ok"
     started = min((r.started_at for r in results), default="")
     exit_cause = Cause(cause)
     lines = [
@@ -216,6 +233,8 @@ def compose(
     ]  # fmt: skip
     if stopped and results:
         lines.append(f"Stopped: {stopped}")
+    if names and not results:
+        lines.append(f"Not run: {', '.join(names)}")
     lines.append("")
     for r in results:
         c = Cause(r.cause)
@@ -244,20 +263,26 @@ class _Attachments:
     notes: list[str] = field(default_factory=list)
 
 
-def _attachments(results: Sequence[RunResult], secrets: set[str]) -> _Attachments:
-    chosen = [r for r in results if not r.ok] or list(results)
+def _attachments(
+    reports: Sequence[tuple[str, str]], secrets: set[str], folder: Path
+) -> _Attachments:
+    """The reports (name, HTML path) a mail attaches, each a copy that draws its charts
+    anywhere (plotly.js inside it, :func:`~opslib.reports.export.self_contained_copy`),
+    written in ``folder``."""
+    from opslib.reports.export import self_contained_copy
+
     out, total = _Attachments(), 0
-    for r in chosen:
-        if not r.html or not Path(r.html).is_file():
+    for n, (name, path) in enumerate(reports):
+        if not path or not Path(path).is_file():
             continue
-        html = Path(r.html)
+        html = self_contained_copy(path, folder / str(n) / Path(path).name)
         size = html.stat().st_size
         text = html.read_text(encoding="utf-8", errors="replace")
         if any(value in text for value in secrets):
-            out.notes.append(f"{r.name}: HTML not attached: it holds a secret value")
+            out.notes.append(f"{name}: HTML not attached: it holds a secret value")
         elif total + size > ATTACH_LIMIT:
             out.notes.append(
-                f"{r.name}: HTML not attached: {size / 2**20:.1f} MB over the "
+                f"{name}: HTML not attached: {size / 2**20:.1f} MB over the "
                 f"{ATTACH_LIMIT / 2**20:.0f} MB limit of one mail"
             )
         else:
@@ -282,9 +307,11 @@ def send(
     index: str = "",
     stopped: str = "",
     secrets: set[str] | None = None,
+    names: Sequence[str] = (),
 ) -> list[Delivery]:
     """Send the message to each target of ``settings``; one :class:`Delivery` per target.
 
+    ``names`` are the reports (and run-all entries) a run that ran nothing was to run.
     Never raises for a target that fails: its error is in the delivery.
 
     Examples
@@ -293,22 +320,61 @@ def send(
     >>> [d.delivered for d in send(settings, [], run="test", cause=0)]  # doctest: +SKIP
     [False]
     """
+    title, body = compose(results, run=run, cause=cause, index=index, stopped=stopped, names=names)
+    chosen = [r for r in results if not r.ok] or list(results)
+    kind = "success" if all(r.ok for r in results) and results else "failure"
+    return deliver(
+        settings.urls, title, body, reports=[(r.name, r.html) for r in chosen],
+        secrets=secrets or set(), kind=kind,
+    )  # fmt: skip
+
+
+def deliver(
+    urls: Sequence[str],
+    title: str,
+    body: str,
+    *,
+    reports: Sequence[tuple[str, str]],
+    secrets: set[str],
+    kind: str = "info",
+) -> list[Delivery]:
+    """Send one message to each Apprise URL, e-mails with the ``reports`` (name, HTML
+    path) attached; title and body scrubbed of ``secrets`` and of the URLs' passwords.
+    ``kind`` is Apprise's notification type: info, success, warning or failure.
+
+    Never raises for a target that fails: its error is in its :class:`Delivery`.
+
+    Examples
+    --------
+    >>> deliver(["json://127.0.0.1:9/x"], "title", "body", reports=[], secrets=set())
+    ...  # doctest: +SKIP
+    [Delivery(target='json://127.0.0.1:9/x', delivered=False, error='...')]
+    """
+    secrets = set(secrets)
+    secrets |= {p for u in urls if (p := urlsplit(u).password) and len(p) >= 4}
+    with tempfile.TemporaryDirectory(prefix="opslib-mail-") as folder:
+        attached = _attachments(reports, secrets, Path(folder))
+        if attached.paths or attached.notes:
+            names = ", ".join(Path(p).name for p in attached.paths) or "none"
+            body += "\n\nAttached to e-mails: " + names
+            body += "".join(f"\n  {note}" for note in attached.notes)
+        return _deliver(
+            urls, _scrub(title, secrets), _scrub(body, secrets), attached, secrets, kind
+        )
+
+
+def _deliver(
+    urls: Sequence[str],
+    title: str,
+    body: str,
+    attached: _Attachments,
+    secrets: set[str],
+    kind: str,
+) -> list[Delivery]:
     import apprise
 
-    secrets = set(secrets or ())
-    secrets |= {p for u in settings.urls if (p := urlsplit(u).password) and len(p) >= 4}
-    title, body = compose(results, run=run, cause=cause, index=index, stopped=stopped)
-    attached = _attachments(results, secrets)
-    if attached.paths or attached.notes:
-        names = ", ".join(Path(p).name for p in attached.paths) or "none"
-        body += "\n\nAttached to e-mails: " + names
-        body += "".join(f"\n  {note}" for note in attached.notes)
-    title, body = _scrub(title, secrets), _scrub(body, secrets)
-    kind = apprise.NotifyType.SUCCESS if all(r.ok for r in results) and results else (
-        apprise.NotifyType.FAILURE
-    )  # fmt: skip
     deliveries = []
-    for url in settings.urls:
+    for url in urls:
         apobj = apprise.Apprise()
         if not apobj.add(url):
             deliveries.append(Delivery(_target(apobj, url), False, "not a valid Apprise URL"))
@@ -321,8 +387,9 @@ def send(
                 attach.add(path)
         try:
             result = apobj.notify(
-                body, title=title, notify_type=kind, attach=attach, body_format="text"
-            )
+                body, title=title, notify_type=apprise.NotifyType(kind), attach=attach,
+                body_format="text",
+            )  # fmt: skip
         except Exception as exc:  # a target's failure never stops the run
             deliveries.append(
                 Delivery(target, False, _scrub(f"{type(exc).__name__}: {exc}", secrets))
@@ -338,17 +405,22 @@ def send(
     return deliveries
 
 
-def record_deliveries(results: Sequence[RunResult], deliveries: Sequence[Delivery]) -> None:
-    """Count the deliveries in each run's status.json (``notify``); outcomes stay."""
-    summary = {
+def summary(deliveries: Sequence[Delivery]) -> dict[str, Any]:
+    """The count status.json keeps: ``targets``, ``delivered``, each ``undelivered``."""
+    return {
         "targets": len(deliveries),
         "delivered": sum(d.delivered for d in deliveries),
         "undelivered": [
             {"target": d.target, "error": d.error} for d in deliveries if not d.delivered
         ],
     }
+
+
+def record_deliveries(results: Sequence[RunResult], deliveries: Sequence[Delivery]) -> None:
+    """Count the deliveries in each run's status.json (``notify``); outcomes stay."""
+    counted = summary(deliveries)
     for result in results:
-        result.notify = summary
+        result.notify = counted
         if result.run_dir and Path(result.run_dir).is_dir():
             write_status(result)
 

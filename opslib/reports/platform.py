@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "DEMO_BANNER",
     "DEMO_LABEL",
+    "DEMO_ROLES",
     "Connection",
     "PendingConnection",
     "Platform",
@@ -171,19 +172,42 @@ def uses_demo(profile: str | None = None) -> bool:
         return False  # connect() raises the configuration error itself
 
 
-def _connect_demo() -> Any:
-    """A client of the embedded demo platform, as its ops account, whatever is configured."""
+DEMO_ROLES = ("ops", "admin")
+"""The demo platform's accounts a run may use (``--demo --as admin``); ops by default."""
+
+
+def _demo_account(role: str) -> tuple[str, str]:
+    """The phone and password of the demo platform's account of ``role``."""
+    from opslib.server import demo
+
+    if role == "admin":
+        return demo.ADMIN_PHONE, demo.ADMIN_PASSWORD
+    return demo.OPS_PHONE, demo.OPS_PASSWORD
+
+
+def _check_role_name(role: str) -> str:
+    if role and role not in DEMO_ROLES:
+        raise PlatformNotConfigured(
+            f"--as {role!r}: the demo platform's accounts are {', '.join(DEMO_ROLES)}"
+        )
+    return role or "ops"
+
+
+def _connect_demo(role: str = "ops") -> Any:
+    """A client of the embedded demo platform, as its ops (or admin) account, whatever is
+    configured."""
     import opslib
     from opslib.client import embedded_platform
     from opslib.server import demo
 
+    phone, password = _demo_account(role)
     return opslib.connect(
         embedded_platform().base_url,
         client_id=demo.CLIENT_ID,
         client_secret=demo.CLIENT_SECRET,
         area_code=demo.AREA_CODE,
-        phone=demo.OPS_PHONE,
-        password=demo.OPS_PASSWORD,
+        phone=phone,
+        password=password,
     )
 
 
@@ -240,8 +264,13 @@ def describe(client: Any, *, demo: bool) -> Platform:
     )
 
 
-def connect_checked(*, profile: str | None = None, demo: bool = False) -> tuple[Any, Platform]:
+def connect_checked(
+    *, profile: str | None = None, demo: bool = False, role: str = ""
+) -> tuple[Any, Platform]:
     """Connect in this process to the platform a run would use; refuse an implicit demo.
+
+    ``role`` picks the demo platform's account (``admin``; default ops); it is refused
+    with any other platform, whose account is the profile's.
 
     Returns
     -------
@@ -261,8 +290,10 @@ def connect_checked(*, profile: str | None = None, demo: bool = False) -> tuple[
         raise PlatformNotConfigured(
             f"--demo and --profile {profile!r} exclude each other: choose one platform"
         )
+    if role and not demo:
+        raise PlatformNotConfigured(_AS_WITHOUT_DEMO.format(role=role))
     if demo:
-        client = _connect_demo()
+        client = _connect_demo(_check_role_name(role))
         return client, describe(client, demo=True)
     settings = _settings(profile)
     if settings.embedded and settings.profile and not _profile_says_demo(settings.profile):
@@ -279,18 +310,37 @@ def connect_checked(*, profile: str | None = None, demo: bool = False) -> tuple[
     return client, describe(client, demo=False)
 
 
+_AS_WITHOUT_DEMO = (
+    "--as {role!r} picks an account of the demo platform and needs --demo; on another "
+    "platform the account is the profile's (use the profile of an {role} account)"
+)
+
+
 def kernel_env(
-    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+    *,
+    profile: str | None = None,
+    demo: bool = False,
+    env: Mapping[str, str] | None = None,
+    role: str = "",
 ) -> dict[str, str]:
     """What a run's processes get on top of the runner's environment.
 
     A demo run blanks the connection variables and hides the config file
-    (``OPSLIB_CONFIG=/dev/null``), so connect() in its kernels starts the embedded platform.
+    (``OPSLIB_CONFIG=/dev/null``), so connect() in its kernels starts the embedded platform;
+    as its admin account with ``role="admin"`` (the demo credentials are public).
     """
     out = dict(env or {})
     if demo:
         out.update({name: "" for name in _CONNECTION_VARS})
         out["OPSLIB_CONFIG"] = os.devnull
+        if role and role != "ops":
+            from opslib.server import demo as accounts
+
+            phone, password = _demo_account(role)
+            out.update(
+                {"OPSLIB_AREA_CODE": accounts.AREA_CODE, "OPSLIB_PHONE": phone,
+                 "OPSLIB_PASSWORD": password}
+            )  # fmt: skip
     elif profile:
         out["OPSLIB_PROFILE"] = profile
     return out
@@ -327,6 +377,10 @@ class PendingConnection:
             raise PlatformUnavailable(f"the platform check failed: {tail}") from None
         if answer.get("ok"):
             return Connection(Platform.from_dict(answer["platform"]), self._extra)
+        if answer.get("kind") == "parameter":
+            from opslib.reports.params import ParameterError
+
+            raise ParameterError(str(answer.get("message")))
         error = PlatformNotConfigured if answer.get("kind") == "config" else PlatformUnavailable
         raise error(str(answer.get("message")))
 
@@ -338,27 +392,44 @@ class PendingConnection:
 
 
 def start_connection(
-    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+    *,
+    profile: str | None = None,
+    demo: bool = False,
+    env: Mapping[str, str] | None = None,
+    role: str = "",
+    filters: Sequence[str] = (),
 ) -> PendingConnection:
     """Start checking the platform a run would use: one login, in a process with the
-    kernels' environment. :meth:`PendingConnection.result` waits for it.
+    kernels' environment, and the ids the parameters name (``filters``, as
+    ``NAME=KIND=VALUE``: :func:`~opslib.reports.checks.platform_filters`).
+    :meth:`PendingConnection.result` waits for it.
 
     Raises
     ------
     PlatformNotConfigured
-        ``demo`` and ``profile`` both given.
+        ``demo`` and ``profile`` both given, or ``role`` without ``demo``.
     """
     if demo and profile:
         raise PlatformNotConfigured(
             f"--demo and --profile {profile!r} exclude each other: choose one platform"
         )
-    extra = kernel_env(profile=profile, demo=demo, env=env)
-    command = [sys.executable, "-m", "opslib.reports._preflight", *(["--demo"] if demo else [])]
+    if role and not demo:
+        raise PlatformNotConfigured(_AS_WITHOUT_DEMO.format(role=role))
+    role = _check_role_name(role) if demo else ""
+    extra = kernel_env(profile=profile, demo=demo, env=env, role=role)
+    command = [sys.executable, "-m", "opslib.reports._preflight"]
+    if demo:
+        command += ["--demo", "--as", role]
+    command += [f"--check={item}" for item in filters]
     return PendingConnection(command, {**os.environ, **extra}, extra)
 
 
 def open_connection(
-    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+    *,
+    profile: str | None = None,
+    demo: bool = False,
+    env: Mapping[str, str] | None = None,
+    role: str = "",
 ) -> Connection:
     """Check the platform a run would use: one login, in a process with the kernels' env.
 
@@ -381,4 +452,4 @@ def open_connection(
     PlatformNotConfigured, PlatformUnavailable
         One line each, naming the URL and the profile.
     """
-    return start_connection(profile=profile, demo=demo, env=env).result()
+    return start_connection(profile=profile, demo=demo, env=env, role=role).result()

@@ -28,6 +28,17 @@ from opslib.analysis.products import (
     validate_product_file,
 )
 from opslib.csvcells import neutralise, write_csv
+from opslib.reports.upkeep_view import (
+    PRODUCT_TABLE_COLUMNS,
+    apply_command,
+    changes_table,
+    check_summary,
+    outcome_table,
+    outcome_text,
+    plan_summary,
+    plan_table,
+    products_after,
+)
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -35,14 +46,17 @@ __all__ = [
     "PRODUCT_TABLE_COLUMNS",
     "ProductFileRefused",
     "append_audit_log",
+    "apply_command",
     "apply_if_asked",
     "apply_plan",
     "audit_path",
+    "changes_table",
     "check_file",
     "check_summary",
     "export_products",
     "form_audit",
     "outcome_table",
+    "outcome_text",
     "plan_for",
     "plan_summary",
     "plan_table",
@@ -265,22 +279,6 @@ def check_file(products_path: str, categories: pd.DataFrame) -> ProductFileCheck
     return validate_product_file(read_product_file(products_path), categories)
 
 
-def check_summary(check: ProductFileCheck | None, products_path: str) -> str:
-    """One Markdown sentence about the validation."""
-    if check is None:
-        return "No desired-state file given (`products_path`): nothing to validate or plan."
-    rows = len(check.desired) + check.problems["row"].dropna().nunique()
-    if check.ok:
-        return f"`{products_path}`: {rows} rows, no problem."
-    bad_rows = check.problems["row"].dropna().nunique()
-    return (
-        f"`{products_path}`: **{_count(len(check.problems), 'problem')}** in "
-        f"{_count(bad_rows, 'row')} (and the "
-        "header when its row is empty), listed below. The file is refused as a whole: "
-        "nothing is applied until every problem is fixed."
-    )
-
-
 def plan_for(
     check: ProductFileCheck | None, products: pd.DataFrame, devices: pd.DataFrame | None
 ) -> pd.DataFrame:
@@ -300,41 +298,6 @@ def plan_for(
 _NO_ROWS = pd.DataFrame({name: pd.Series([], dtype="string") for name in PRODUCT_COLUMNS})
 
 
-def plan_summary(plan: pd.DataFrame, check: ProductFileCheck | None = None) -> str:
-    """The plan in one Markdown line: how many of each action, how many blocked, and
-    (with ``check``) what the rows with problems leave out."""
-    if check is None:
-        return "No desired-state file given (`products_path`): there is nothing to plan."
-    if plan.empty:
-        return "No valid row in the file: there is nothing to plan."
-    counts = plan["action"].value_counts()
-    parts = [f"{int(counts.get(a, 0))} to {a}" for a in ("add", "replace", "delete")]
-    parts.append(f"{int(counts.get('unchanged', 0))} unchanged")
-    blocked = int(plan["blocked"].sum())
-    text = "Plan: " + ", ".join(parts) + "."
-    if blocked:
-        text += f" **{blocked} blocked** (see the note of each)."
-    text = text.replace("to replace", "to delete and add again")
-    if check is not None and not check.ok:
-        bad = check.problems["row"].dropna().nunique()
-        text = (
-            f"Preview of {_count(len(check.desired), 'valid row')}; "
-            f"{_count(bad, 'row')} with problems "
-            f"left out (their products are neither changed nor deleted), and nothing "
-            f"can be applied until the file is clean. {text}"
-        )
-    return text
-
-
-def plan_table(plan: pd.DataFrame) -> Any:
-    """The plan as a table, or nothing when it has no row (the summary says why)."""
-    if plan.empty:
-        return None
-    from opslib.widgets import Table
-
-    return Table(plan, max_rows=200)
-
-
 def apply_if_asked(
     client: Any,
     check: ProductFileCheck | None,
@@ -348,19 +311,36 @@ def apply_if_asked(
     """Dry run unless ``apply``; then refuse a file with problems, else apply and log
     (``who``: the person, nick name and masked phone).
 
+    The report's outcome: a dry run of a file with problems is ``partial`` (how many); an
+    apply is ``partial`` when any change was skipped or failed, ``failed`` when every
+    write failed.
+
     Raises
     ------
     ProductFileRefused
         ``apply`` without a file, or with a file that has problems: nothing is changed.
     """
+    from opslib.reports.notebook import declare_outcome
+
     if not apply:
-        _say("Dry run: nothing was changed. Run with `apply=True` to execute the plan.")
+        if check is not None and not check.ok:
+            bad = check.problems["row"].dropna().nunique()
+            declare_outcome(
+                "partial",
+                f"the desired-state file has {_count(len(check.problems), 'problem')} in "
+                f"{_count(bad, 'row')}: nothing can be applied until they are fixed",
+            )
         return pd.DataFrame({c: pd.Series([], dtype="string") for c in OUTCOME_COLUMNS})
     if check is None:
         raise ProductFileRefused("apply=True needs products_path: there is no plan to apply")
     if not check.ok:
+        from IPython.display import display
+
+        from opslib.widgets import Table
+
+        display(Table(check.problems, max_rows=500))  # what to fix, before the refusal
         raise ProductFileRefused(
-            f"the desired-state file has {len(check.problems)} problems (listed above); "
+            f"the desired-state file has {len(check.problems)} problems (listed below); "
             "nothing was applied"
         )
     outcome = apply_plan(client, plan, check.desired, allow_delete=allow_delete)
@@ -368,27 +348,33 @@ def apply_if_asked(
         append_audit_log(audit_log, outcome, who=who, user_id=str(client.user_id))
     counts = outcome["result"].value_counts()
     done, failed = int(counts.get("done", 0)), int(counts.get("failed", 0))
-    _say(
-        f"Applied: {done} done, {failed} failed, "
-        f"{int(counts.get('skipped', 0))} skipped. Audit log: `{audit_log}`."
-    )
-    if failed:
-        from opslib.reports.notebook import declare_outcome
-
-        declare_outcome("partial" if done else "failed", apply_failures(outcome))
+    skipped = int(counts.get("skipped", 0))
+    if failed or skipped:
+        declare_outcome("failed" if failed and not done else "partial", apply_failures(outcome))
     return outcome
 
 
 def apply_failures(outcome: pd.DataFrame) -> str:
-    """The failed writes of an apply in one sentence (how many, and the first's error)."""
+    """The writes an apply failed and the changes it skipped, in one sentence (how many,
+    and the first of each with why)."""
     failed = outcome[outcome["result"] == "failed"]
+    skipped = outcome[outcome["result"] == "skipped"]
     writes = outcome[outcome["result"].isin(["done", "failed"])]
-    first = failed.iloc[0]
-    code = "" if _missing(first["error_code"]) else f" {int(first['error_code'])}"
-    return (
-        f"{len(failed)} of {len(writes)} product writes failed (first: {first['step']} of "
-        f"{first['product_id']}:{code} {first['error_msg']})"
-    )
+    parts = []
+    if len(failed):
+        first = failed.iloc[0]
+        code = "" if _missing(first["error_code"]) else f" {int(first['error_code'])}"
+        parts.append(
+            f"{len(failed)} of {len(writes)} product writes failed (first: {first['step']} of "
+            f"{first['product_id']}:{code} {first['error_msg']})"
+        )
+    if len(skipped):
+        first = skipped.iloc[0]
+        parts.append(
+            f"{len(skipped)} of {len(outcome)} steps skipped (first: {first['step']} of "
+            f"{first['product_id']}: {first['error_msg']})"
+        )
+    return "; ".join(parts)
 
 
 def export_products(client: Any, path: str | os.PathLike[str]) -> int:
@@ -425,49 +411,6 @@ def form_audit(audit_log: Path, who: str, user_id: str = "") -> Any:
     return write
 
 
-def outcome_table(outcome: pd.DataFrame) -> Any:
-    """The executed steps as a table, or nothing after a dry run (the sentence says it)."""
-    if outcome.empty:
-        return None
-    from opslib.widgets import Table
-
-    return Table(outcome, max_rows=200)
-
-
-def products_after(client: Any, outcome: pd.DataFrame) -> Any:
-    """After an apply that wrote something, the platform's products as they are now
-    (a section of its own); nothing at all after a dry run."""
-    if outcome.empty or not outcome["result"].isin(["done", "failed"]).any():
-        return None
-    from opslib.reports.notebook import section
-    from opslib.widgets import Table
-
-    products = client.products.list()
-    section("The products after the apply", f"As the platform lists them now: {len(products)}.")
-    return Table(products[PRODUCT_TABLE_COLUMNS], max_rows=500)
-
-
-PRODUCT_TABLE_COLUMNS = [
-    "product_id",
-    "product_name",
-    "category_id",
-    "category_name",
-    "net_type_name",
-    "node_type_name",
-    "encrypt_type_name",
-    "vendor_type",
-    "status_name",
-    "popular",
-]
-"""The product columns the report shows (never the secret)."""
-
-
 def _count(number: int, noun: str) -> str:
     """``1 row``, ``2 rows``."""
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _say(text: str) -> None:
-    from opslib.reports.notebook import markdown
-
-    markdown(text)

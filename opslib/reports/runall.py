@@ -35,8 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from opslib.dialects import Dialect
+from opslib.reports._alerting import Alerting
 from opslib.reports._discovery import ReportNotFound, find_notebook
 from opslib.reports._rundir import record_unrun
+from opslib.reports.alerts import load_rules
 from opslib.reports.causes import PLATFORM_ERRORS, Cause, worst
 from opslib.reports.checks import (
     CheckedParameters,
@@ -44,6 +46,7 @@ from opslib.reports.checks import (
     check_parameters,
     check_role,
     dialect_of,
+    platform_filters,
 )
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
 from opslib.reports.index import write_index
@@ -71,8 +74,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("opslib.reports")
-_CONFIG_KEYS = {"out", "cell_timeout", "run_timeout", "run"}
-_RUN_KEYS = {"report", "label", "parameters"}
+_CONFIG_KEYS = {"out", "cell_timeout", "run_timeout", "run", "alerts"}
+_RUN_KEYS = {"report", "label", "parameters", "alerts"}
 
 
 class ConfigFileError(ValueError):
@@ -144,7 +147,7 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
         if label and not re.fullmatch(r"[A-Za-z0-9_.-]+", label):
             raise ConfigFileError(f"{file}: run {n}: label may hold only A-Z a-z 0-9 _ . -")
         specs.append(RunSpec(entry["report"], dict(params), label))
-    settings = {k: v for k, v in doc.items() if k != "run"}
+    settings = {k: v for k, v in doc.items() if k not in ("run", "alerts")}
     if "out" in settings:
         settings["out"] = str((file.parent / str(settings["out"])).resolve())
     return settings, specs
@@ -179,6 +182,14 @@ def check_specs(
     return checked
 
 
+def _entry_of(exc: Exception, checked: list[tuple[RunSpec, Path, CheckedParameters]]) -> str:
+    """``run N (name): `` of the first entry whose parameters the refusal quotes."""
+    for n, (spec, _, params) in enumerate(checked, start=1):
+        if any(f"{name!r} = {value!r}" in str(exc) for name, value in params.values.items()):
+            return f"run {n} ({_name(spec)}): "
+    return ""
+
+
 def _name(spec: RunSpec) -> str:
     return f"{spec.report}/{spec.label}" if spec.label else spec.report
 
@@ -193,9 +204,11 @@ def run_spec(
     run_timeout: float = DEFAULT_RUN_TIMEOUT,
     echo: Callable[[str], Any] | None = None,
     sections: bool = False,
+    alerts: Alerting | None = None,
 ) -> RunResult:
     """Run one entry of a run-all file on a checked platform (``echo`` and ``sections``:
-    progress lines, as :func:`~opslib.reports.execute.run_report`).
+    progress lines, ``alerts``: the rules evaluated after it, as
+    :func:`~opslib.reports.execute.run_report`).
 
     Examples
     --------
@@ -215,6 +228,7 @@ def run_spec(
             base_dir=base_dir,
             echo=echo,
             sections=sections,
+            alerts=alerts,
         )
     except RunLocked as exc:  # another run of this entry is under way: not run
         return record_unrun(
@@ -256,8 +270,14 @@ def run_all(
     executor: Callable[..., list[RunResult]] | None = None,
     echo: Callable[[str], Any] | None = None,
     sections: bool = False,
+    notify_urls: tuple[str, ...] = (),
 ) -> BatchResult:
     """Run every report of a run-all file, carrying on past failed reports; refresh index.html.
+
+    The file's alert rules (``[[alerts]]`` and each entry's ``[[run.alerts]]``) and the
+    profile's are checked with the entries, before any kernel starts, and evaluated after
+    each run (:mod:`opslib.reports.alerts`); a rule without targets of its own tells
+    ``notify_urls`` (the ``[notify]`` targets).
 
     Before any kernel starts, every entry's parameters are checked and the platform is
     checked once (one login). When the platform cannot be reached or refuses the login,
@@ -286,6 +306,8 @@ def run_all(
     ------
     ConfigFileError
         The file, an entry's report or parameter, or the role an entry needs is refused.
+    AlertConfigError
+        An alert rule of the file or the profile is refused.
     PlatformNotConfigured
         No platform configured, or an unknown profile.
     RunLocked
@@ -306,9 +328,10 @@ def run_all(
     if lock.warning():
         logger.warning(lock.warning())
     try:
+        alerts = Alerting(tuple(load_rules(profile, run_all_file=file)), tuple(notify_urls))
         batch = _run_batch(
             file, settings, specs, out=out, profile=profile, demo=demo, env=env,
-            progress=progress, executor=executor, echo=echo, sections=sections,
+            progress=progress, executor=executor, echo=echo, sections=sections, alerts=alerts,
         )  # fmt: skip
     except BaseException:
         lock.release(remove=True)
@@ -333,16 +356,22 @@ def _run_batch(
     executor: Callable[..., list[RunResult]] | None,
     echo: Callable[[str], Any] | None,
     sections: bool,
+    alerts: Alerting,
 ) -> BatchResult:
     """run_all's work, holding the run-all lock of ``out``."""
-    pending = start_connection(profile=profile, demo=demo, env=env)
-    try:  # the platform is checked while the entries are
-        checked = check_specs(file, specs, dialect=dialect_of(profile=profile, demo=demo, env=env))
-    except BaseException:
-        pending.cancel()
-        raise
+    # The entries first (no process is started for a refusal), then the platform, once,
+    # with every id an entry names.
+    checked = check_specs(file, specs, dialect=dialect_of(profile=profile, demo=demo, env=env))
+    filters = [
+        item
+        for _, _, params in checked
+        for item in platform_filters(params.checks, params.values).values()
+    ]
+    pending = start_connection(profile=profile, demo=demo, env=env, filters=filters)
     try:
         connection = pending.result()
+    except ParameterError as exc:
+        raise ConfigFileError(f"{file}: {_entry_of(exc, checked)}{exc}") from None
     except PlatformUnavailable as exc:
         out.mkdir(parents=True, exist_ok=True)
         skipped = _skip(specs, out, str(exc), {})
@@ -363,6 +392,7 @@ def _run_batch(
         run_timeout=float(settings.get("run_timeout", DEFAULT_RUN_TIMEOUT)),
         echo=echo,
         sections=sections,
+        alerts=alerts,
     )
     if executor is not None:
         return BatchResult(executor(run, specs, progress), write_index(out))

@@ -49,6 +49,11 @@ class RunResult:
     (:class:`~opslib.reports.causes.Cause`: 0 ok, 1 report, 3 platform, 4 runtime,
     5 locked). ``notify`` counts the notification's deliveries (:mod:`opslib.reports.notify`):
     ``targets``, ``delivered`` and each ``undelivered`` target (secrets masked) with its error.
+    ``sentence`` is the parameters as the report says them (its first screen's sentence).
+    ``metrics`` and ``sets`` are the figures the report published (its headline,
+    :mod:`opslib.reports.metrics`); ``changes`` compares them with the previous run of the
+    same parameters (:mod:`opslib.reports.changes`); ``alerts`` is what each alert rule
+    found in this run (:mod:`opslib.reports.alerts`).
     """
 
     report: str
@@ -70,6 +75,11 @@ class RunResult:
     platform: dict[str, Any] = field(default_factory=dict)
     cause: int = 0
     notify: dict[str, Any] = field(default_factory=dict)
+    sentence: str = ""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    sets: dict[str, Any] = field(default_factory=dict)
+    changes: dict[str, Any] | None = None
+    alerts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -33,9 +33,7 @@ import sys
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -56,9 +54,18 @@ from opslib.exceptions import (
 from opslib.protocol import Codec
 from opslib.protocol import operations as ops
 from opslib.server import demo
+from opslib.server._simresult import SimDevice as _Device
+from opslib.server._simresult import SimulationError, SimulationResult, UnknownProduct
+from opslib.server.failure import fail_devices
 from opslib.server.security import demo_device_secret
 
-__all__ = ["SimulationError", "SimulationResult", "Simulator", "simulate_command"]
+__all__ = [
+    "SimulationError",
+    "SimulationResult",
+    "Simulator",
+    "UnknownProduct",
+    "simulate_command",
+]
 
 MAX_EVENTS_PER_REPORT = 500
 TICK_S = 0.1  # events due within one tick go out together, one request per device
@@ -81,59 +88,6 @@ _PROPERTIES = "properties."  # the device frame's columns of its latest properti
 _PERCENT_KEYS = {"battery", "brightness", "humidity", "storage_pct"}
 
 
-class SimulationError(RuntimeError):
-    """The simulator could not start: login, token or fleet listing failed."""
-
-
-@dataclass
-class SimulationResult:
-    """What a run did.
-
-    Attributes
-    ----------
-    devices
-        Devices that took part.
-    seconds
-        Wall-clock duration of the reporting loop.
-    requests
-        ``/device/report`` requests sent.
-    sent
-        Events sent.
-    accepted
-        Events the platform accepted (``data.accepted``).
-    failed_requests
-        Requests that failed (HTTP error, transport error).
-    by_type
-        Accepted events per event type label.
-    """
-
-    devices: int = 0
-    seconds: float = 0.0
-    requests: int = 0
-    sent: int = 0
-    accepted: int = 0
-    failed_requests: int = 0
-    by_type: Counter[str] = field(default_factory=Counter)
-
-    def summary(self) -> str:
-        """One line for humans."""
-        mix = ", ".join(f"{label} {n}" for label, n in sorted(self.by_type.items()))
-        rate = self.accepted / self.seconds if self.seconds > 0 else 0.0
-        return (
-            f"{self.devices} devices, {self.seconds:.1f} s: {self.accepted} events accepted "
-            f"of {self.sent} sent ({rate:.1f}/s) in {self.requests} requests, "
-            f"{self.failed_requests} failed" + (f"; {mix}" if mix else "")
-        )
-
-
-@dataclass
-class _Device:
-    device_id: str
-    secret: str
-    status: int
-    properties: dict[str, Any]
-
-
 class Simulator:
     """Seeded devices reporting events to one platform.
 
@@ -154,6 +108,10 @@ class Simulator:
     dialect
         The platform's built-in dialect (``"opslib"``, ``"chint"``...): its login selector,
         page cap and fleet listing, and only the event kinds it reports.
+    fail_product
+        A product id: every device of it in the fleet fails first (a fault alarm, then
+        offline where the platform reports it) and then stays silent
+        (:mod:`opslib.server.failure`); the others report as usual.
 
     Examples
     --------
@@ -171,6 +129,7 @@ class Simulator:
         seed: int | None = None,
         timeout: float = 10.0,
         dialect: str = "opslib",
+        fail_product: str = "",
     ) -> None:
         if devices < 1:
             raise ValueError(f"devices must be at least 1, got {devices}")
@@ -189,6 +148,7 @@ class Simulator:
         self.dialect = Dialect.named(dialect)
         self.codec = Codec(self.dialect)
         self._kinds = set(self.codec.event_kinds()["kinds"].values())
+        self.fail_product = fail_product
 
     # ----------------------------------------------------------------- platform calls
 
@@ -222,14 +182,17 @@ class Simulator:
             transport=httpx.HTTPTransport(),
         )
 
-    def fleet(self, client: Client) -> list[_Device]:
+    def fleet(self, client: Client, *, product_id: str = "") -> list[_Device]:
         """The first ``devices`` devices of the fleet listing (ordered by bind time); the
-        caller's own devices on a platform without a whole-fleet listing.
+        caller's own devices on a platform without a whole-fleet listing. With
+        ``product_id``, every device of that product instead.
 
         Parameters
         ----------
         client
             Logged in (:meth:`connect`).
+        product_id
+            A product: the whole listing is read for its devices.
 
         Returns
         -------
@@ -237,13 +200,16 @@ class Simulator:
             The devices with their derived demo secrets, status and properties.
         """
         owner = None if self.codec.fleet_events else client.user_id
-        frame = client.devices.list(owner, limit=self.n_devices, progress=False)
+        limit = None if product_id else self.n_devices
+        frame = client.devices.list(owner, limit=limit, progress=False)
+        if product_id:
+            frame = frame[frame["product_id"].astype("string") == product_id]
         found = []
         for row in frame.to_dict("records"):
             device_id, status = str(row["device_id"]), row.get("status")
             status = status if isinstance(status, int) else 0  # an empty cell: None
             found.append(_Device(device_id, demo_device_secret(device_id), status, _props(row)))
-        return found[: self.n_devices]
+        return found if product_id else found[: self.n_devices]
 
     # ----------------------------------------------------------------- the event mix
 
@@ -303,7 +269,7 @@ class Simulator:
         """Ask a running :meth:`run` to finish early (thread-safe)."""
         self._stop.set()
 
-    def _report(
+    def report_events(
         self, http: httpx.Client, device: _Device, events: list[dict[str, Any]]
     ) -> tuple[int, bool]:
         """Send one device's events; return (accepted, still usable)."""
@@ -352,9 +318,12 @@ class Simulator:
             Login, token exchange or the fleet listing failed, or the fleet is empty.
         """
         result = SimulationResult()
+        failing: list[_Device] = []
         try:
             with self.connect() as client:
                 self.devices = self.fleet(client)
+                if self.fail_product:
+                    failing = self.fleet(client, product_id=self.fail_product)
         except (TransportError, httpx.HTTPError) as exc:
             raise SimulationError(f"cannot reach the platform at {self.base_url}: {exc}") from exc
         except OpsError as exc:
@@ -362,6 +331,13 @@ class Simulator:
         with httpx.Client(base_url=self.base_url, timeout=self._timeout, trust_env=False) as http:
             if not self.devices:
                 raise SimulationError("the fleet listing is empty: nothing to simulate")
+            if self.fail_product:
+                failed = fail_devices(
+                    lambda device, events: self.report_events(http, device, events),
+                    failing, result, product=self.fail_product,
+                    connectivity="connectivity" in self._kinds, out=out,
+                )  # fmt: skip
+                self.devices = [d for d in self.devices if d.device_id not in failed]
             if out:
                 out(
                     f"simulating {len(self.devices)} devices at {self.rate:g} events/s "
@@ -395,7 +371,7 @@ class Simulator:
                 device = active[index]
                 count = min(int(picks[index]), MAX_EVENTS_PER_REPORT)
                 events = [self._next_event(device) for _ in range(count)]
-                accepted, usable = self._report(http, device, events)
+                accepted, usable = self.report_events(http, device, events)
                 result.requests += 1
                 result.sent += len(events)
                 result.accepted += accepted
@@ -446,12 +422,14 @@ def _props(row: Mapping[Any, Any]) -> dict[str, Any]:
 
 
 def simulate_command(
-    base_url: str,
+    base_url: str | None,
     *,
     devices: int = 10,
     rate: float = 5.0,
     seconds: float = 30.0,
     dialect: str = "opslib",
+    fail_product: str = "",
+    demo: bool = False,
     out: Callable[[str], Any] = print,
 ) -> int:
     """``opslib simulate``: make seeded devices report for a while and print the counts.
@@ -459,7 +437,7 @@ def simulate_command(
     Parameters
     ----------
     base_url
-        The running platform.
+        The running platform (None with ``demo``).
     devices
         How many fleet devices report.
     rate
@@ -468,6 +446,10 @@ def simulate_command(
         Duration; the run stops by itself.
     dialect
         The platform's built-in dialect (``opslib server --dialect``).
+    fail_product
+        A product id whose every device fails first, then stays silent.
+    demo
+        Report to the embedded demo platform (its database is what ``--demo`` reports read).
     out
         Where the lines go (default ``print``).
 
@@ -475,17 +457,25 @@ def simulate_command(
     -------
     int
         0 when events were accepted, 1 when the platform could not be used or accepted
-        nothing, 2 on a bad argument.
+        nothing, 2 on a bad argument (an unknown ``fail_product`` too).
     """
     try:
+        if demo:
+            from opslib.client import embedded_platform
+
+            base_url = embedded_platform(Dialect.named(dialect)).base_url
         simulator = Simulator(
-            base_url, devices=devices, rate=rate, seconds=seconds, dialect=dialect
-        )
+            str(base_url), devices=devices, rate=rate, seconds=seconds, dialect=dialect,
+            fail_product=fail_product,
+        )  # fmt: skip
     except (ValueError, ConfigError) as exc:
         print(f"opslib simulate: {exc}", file=sys.stderr)
         return 2
     try:
         result = simulator.run(out=out)
+    except UnknownProduct as exc:
+        print(f"opslib simulate: {exc}", file=sys.stderr)
+        return 2
     except SimulationError as exc:
         print(f"opslib simulate: {exc}", file=sys.stderr)
         return 1

@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from opslib.analysis._common import parquet_ready
-from opslib.analysis._markup import label_text
 from opslib.csvcells import write_csv
+from opslib.plots._base import empty_html, empty_text, is_empty
 from opslib.widgets._tables import table_html
 
 __all__ = ["ALL", "Panel", "View"]
@@ -104,9 +104,9 @@ class View:
         if self.kind == "figure":
             if not isinstance(result, go.Figure):
                 raise TypeError(f"view {self.name!r}: build must return a plotly Figure")
-            self._explain_empty(result)
             if self.figure is None:
-                self.figure = result
+                # a plain Figure, whatever the first build gave: empty or not, it is redrawn
+                self.figure = go.Figure(result) if type(result) is not go.Figure else result
             else:
                 _replace_figure(self.figure, result)
         else:
@@ -122,18 +122,27 @@ class View:
     def _selection(self) -> str:
         return self.context() if self.context is not None else ""
 
-    def _explain_empty(self, fig: go.Figure) -> None:
-        """An empty figure (``plots`` marks it) also names the filters that emptied it."""
-        selection = self._selection()
-        if (fig.layout.meta or {}).get("opslib") != "empty" or not selection:
-            return
-        note = fig.layout.annotations[0]
-        note.text = f"{note.text}<br>Selection: {label_text(selection)}"
+    def is_empty(self) -> bool:
+        """Whether the figure has nothing to draw (shown as one sentence instead)."""
+        return self.kind == "figure" and self.figure is not None and is_empty(self.figure)
+
+    def _figure_bundle(self) -> dict[str, Any]:
+        """The figure as a report shows it: one sentence naming the selection when empty."""
+        assert self.figure is not None
+        if is_empty(self.figure):
+            return {
+                "text/html": empty_html(self.figure, self._selection()),
+                "text/plain": empty_text(self.figure, self._selection()),
+            }
+        data = dict(self.figure._repr_mimebundle_() or {})
+        data.setdefault("text/html", _figure_html(self.figure))
+        return data
 
     def table_html(self) -> str:
         """The table as HTML: N of M rows with the whole table's files, or why it is empty."""
         assert self.frame is not None
-        empty = self.empty or "No rows"
+        # a table that could not be computed says why (frame.attrs["why"]), never "none"
+        empty = str(self.frame.attrs.get("why") or self.empty or "No rows")
         selection = self._selection()
         if selection:
             empty = f"{empty.rstrip('.')} for this selection ({selection})."
@@ -159,9 +168,7 @@ class View:
         # built here: IPython's formatter would call a figure's _ipython_display_, which
         # displays it in the cell instead.
         if self.kind == "figure":
-            assert self.figure is not None
-            data = dict(self.figure._repr_mimebundle_() or {})
-            data.setdefault("text/html", _figure_html(self.figure))
+            data = self._figure_bundle()
         else:
             assert self.frame is not None
             data = {
@@ -188,6 +195,8 @@ class View:
         """The current figure or table as static HTML (plotly.js must be on the page)."""
         if self.kind == "figure":
             assert self.figure is not None
+            if is_empty(self.figure):
+                return empty_html(self.figure, self._selection())
             return _figure_html(self.figure)
         return self.table_html()
 
@@ -200,6 +209,8 @@ class View:
             return bundle
         if self.kind == "figure":
             assert self.figure is not None
+            if is_empty(self.figure):
+                return self._figure_bundle()
             return self.figure._repr_mimebundle_(include, exclude)
         assert self.frame is not None
         return {

@@ -50,9 +50,11 @@ class FleetPanel(Panel):
         devices: pd.DataFrame,
         *,
         categories: pd.DataFrame | None = None,
+        products: pd.DataFrame | None = None,
         interactive: bool = True,
         output_dir: str = "",
     ) -> None:
+        self.product_names = analysis.product_names(products)
         self._category_names: dict[str, str] = {}
         if categories is not None and not categories.empty:
             self._category_names = {
@@ -88,7 +90,7 @@ class FleetPanel(Panel):
         category = getattr(self, "category", None)
         if category is not None and category.value != ALL:
             devices = devices[devices["category_id"] == category.value]
-        options = value_options(devices, "product_id")
+        options = value_options(devices, "product_id", names=self.product_names)
         return {label: p for label, p in options.items() if p != NONE_LABEL}
 
     def _on_category(self, _change: dict[str, Any]) -> None:
@@ -133,7 +135,9 @@ class FleetPanel(Panel):
         if self.category.value:
             parts.append(f"category {self.category.label}")
         if self.product_id():
-            parts.append(f"product {self.product_id()}")
+            pid = self.product_id()
+            name = self.product_names.get(pid, "")
+            parts.append(f"product {name} ({pid})" if name and name != pid else f"product {pid}")
         if self.status.value:
             parts.append("status " + ", ".join(self.status.value))
         if self.firmware():
@@ -141,9 +145,12 @@ class FleetPanel(Panel):
         return "; ".join(parts) or "all devices"
 
 
-def value_options(devices: pd.DataFrame, column: str) -> dict[str, str]:
+def value_options(
+    devices: pd.DataFrame, column: str, *, names: dict[str, str] | None = None
+) -> dict[str, str]:
     """Every value of a device column as a searchable label → the value:
-    ``value · N devices``, the commonest first; missing values as ``(none)``.
+    ``value · N devices`` (``name (value) · N devices`` when ``names`` knows it), the
+    commonest first; missing values as ``(none)``.
 
     Examples
     --------
@@ -151,8 +158,14 @@ def value_options(devices: pd.DataFrame, column: str) -> dict[str, str]:
     {'1.0.0 · 3 devices': '1.0.0', '1.1.0 · 2 devices': '1.1.0', ...}
     """
     counts = analysis.count_by(devices, column)
+    known = names or {}
+
+    def shown(value: object) -> str:
+        name = known.get(str(value), "")
+        return f"{name} ({value})" if name and name != str(value) else str(value)
+
     return {
-        f"{v} · {n:,} device{'' if n == 1 else 's'}": str(v)
+        f"{shown(v)} · {n:,} device{'' if n == 1 else 's'}": str(v)
         for v, n in zip(counts[column], counts["devices"], strict=True)
     }
 
@@ -208,7 +221,7 @@ def device_options(events: pd.DataFrame, devices: pd.DataFrame | None = None) ->
 
 
 class EventPanel(Panel):
-    """Events filtered by type, device and a range of whole UTC days.
+    """Events filtered by type, device and a range of whole days of the events' zone.
 
     Attributes
     ----------
@@ -218,7 +231,7 @@ class EventPanel(Panel):
         Type to search every device by id, nick name or product (the busiest first);
         empty for all. A device id typed as it is works too.
     date_range : ipywidgets.SelectionRangeSlider
-        ``(first day, last day)``, both included, in UTC.
+        ``(first day, last day)``, both included, in the zone of the events' times.
 
     Examples
     --------
@@ -237,9 +250,15 @@ class EventPanel(Panel):
         interactive: bool = True,
         output_dir: str = "",
         selection: str = "",
+        window: analysis.Window | None = None,
+        before: pd.DataFrame | None = None,
+        names: dict[str, str] | None = None,
     ) -> None:
         self._devices = devices
         self._selection = selection
+        self._window = window
+        self._before = before
+        self.names = names or {}
         super().__init__(events, interactive=interactive, output_dir=output_dir)
 
     def _make_controls(self) -> w.Box:
@@ -279,13 +298,15 @@ class EventPanel(Panel):
         >>> panel.properties.value = ("temperature", "rssi")  # doctest: +SKIP
         """
         prefix = analysis.PROPERTY_PREFIX
-        every = analysis.property_columns(analysis.value_by_command(self.source))
+        frame = analysis.value_by_command(self.source)
+        worth = analysis.chart_properties(frame)
+        every = worth + [c for c in analysis.property_columns(frame) if c not in worth]
         names = [c.removeprefix(prefix) for c in every]
         self.properties: w.SelectMultiple | None = None
         if self.interactive and names:
             self.properties = w.SelectMultiple(
                 options=names,
-                value=tuple(names[:max_properties]),
+                value=tuple(c.removeprefix(prefix) for c in worth[:max_properties]),
                 description="properties",
                 rows=min(8, len(names)),
             )
@@ -293,7 +314,7 @@ class EventPanel(Panel):
 
         def build(events: pd.DataFrame) -> Any:
             frame = analysis.value_by_command(events)
-            columns = analysis.property_columns(frame)
+            columns = analysis.chart_properties(frame)
             if chooser is None:
                 return plots.property_boxes(frame, columns, max_properties=max_properties)
             picked = {prefix + n for n in chooser.value}
@@ -302,7 +323,8 @@ class EventPanel(Panel):
                 return plots.property_boxes(
                     frame, [], title=title, message="No property chosen: pick some above"
                 )
-            shown = [c for c in columns if c in picked]
+            shown = [c for c in analysis.property_columns(frame) if c in picked]
+            shown.sort(key=lambda c: columns.index(c) if c in columns else len(columns))
             return plots.property_boxes(frame, shown, title=title, max_properties=len(picked))
 
         view = self.plot(build, name=name)
@@ -314,6 +336,60 @@ class EventPanel(Panel):
     def device_id(self) -> str:
         """The device the picker names (``""``: every device, or text that names none)."""
         return _picked(self.device, self.device_labels) if self.controls is not None else ALL
+
+    def downtime(self, events: pd.DataFrame) -> pd.DataFrame:
+        """Downtime of the filtered ``events`` (``analysis.downtime``), each device started
+        in its state at the window's start (the listing and the events before it, narrowed
+        to the picked device); when the filter leaves out online and offline events, an
+        empty frame whose ``attrs["why"]`` says so.
+
+        Examples
+        --------
+        >>> panel.downtime(panel.filtered).head()  # doctest: +SKIP
+        """
+        why = analysis.downtime_not_computed(events)
+        if why:
+            out = analysis.downtime(events.iloc[0:0])
+            out.attrs["why"] = why
+            return out
+        listing, before, picked = self._devices, self._before, self.device_id()
+        if picked:
+            listing = None if listing is None else listing[listing["device_id"] == picked]
+            before = None if before is None else before[before["device_id"] == picked]
+        return analysis.downtime(events, window=self._window, devices=listing, before=before)
+
+    def plot_downtime(self, *, name: str = "downtime", top: int = 20) -> View:
+        """Add the downtime chart of the filtered events (:meth:`downtime`): the devices
+        by name; "not computed" and why where the filter leaves out online and offline.
+
+        Examples
+        --------
+        >>> panel.plot_downtime()  # doctest: +SKIP
+        """
+
+        def build(events: pd.DataFrame, n: int) -> Any:
+            down = self.downtime(events)
+            if "why" in down.attrs:
+                return plots.EmptyFigure("Downtime per device", str(down.attrs["why"]))
+            return plots.downtime_chart(down, top=n, names=self.names)
+
+        return self.plot_top(build, name=name, top=top)
+
+    def table_downtime(self, *, name: str = "downtime_table", max_rows: int = 20) -> View:
+        """Add the downtime table (:meth:`downtime`), each device named beside its id."""
+
+        def build(events: pd.DataFrame) -> pd.DataFrame:
+            down = self.downtime(events)
+            if "why" in down.attrs or down.empty:
+                return down
+            named = down.copy()
+            named.insert(1, "device_name", named["device_id"].map(self.names).astype("string"))
+            return named
+
+        return self.table(
+            build, name=name, max_rows=max_rows,
+            empty="No device was offline: no outage",
+        )  # fmt: skip
 
     def _days(self) -> list[pd.Timestamp]:
         moments = self.source["gmt_create"].dropna()

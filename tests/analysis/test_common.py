@@ -13,3 +13,14 @@ def test_resolve_window_shares_one_now() -> None:
     assert end - start == pd.Timedelta(days=7)
     with pytest.raises(ValueError, match="start must be before end"):
         analysis.resolve_window("now", "-1d")
+
+
+def test_a_window_resolves_in_the_readers_zone() -> None:
+    start, end = analysis.resolve_window("2026-03-07", "2026-03-10", tz="America/New_York")
+    assert start.isoformat() == "2026-03-07T00:00:00-05:00"  # local midnight, not UTC
+    assert (end - start) == pd.Timedelta(hours=71)  # the clocks went forward on Mar 8
+    week = analysis.resolve_window("-7d", tz="Asia/Shanghai")
+    assert str(week[0].tz) == "Asia/Shanghai"
+    assert week[1] - week[0] == pd.Timedelta(days=7)
+    before = analysis.previous_window((start, end))
+    assert before[0].isoformat() == "2026-03-04T00:00:00-05:00"  # three local days before

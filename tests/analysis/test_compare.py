@@ -25,7 +25,7 @@ def test_compare_periods_and_written_summary() -> None:
         current, previous, current_window=WEEK, previous_window=prev_window
     )
     assert "- Period 2024-05-06 00:00 to 2024-05-13 00:00 UTC" in text
-    assert "alarm 0 → 7;" in text
+    assert "- Changed by type (previous → this period): alarm 0 → 7." in text  # none unchanged
     assert "New alarm codes: E101, F201." in text
     assert text.count("\n- ") >= 4
 
@@ -57,7 +57,7 @@ def test_no_percentage_on_a_tiny_base() -> None:
     assert table.loc["events", "change_pct"] is pd.NA
     text = analysis.change_summary(current, previous)
     assert "- 2,280 events (previous period 3, too few before for a percentage)." in text
-    assert "%" not in text
+    assert "%)" not in text  # no percentage change (the top offender's share is one)
 
 
 def test_percentages_on_a_large_base_and_a_partly_covered_previous_period() -> None:
@@ -71,3 +71,32 @@ def test_percentages_on_a_large_base_and_a_partly_covered_previous_period() -> N
     )
     assert "The previous period is only partly covered" in text
     assert "- 570 events (previous period 320, +78%)." in text
+
+
+def test_a_filter_without_online_and_offline_gives_no_false_zero() -> None:
+    current = analysis.filter_events(make_events(), event_types=["alarm"])
+    previous = _shifted(current, 7)
+    text = analysis.change_summary(current, previous)
+    assert "Downtime hours" not in text
+    assert (
+        "- Downtime not computed: the event types chosen (alarm) leave out the online and "
+        "offline events it is measured from; choose them too, or no event type."
+    ) in text
+    table = analysis.compare_periods(current, previous)
+    assert "downtime hours" not in set(table["measure"])
+
+
+def test_one_device_sending_most_alarms_is_named_with_its_share() -> None:
+    events = pd.concat([make_events()] * 5, ignore_index=True)  # 35 alarms, all from d1
+    names = {"d1": "Kitchen lamp · Smart Bulb"}
+    text = analysis.change_summary(events, _shifted(events, 7), names=names)
+    assert "- One device sent 100% of the alarms: Kitchen lamp · Smart Bulb, 35 of 35, " in text
+    assert analysis.top_offender(events.iloc[:10]) is None  # too few alarms to say
+
+
+def test_an_unchanged_type_is_not_listed_as_a_change() -> None:
+    current = make_events()
+    previous = _shifted(current[current["event_type"] != enums.EventType.ALARM], 7)
+    text = analysis.change_summary(current, previous)
+    changed = next(line for line in text.splitlines() if line.startswith("- Changed by type"))
+    assert changed == "- Changed by type (previous → this period): alarm 0 → 7."  # no "2 → 2"

@@ -129,7 +129,10 @@ def test_outages_equal_a_groupby_and_shift(seed: int) -> None:
     end = T0 + pd.Timedelta(hours=2)
     got = analysis.outages(events, end=end)
     expected = _pandas_outages(events, end)
-    assert list(got.columns) == ["device_id", "offline_at", "online_at", "duration", "ongoing"]
+    columns = ["device_id", "offline_at", "online_at", "duration", "ongoing"]
+    assert list(got.columns) == [*columns, "before_window", "since"]
+    assert not got["before_window"].any()  # no state at the start given: none assumed
+    got = got[columns]
     assert got.dtypes.to_dict() == expected[list(got.columns)].dtypes.to_dict()
     assert_frame_equal(got, expected[list(got.columns)])
 
@@ -271,3 +274,55 @@ def test_value_by_command_keeps_unrelated_quantities_apart() -> None:
     assert stats.loc["value", "reports"] == 1  # a value without a command stays as it is
     plain = make_events()
     assert list(analysis.value_by_command(plain).columns) == list(plain.columns)
+
+
+def test_chart_properties_leave_out_switches_and_rank_by_reports() -> None:
+    events = make_events()
+    n = len(events)
+    events = events.assign(
+        **{
+            "properties.on": [i % 2 for i in range(n)],  # a 0/1 switch
+            "properties.watts": [float(i) for i in range(n)],  # reported by every event
+        }
+    )
+    ranked = analysis.chart_properties(events)
+    assert "properties.on" not in ranked
+    assert ranked[0] == "properties.watts"
+    assert set(ranked) == {"properties.watts", "properties.humidity", "properties.temperature"}
+
+
+def test_day_buckets_are_the_readers_calendar_days_across_a_clock_change() -> None:
+    zone = "America/New_York"
+    window = analysis.resolve_window("2026-10-31", "2026-11-03", tz=zone)
+    moments = pd.to_datetime(
+        ["2026-10-31 16:00", "2026-11-01 04:30", "2026-11-02 04:30", "2026-11-02 05:30"], utc=True
+    )  # noon on Oct 31, 00:30 (EDT) and 23:30 (EST) on Nov 1, 00:30 on Nov 2, local
+    events = make_events().iloc[:4].assign(gmt_create=moments)
+    volume = analysis.event_volume(events, "1D", window=window)
+    per_day = volume.groupby("time")["events"].sum()
+    assert [t.strftime("%Y-%m-%d %H:%M %z") for t in per_day.index] == [
+        "2026-10-31 00:00 -0400", "2026-11-01 00:00 -0400", "2026-11-02 00:00 -0500",
+    ]  # fmt: skip
+    assert per_day.tolist() == [1, 2, 1]  # Nov 1 is a 25-hour day holding two events
+    assert not volume["partial"].any()
+    hours = analysis.event_volume(events, "1h", window=window)
+    assert hours["time"].nunique() == 73  # three days, one of 25 hours
+    assert str(hours["time"].dt.tz) == zone
+
+
+def test_a_one_day_window_has_the_rows_of_its_weekdays_in_the_readers_hours() -> None:
+    # Tuesday 12:00 to Wednesday 12:00 in Shanghai
+    window = analysis.resolve_window("2024-05-07T12:00", "2024-05-08T12:00", tz="Asia/Shanghai")
+    events = (
+        make_events()
+        .iloc[:1]
+        .assign(
+            gmt_create=pd.to_datetime(["2024-05-07 13:00"], utc=True)  # 21:00 in Shanghai
+        )
+    )
+    matrix = analysis.hour_weekday_matrix(events, window=window)
+    assert list(matrix.index) == ["Tuesday", "Wednesday"]
+    assert matrix.loc["Tuesday", 21] == 1
+    week = analysis.hour_weekday_matrix(events)
+    assert len(week.index) == 7
+    assert week.loc["Tuesday", 13] == 1  # UTC without a zone

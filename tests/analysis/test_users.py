@@ -33,9 +33,12 @@ def test_profile_and_settings_tables() -> None:
     )
     masked = analysis.profile_table(user).set_index("field")["value"]
     assert masked["phone"] == "555*****03"
-    assert masked["status_name"] == "active"
-    assert masked["gmt_logout"] == ""
-    assert masked["gmt_register"] == "2024-05-06 00:00:00 UTC"  # no "+00:00"
+    assert masked["status"] == "active"  # the label under a human name, no code beside it
+    assert "status_name" not in masked.index
+    assert masked["logout"] == ""
+    assert masked["register"] == "2024-05-06 00:00:00 UTC"  # no "+00:00"
+    local = analysis.profile_table(analysis.in_zone(user, "Asia/Shanghai")).set_index("field")
+    assert local.loc["register", "value"] == "2024-05-06 08:00:00 Asia/Shanghai"
     assert (
         analysis.profile_table(user, mask=False).set_index("field").loc["phone", "value"]
         == "5550000003"
@@ -45,5 +48,5 @@ def test_profile_and_settings_tables() -> None:
         [{"user_id": "u1", "message_config.start": 1320, "message_config.end": 420}],
     )
     shown = analysis.settings_table(settings).set_index("field")["value"]
-    assert shown["message_config.start"] == "22:00"
-    assert shown["message_config.end"] == "07:00"
+    assert shown["do not disturb from"] == "22:00"
+    assert shown["do not disturb until"] == "07:00"

@@ -62,7 +62,8 @@ def test_unattended_report_reads_as_a_person_reads_it(
     page.locator(".js-plotly-plot .main-svg").first.wait_for()
     assert page.locator(".opslib-header h1").inner_text() == TITLES[report]
     header = page.locator(".opslib-header").inner_text()
-    assert "parameters" in header
+    assert page.locator(".opslib-header .opslib-sentence").inner_text().endswith(".")
+    assert "parameters" in page.locator(".opslib-footer").inner_text()  # run details
     assert "interactive" not in header
     assert "output_dir" not in header
     text = page.inner_text("body")

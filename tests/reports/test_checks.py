@@ -88,7 +88,8 @@ def test_event_types_are_checked_one_by_one() -> None:
     assert ok == {"event_types": ["alarm", "offline"]}
     message = refused(checks, {"event_types": ["alarm", "alrm"]}, event_types=[])
     assert message.startswith(
-        "parameter 'event_types' = 'alrm': not an event type; accepted: online, offline, "
+        "parameter 'event_types' = 'alrm': not an event type (did you mean 'alarm'?); "
+        "accepted: online, offline, "
         "property report, alarm, command, firmware upgrade"
     )
 
@@ -178,7 +179,7 @@ def test_the_reports_declare_what_their_parameters_mean() -> None:
     event = read_checks(find_notebook("event_analysis"))
     assert event.kinds == {
         "start": "time", "end": "time", "event_types": "event_types", "freq": "freq",
-        "users": "users",
+        "users": "users", "tz": "tz", "device_id": "device", "user_id": "user",
     }  # fmt: skip
     assert event.window == ("start", "end")
     upkeep = read_checks(find_notebook("product_upkeep"))
@@ -188,6 +189,7 @@ def test_the_reports_declare_what_their_parameters_mean() -> None:
     assert upkeep.needs_role == {"apply": "admin"}
     assert read_checks(find_notebook("fleet_inventory")).kinds["status"] == "device_status"
     assert read_checks(find_notebook("fleet_inventory")).kinds["users"] == "users"
+    assert read_checks(find_notebook("fleet_inventory")).kinds["product_id"] == "product"
     assert read_checks(find_notebook("user_lookup")).together == [["area_code", "phone"]]
 
 

@@ -60,15 +60,20 @@ def test_the_index_opens_with_the_latest_run_of_each_report(out: Path) -> None:
     latest = _section(page, 'id="latest"', 'id="history"')
     rows = re.findall(r'<tr class="(\w+)"><td>([^<]+)</td>', latest)
     assert rows == [
+        ("partial", "event_analysis/last-week"),  # what needs a look first
         ("ok", "event_analysis/alarms"),
-        ("partial", "event_analysis/last-week"),
         ("ok", "fleet_inventory"),
     ]
+    assert page.index("1 of 3 failed</strong>") < page.index('id="latest"')  # counted on top
+    assert "event_analysis/last-week." in page.split("1 of 3 failed</strong>")[1][:80]
     assert "profile &#x27;prod&#x27; (ops.example.com)" in latest  # the platform
     assert "Ops desk (555*****01), role ops" in latest  # the account
     assert "12.5 s" in latest  # the duration
-    when = (NOW - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
-    assert f"<td>{when}</td>" in latest  # when, in UTC
+    when = (NOW - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M")
+    assert f'<td class="when">{when}</td>' in latest  # when, in UTC, one format
+    assert "Events of the last 7 days." in latest  # the parameters as a sentence
+    assert "days=7" not in latest  # not as Python text
+    assert re.search(r"Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC\.", page)  # not raw ISO
     assert latest.count('">report</a>') == 3  # a link each
     assert "The report failed in section" in latest  # the reason of the partial one
     assert '<span class="demo">DEMO DATA</span>' in latest

@@ -82,8 +82,10 @@ def test_html_has_rendered_offline_figures(
     assert html.count("Plotly.newPlot(") >= FIGURES[report]
     assert "not able to be represented" not in html
     assert "client = nb.connect()" not in html  # code hidden
-    assert "Platform: OPSLIB_* environment (127.0.0.1:" in html
-    assert "Account: Ops desk (555*****01), role ops." in html
+    # the platform and the account once, in the run details at the end
+    assert "<td>platform</td><td>OPSLIB_* environment (127.0.0.1:" in html
+    assert "<td>account</td><td>Ops desk (555*****01), role ops</td>" in html
+    assert "Platform: OPSLIB_* environment" not in html  # the notebook's own line left out
     assert path.stat().st_size < 1_000_000  # a typical report under 1 MB
 
 
@@ -158,5 +160,6 @@ def test_product_upkeep_dry_run_without_a_file(
     report_runs: dict[tuple[str, str], RunResult],
 ) -> None:
     html = Path(report_runs[("product_upkeep", "unattended")].html).read_text()
-    assert "No desired-state file given" in html
-    assert "Dry run: nothing was changed" in html
+    assert "No desired-state file given: nothing to plan." in html
+    assert "<code>opslib products export products.csv</code>" in html  # the next step
+    assert "No plan: no desired-state file was given." in html

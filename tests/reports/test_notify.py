@@ -200,9 +200,7 @@ def test_when_decides_and_ok_runs_are_told_only_always(
     assert posts == []  # when = failure (the default): an ok run tells nobody
     assert opslib_cli(*base, "--notify-when", "always", env_extra=env).returncode == 0
     (post,) = posts
-    assert json.loads(post["body"])["title"] == (
-        f"opslib report run on host {socket.gethostname()}: 1 of 1 reports ok"
-    )
+    assert json.loads(post["body"])["title"] == "quick: ok"  # the report, named
     settings = NotifySettings((url,), "partial")
     assert settings.wants([], 5)  # nothing could run (a lock held)
 

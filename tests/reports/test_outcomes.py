@@ -35,7 +35,7 @@ def test_a_declared_outcome_becomes_the_runs_with_its_reason(
     assert status["reason"] == reason
     html = Path(status["html"]).read_text()
     assert f"<h2>{declared.capitalize()} in section “The writes”</h2>" in html  # the summary
-    assert f"<strong>{declared.capitalize()}:</strong> 2 of 5 writes failed" in html  # in place
+    assert html.count("2 of 5 writes failed") == 1  # said once, in the summary
 
 
 def test_an_empty_main_read_where_data_was_expected_fails(

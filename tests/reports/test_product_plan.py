@@ -48,7 +48,8 @@ def test_no_file_shows_a_sentence_not_an_empty_table() -> None:
     plan = product_upkeep.plan_for(None, CURRENT, CURRENT.iloc[0:0])
     assert plan.empty
     assert "nothing to plan" in product_upkeep.plan_summary(plan, None)
-    assert product_upkeep.plan_table(plan) is None
+    shown = product_upkeep.plan_table(plan)._repr_html_()
+    assert shown == '<p class="opslib-empty"><em>No plan: no desired-state file was given.</em></p>'
 
 
 def test_the_audit_log_never_lands_in_the_working_directory(

@@ -127,7 +127,13 @@ def test_apply_changes_exactly_the_plan_and_keeps_an_audit_log(
         admin_platform, tmp_path / "out", "admin",
         products_path=str(desired), apply=True, allow_delete=True,
     )  # fmt: skip
-    assert result.outcome == "ok", result.summary()
+    # the blocked delete was skipped: partial, never ok
+    assert result.outcome == "partial", result.summary()
+    using = int((admin.devices.list()["product_id"] == USED).sum())
+    assert result.reason == (
+        f"In section 'The outcome': 1 of 5 steps skipped (first: delete of {USED}: {using} "
+        "device(s) use it: the platform refuses to delete it (409))."
+    )
     after = snapshot(admin).set_index("product_id")
     assert "p-test-drop" not in after.index
     assert after.loc["p-test-edit", "product_name"] == "Edited"
@@ -331,7 +337,7 @@ def test_an_apply_with_failed_writes_is_partial_with_exit_1(
     result = run_upkeep(faulty, tmp_path / "out", "admin", products_path=str(desired), apply=True)
     assert result.outcome == "partial", result.summary()
     assert result.reason == (
-        "In section 'Apply': 1 of 2 product writes failed (first: add of p-test-fail: 409 "
+        "In section 'The outcome': 1 of 2 product writes failed (first: add of p-test-fail: 409 "
         "product_id: injected failure)."
     )
     assert "p-test-ok" in set(admin.products.list()["product_id"])

@@ -82,7 +82,8 @@ def test_unknown_parameter_lists_the_valid_ones(tiny: Path) -> None:
     with pytest.raises(UnknownParameterError) as info:
         validate_parameters(declared, {"nn": 1, "n": 2})
     assert str(info.value) == (
-        "unknown parameter 'nn'; valid parameters: n, fail, sleep_s, tags, interactive, output_dir"
+        "unknown parameter 'nn' (did you mean 'n'?); valid parameters: n, fail, sleep_s, tags, "
+        "interactive, output_dir"
     )
 
 
@@ -302,7 +303,8 @@ def test_run_all_carries_on_past_a_failed_report_and_indexes_every_run(
     assert batch.stopped == ""
     assert batch.index == (tmp_path / "out" / "index.html").resolve()
     page = batch.index.read_text()
-    for text in ("sleep_s=0.1", "fail=True", "quick/short", "quick/broken", "quick/after"):
+    # the parameters as a sentence
+    for text in ("Sleep s 0.1.", "Fail True.", "quick/short", "quick/broken", "quick/after"):
         assert text in page
     assert 'href="quick/' in page
     # The index lists every run found under the output directory, not only this batch.

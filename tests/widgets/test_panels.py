@@ -100,9 +100,11 @@ def test_event_panel_types_device_and_date_range() -> None:
     panel.event_types.value = ()
     panel.device.value = "d2"
     assert set(panel.filtered["device_id"]) == {"d2"}
-    note = panel.figures["alarms"].layout.annotations[0].text
-    assert note == (
-        "No alarms in this selection<br>Selection: 2024-05-06 to 2024-05-12; all types; device d2"
+    alarms = next(v for v in panel.views if v.name == "alarms")
+    assert alarms.is_empty()
+    assert alarms.snapshot_html() == (
+        '<p class="opslib-empty"><em>Alarms by code: no alarms in this selection '
+        "(2024-05-06 to 2024-05-12; all types; device d2).</em></p>"
     )
 
     days = [value for _, value in panel.date_range.options]
@@ -152,7 +154,7 @@ def test_property_chooser_picks_the_boxes_and_redraws_that_figure_only() -> None
     assert "2 of" in view.figure.layout.title.text
     assert other.redraws == redraws  # the other figures are not recomputed
     panel.properties.value = ()
-    assert "No property chosen" in view.figure.layout.annotations[0].text
+    assert "no property chosen: pick some above" in view.snapshot_html()
     static = widgets.EventPanel(events, interactive=False)
     assert "left out" in static.plot_properties().figure.layout.title.text
 
@@ -211,3 +213,16 @@ def test_show_top_on_the_event_panel_noisiest_and_downtime() -> None:
     assert len(noisy.data[0].y) == devices
     assert noisy.layout.title.text == "Noisiest devices"
     assert panel.top["downtime"].max == 1  # one device went offline: nothing to choose
+
+
+def test_downtime_of_a_filter_without_online_and_offline_says_not_computed() -> None:
+    panel = widgets.EventPanel(make_events(), devices=make_devices(), window=WEEK)
+    chart = panel.plot_downtime()
+    table = panel.table_downtime()
+    assert not chart.is_empty()
+    panel.event_types.value = ("alarm",)
+    assert chart.is_empty()
+    for view in (chart, table):
+        shown = view.snapshot_html()
+        assert "downtime not computed: the event types chosen (alarm) leave out" in shown.lower()
+        assert "No outages" not in shown

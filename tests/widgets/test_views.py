@@ -79,7 +79,9 @@ def test_tables_read_as_people_read_them(tmp_path: Path) -> None:
     html = table.snapshot_html()
     assert "%" in html
     assert "share" in html
-    assert 'style="white-space:nowrap"' in html  # ids do not wrap
+    assert 'style="white-space:nowrap;' in html  # ids do not wrap
+    assert ">events a day</th>" in html  # a title, not the column's name
+    assert 'text-align:left">device id</th>' in html  # text left, numbers right
     assert "<th></th>" not in html
     assert "<tbody>\n    <tr>\n      <th>" not in html
     assert f"1 of {len(table.frame)} rows shown" in html
@@ -107,5 +109,5 @@ def test_readable_times_months_and_percentages() -> None:
     )
     shown = widgets.readable(frame).iloc[0].tolist()
     assert shown == [
-        "Nov 2025", "2026-11-24 06:00 UTC", "4.1%", "39,898", "1,330", "0.0421", "yes",
+        "Nov 2025", "2026-11-24 06:00", "4.1%", "39,898", "1,330", "0.0421", "yes",
     ]  # fmt: skip

@@ -1,0 +1,113 @@
+"""The zone a report shows its times in: its ``tz`` parameter, else the profile's, else the
+platform's.
+
+A report's ``tz`` is an IANA name (``Asia/Shanghai``, ``Europe/Berlin``). Left empty, it is
+the profile's ``tz`` key::
+
+    [profiles.prod]
+    tz = "Asia/Shanghai"
+
+else the zone of the platform's dialect (``dialect.times.zone``: the zone its zone-less
+times are in), else UTC. The client and its cache stay in UTC; only what a report shows
+is converted. Nothing here imports pandas, so a refused zone is refused at once.
+
+>>> check_zone("Europe/Berlin")
+'Europe/Berlin'
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tomllib
+import zoneinfo
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["ZoneError", "check_zone", "default_zone", "profile_zone"]
+
+
+class ZoneError(ValueError):
+    """Not a zone this machine knows."""
+
+
+@functools.cache
+def _known() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def check_zone(name: str) -> str:
+    """``name`` when it is a zone (an IANA name, or ``UTC``), else a :class:`ZoneError`
+    saying which names are near.
+
+    Examples
+    --------
+    >>> check_zone("Asia/Shangai")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    opslib.reports.zones.ZoneError: unknown zone 'Asia/Shangai' (did you mean 'Asia/Shanghai'?)...
+    """
+    text = str(name).strip()
+    if text.upper() == "UTC":
+        return "UTC"
+    try:
+        zoneinfo.ZoneInfo(text)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, IsADirectoryError):
+        from opslib.reports._suggest import did_you_mean
+
+        raise ZoneError(
+            f"unknown zone {text!r}{did_you_mean(text, _known(), cutoff=0.75)}; give an IANA "
+            "name such as Asia/Shanghai, Europe/Berlin, America/New_York, or UTC"
+        ) from None
+    return text
+
+
+def profile_zone(profile: str | None = None) -> str:
+    """The ``tz`` key of the profile ``connect()`` would use here ("" when none)."""
+    from opslib.client import config_path
+
+    path = config_path()
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    name = profile or os.environ.get("OPSLIB_PROFILE") or doc.get("default_profile")
+    if not name and "default" in (doc.get("profiles") or {}):
+        name = "default"
+    table = (doc.get("profiles") or {}).get(name or "") or {}
+    return str(table.get("tz") or "") if isinstance(table, dict) else ""
+
+
+def default_zone(
+    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+) -> str:
+    """The zone of a report whose ``tz`` is empty: the profile's ``tz``, else the zone of the
+    platform's dialect, else ``UTC`` (the demo platform's).
+
+    Examples
+    --------
+    >>> default_zone(env={"OPSLIB_DIALECT": "chint"})
+    'Asia/Shanghai'
+    """
+    from opslib.dialects import Dialect
+
+    if demo:
+        return "UTC"
+    own = profile_zone(profile)
+    if own:
+        return own
+    dialect = _dialect(profile, env) or Dialect()
+    return str(dialect.times.zone or "UTC")
+
+
+def _dialect(profile: str | None, env: Mapping[str, str] | None) -> Any:
+    """The dialect the run's platform speaks, as its client resolves it (None: unknown)."""
+    from opslib import ConfigError
+    from opslib.client import resolve_settings
+    from opslib.protocol.tables import resolve_dialect
+
+    try:
+        if env and env.get("OPSLIB_DIALECT"):
+            return resolve_dialect(env["OPSLIB_DIALECT"])
+        return resolve_settings(profile=profile).dialect
+    except (ConfigError, ValueError):
+        return None

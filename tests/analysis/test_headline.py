@@ -1,0 +1,85 @@
+"""The headline figures as published metrics and sets: the ids behind a count, the hidden
+figures, a value per product, and the notebooks' declarations of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from opslib import analysis
+from opslib.client import _schemas
+
+from .frames import T0, WEEK, make_devices, make_events, typed_frame
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def _by_key(figures: list[analysis.headline.Figure]) -> dict[str, analysis.headline.Figure]:
+    return {f.key: f for f in figures}
+
+
+def test_the_fleet_headline_carries_the_devices_behind_each_count() -> None:
+    figures = _by_key(analysis.fleet_headline(make_devices(), now=T0 + pd.Timedelta(days=22)))
+    silent = figures["fleet.silent_devices"]
+    assert silent.value == 2
+    assert silent.members is not None
+    assert silent.members.ids == ("d2", "d6")
+    assert (silent.members.joined, silent.members.left) == ("went silent", "came back")
+    assert figures["fleet.faulty_devices"].members.ids == ("d3",)  # type: ignore[union-attr]
+    assert figures["fleet.never_online"].members.ids == ("d4", "d7")  # type: ignore[union-attr]
+    offline = figures["fleet.offline_devices"]
+    assert offline.members.ids == ("d2", "d6")
+    assert not offline.shown
+    assert figures["fleet.offline_share"].value == 25.0
+    assert figures["fleet.offline_share"].unit == "%"
+    assert [k for k, f in figures.items() if f.shown] == [
+        "fleet.devices", "fleet.online_share", "fleet.faulty_devices", "fleet.silent_devices",
+        "fleet.never_online",
+    ]  # fmt: skip
+
+
+def test_the_event_headline_publishes_fault_codes_and_the_fault_rate_by_product() -> None:
+    earlier = typed_frame(_schemas.EVENT, [])
+    previous = (T0 - pd.Timedelta(days=7), T0)
+    figures = _by_key(
+        analysis.event_headline(
+            make_events(), earlier, window=WEEK, previous_window=previous, devices=make_devices()
+        )
+    )
+    codes = figures["events.fault_codes"]
+    assert codes.members is not None
+    assert codes.members.ids == ("F201",)
+    assert not codes.shown
+    rate = figures["events.fault_rate_by_product"]
+    assert rate.parts == {"p-cam": 0.0, "p-lamp": 25.0, "p-plug": 0.0}  # d1 of 4 lamps
+    assert rate.value == 12.5
+    assert rate.unit == "%"
+    alarming = figures["events.devices_with_alarms"]
+    assert alarming.members is not None
+    assert alarming.members.ids == ("d1",)
+    assert figures["events.alarms"].value == 7
+
+
+def test_each_notebook_declares_what_its_headline_publishes() -> None:
+    devices, events = make_devices(), make_events()
+    earlier = typed_frame(_schemas.EVENT, [])
+    made = {
+        "fleet_inventory": analysis.fleet_headline(devices, now=T0 + pd.Timedelta(days=22)),
+        "event_analysis": analysis.event_headline(
+            events, earlier, window=WEEK, previous_window=(T0 - pd.Timedelta(days=7), T0),
+            devices=devices,
+        ),
+    }  # fmt: skip
+    for report, figures in made.items():
+        meta = json.loads((NOTEBOOKS / f"{report}.ipynb").read_text())["metadata"]["opslib"]
+        declared = meta["publishes"]
+        for figure in figures:
+            if isinstance(figure.value, str):
+                continue
+            assert declared["metrics"][figure.key] == figure.unit, (report, figure.key)
+            if figure.parts is not None:
+                assert declared["metrics"][f"{figure.key}[*]"] == figure.unit
+            if figure.members is not None:
+                assert figure.key in declared["sets"], (report, figure.key)

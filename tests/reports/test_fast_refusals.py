@@ -1,0 +1,111 @@
+"""A misspelt parameter, value, report or id is refused at once, with "did you mean".
+
+"At once" is measured by what the refusal imports (nothing heavy: no pandas, no papermill)
+and by the processor time of the process, which a busy machine does not inflate the way
+it does wall time; the wall time is printed.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from opslib.reports import ParameterError, check_parameters, find_notebook
+from opslib.reports._discovery import ReportNotFound
+
+from .test_locks import HEAVY, _split_importtime
+
+LIMIT_S = 2.0  # processor time of a refusal, interpreter start included
+
+
+def _timed(
+    *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """``python -X importtime -m opslib.cli ARGS``: the process, its processor and wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "opslib.cli", *args],
+        env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done, cpu, wall
+
+
+def test_a_misspelt_parameter_is_refused_at_once_naming_the_right_one(tmp_path: Path) -> None:
+    done, cpu, wall = _timed(
+        "report", "run", "event_analysis", "-p", "strat", "-1d", "--out", str(tmp_path / "out")
+    )
+    assert done.returncode == 2
+    imported, lines = _split_importtime(done.stderr)
+    assert lines == [
+        "opslib report run: unknown parameter 'strat' (did you mean 'start'?); valid "
+        "parameters: start, end, device_id, user_id, users, event_types, freq, tz, "
+        "interactive, output_dir; nothing was run"
+    ]
+    assert not HEAVY & imported, sorted(HEAVY & imported)  # no notebook machinery, no pandas
+    assert cpu < LIMIT_S, cpu
+    assert not (tmp_path / "out").exists()
+    print(f"\nrefused in {wall:.2f} s ({cpu:.2f} s of processor)")
+
+
+def test_report_list_is_quick_and_reads_no_notebook_machinery() -> None:
+    done, cpu, wall = _timed("report", "list")
+    assert done.returncode == 0, done.stderr
+    imported, _ = _split_importtime(done.stderr)
+    assert not HEAVY & imported, sorted(HEAVY & imported)
+    assert cpu < LIMIT_S, cpu
+    assert "    start: str = '-7d'" in done.stdout
+    assert "    tz: str = ''" in done.stdout
+    print(f"\nreport list in {wall:.2f} s ({cpu:.2f} s of processor)")
+
+
+def test_a_misspelt_report_or_value_gets_the_nearest_one() -> None:
+    with pytest.raises(
+        ReportNotFound, match=r"'fleet_inventry' \(did you mean 'fleet_inventory'\?\)"
+    ):
+        find_notebook("fleet_inventry")
+    events = find_notebook("event_analysis")
+    fleet = find_notebook("fleet_inventory")
+    cases = [
+        (events, {"event_types": "alarms"}, "not an event type (did you mean 'alarm'?)"),
+        (events, {"tz": "Asia/Shangai"}, "'Asia/Shangai' (did you mean 'Asia/Shanghai'?)"),
+        (events, {"start": "2026-02-30"}, "not a calendar date"),
+        (fleet, {"status": "onlin"}, "not a device status (did you mean 'online'?)"),
+    ]  # fmt: skip
+    for notebook, given, said in cases:
+        with pytest.raises(ParameterError) as info:
+            check_parameters(notebook, given)
+        assert said in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("report", "name", "value", "said"),
+    [
+        ("fleet_inventory", "product_id", "p-nonexistent", "the platform has no such product"),
+        ("fleet_inventory", "product_id", "p-sensor-2", "(did you mean 'p-sensor-02'?)"),
+        ("event_analysis", "device_id", "dev-0000", "the platform has no such device"),
+        ("user_lookup", "user_id", "u-nobody", "the platform has no such user"),
+    ],
+)
+def test_an_id_the_platform_does_not_know_is_refused_before_any_kernel(
+    tmp_path: Path, env: dict[str, str], report: str, name: str, value: str, said: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "opslib.cli", "report", "run", report, "-p", name, value,
+         "--out", str(tmp_path / "out")],
+        env={**os.environ, **env}, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert f"parameter {name!r} = {value!r}: {said}" in done.stderr or said in done.stderr
+    assert done.stderr.rstrip().endswith("nothing was run")
+    assert not (tmp_path / "out").exists()  # no run directory, no kernel

@@ -1,0 +1,45 @@
+"""opslib.widgets tables: titles, labels and times as a person reads them."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from opslib import widgets
+from opslib.widgets._tables import table_html
+
+
+def test_codes_show_as_labels_and_columns_under_human_titles() -> None:
+    frame = pd.DataFrame(
+        {
+            "device_id": ["d1", "d2"],
+            "status": pd.array([1, 2], dtype="Int64"),
+            "status_name": ["online", "offline"],
+            "group_id": pd.array([0, 7], dtype="Int64"),
+            "popular": pd.array([0, 1], dtype="Int64"),
+            "days_silent": [3.25, 10.0],
+        }
+    )
+    shown = widgets.readable(frame)
+    assert list(shown.columns) == ["device_id", "status_name", "group_id", "popular", "days_silent"]
+    assert shown["status_name"].tolist() == ["online", "offline"]  # no "status 1" beside it
+    assert shown["group_id"].tolist() == ["no group", "7"]
+    assert shown["popular"].tolist() == ["no", "yes"]
+    html = table_html(frame, 10)
+    assert "<th" in html
+    titles = [part.split(">")[-1] for part in html.split("</th>")[:-1]]
+    assert titles == ["device id", "status", "group", "popular", "days silent"]
+
+
+def test_one_time_format_per_column_in_the_zone_its_title_names() -> None:
+    moments = pd.to_datetime(["2026-11-24 06:00:00", "2026-11-24 07:15:09"], utc=True)
+    frame = pd.DataFrame({"gmt_last_seen": moments.tz_convert("Asia/Shanghai")})
+    assert widgets.readable(frame)["gmt_last_seen"].tolist() == [
+        "2026-11-24 14:00:00",
+        "2026-11-24 15:15:09",
+    ]
+    assert ">last seen (Asia/Shanghai)</th>" in table_html(frame, 10)
+
+
+def test_a_share_under_one_percent_is_not_zero() -> None:
+    shown = widgets.readable(pd.DataFrame({"share": [0.004, 0.0004, 0.0]}))["share"].tolist()
+    assert shown == ["0.4%", "<0.1%", "0.0%"]
