@@ -1,6 +1,6 @@
 """Event analysis: volume, daily rhythm, noisy devices, alarms, downtime, properties.
 
-Every function takes an event frame of :data:`opslib.client._schemas.EVENT` (as returned by
+Every function takes an event frame of :data:`opslib.client.frames.schema.EVENT` (as returned by
 ``client.events.list()``): ``gmt_create`` in UTC, ``event_type`` with its
 ``event_type_name`` label, ``code`` and one ``properties.<key>`` column per reported key.
 """
