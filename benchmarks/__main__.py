@@ -47,6 +47,7 @@ def _run_once(
         env=env,
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["load"] = round(os.getloadavg()[0], 1)  # the machine is shared: its load then
     return result
 
 
@@ -153,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
         "the options)",
     )
     ap.add_argument(
+        "--no-loop",
+        action="store_true",
+        help="leave the hand-written loop out of the link cases (it takes minutes in (c))",
+    )
+    ap.add_argument(
         "--only",
         nargs="*",
         default=CASES,
@@ -167,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     links = [name for name in network.LINKS if name in args.only]
     if links:
         old = [Path(spec.partition("#")[0]) for spec in args.old]
-        results["links"] = network.run_links(links, UNTIL, args.repeat, _run_once, old)
+        results["links"] = network.run_links(
+            links, UNTIL, args.repeat, _run_once, old, loop=not args.no_loop
+        )
         _print_table(
             "0. across a shaped link: the demo fleet, login included (alternated runs)",
             results["links"],
@@ -179,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 "floor_s",
                 "opslib_loopback_s",
                 "opslib_login_s",
+                "opslib_client_cpu_s",
                 "opslib_mb_on_wire",
                 "naive_mb_on_wire",
                 "opslib_vs_floor",
