@@ -242,3 +242,43 @@ def run_links(
         finally:
             platform.stop()
     return out
+
+
+def run_http2(names: list[str], until: str, repeat: int, run_once: Any) -> list[dict[str, Any]]:
+    """HTTP/1.1 against HTTP/2 (httpx's, ``http2=True``): the cases ``names`` of
+    :data:`LINKS` and the same reads on loopback, all from one hypercorn platform (uvicorn
+    speaks no HTTP/2), rounds alternated; opslib alone, login included."""
+    db = _platform.ensure_db("demo", until)
+    out = []
+    for name in names:
+        link = LINKS[name]
+        platform = _platform.start(db, rate_limit=True, dialect=link.dialect, server="hypercorn")
+        proxy = start_proxy(platform.base_url, link.rtt_ms, link.mbit, link.host)
+        opts = {**window(until, link.days), "page_size": link.page_size, "timed_login": True}
+        opts["dialect"] = link.dialect
+        ways = {
+            "http1_link": (f"http://{proxy.address}", False),
+            "http2_link": (f"http://{proxy.address}", True),
+            "http1_loopback": (platform.base_url, False),
+            "http2_loopback": (platform.base_url, True),
+        }
+        runs: dict[str, list[dict[str, Any]]] = {way: [] for way in ways}
+        try:
+            for _ in range(repeat):
+                for way, (url, h2) in ways.items():
+                    case_opts = {**opts, "http2": h2}
+                    runs[way].append(
+                        run_once("events_opslib", url, case_opts, platform.process.pid, None)
+                    )
+        finally:
+            proxy.stop()
+            platform.stop()
+        row: dict[str, Any] = {"case": name, "title": link.title, "server": "hypercorn"}
+        for way, rs in runs.items():
+            row[f"{way}_s"] = round(statistics.median(r["seconds"] for r in rs), 3)
+            row[f"{way}_cpu_s"] = round(statistics.median(r["client_cpu_s"] for r in rs), 3)
+            row[f"{way}_runs"] = [round(r["seconds"], 2) for r in rs]
+        row["http2_vs_http1_link"] = round(row["http1_link_s"] / row["http2_link_s"], 2)
+        row["http2_vs_http1_loopback"] = round(row["http1_loopback_s"] / row["http2_loopback_s"], 2)
+        out.append(row)
+    return out

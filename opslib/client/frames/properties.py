@@ -6,7 +6,7 @@ memory, :data:`POOL`) join into one pandas array (:func:`arrays_to_pandas`).
 
 The members of an open object are typed one way. Each page keeps, per member, the rows
 that have it and its values (:class:`PropertyValues`): an Arrow array when they are of one
-scalar kind, found by pyarrow over the whole page at once (:func:`page_property_values`).
+scalar kind (:func:`page_property_values`).
 :func:`join_deferred_properties` types each member once for the whole read: ints,
 floats (ints and floats together), booleans and text become ``Int64``, ``Float64``,
 ``boolean`` and ``string``; any other mix (a number and text, nested objects, lists) is
@@ -206,52 +206,8 @@ def _leaf_chunks(name: str, arr: pa.Array) -> Iterable[tuple[str, PropertyChunk]
 
 
 def page_property_values(objects: list[Any]) -> dict[str, PropertyValues]:
-    """An open object's members on one page, each as the rows that have it and its values.
-
-    pyarrow reads the page's objects at once (one struct column, a child per member, in
-    C++); a member of one scalar kind is then its typed child. A page pyarrow refuses (an
-    integer beyond 64 bits, a member of two kinds, an object that is not one) is read
-    value by value, with the same result.
-    """
-    try:
-        page = pa.array(objects, memory_pool=POOL)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        return _values_one_by_one(objects)
-    if pa.types.is_null(page.type):
-        return {}  # no objects on this page
-    if not pa.types.is_struct(page.type):
-        return _values_one_by_one(objects)  # raises: these are not objects
-    members: dict[str, PropertyValues] = {}
-    for field, child in zip(page.type, page.flatten(memory_pool=POOL), strict=True):
-        kinds = _KINDS_OF.get(child.type)
-        if kinds is None:  # nested objects, lists: their own values, as the records hold them
-            rows = [r for r, obj in enumerate(objects) if obj and field.name in obj]
-            values = [objects[r][field.name] for r in rows]
-            members[field.name] = _property_values(rows, values)
-            continue
-        present = child.is_valid()
-        typed = child.drop_null() if child.null_count else child
-        if kinds == _TEXT:
-            typed = typed.cast(pa.large_string(), memory_pool=POOL)
-        where = np.flatnonzero(present.to_numpy(zero_copy_only=False))
-        members[field.name] = PropertyValues(where.astype(np.int64), [], kinds, typed)
-    return members
-
-
-# The type pyarrow infers for a member's values on a page → their kinds (a member of ints
-# and floats is read as doubles: the whole read's type is Float64 either way).
-_TEXT = frozenset({str})
-_KINDS_OF: dict[pa.DataType, frozenset[type]] = {
-    pa.null(): frozenset(),
-    pa.int64(): frozenset({int}),
-    pa.float64(): frozenset({float}),
-    pa.bool_(): frozenset({bool}),
-    pa.string(): _TEXT,
-}
-
-
-def _values_one_by_one(objects: list[Any]) -> dict[str, PropertyValues]:
-    """:func:`page_property_values` for a page pyarrow cannot read at once."""
+    """An open object's members on one page, each as the rows that have it and its values
+    (one pass over the records: a record holds few of a page's members)."""
     found: dict[str, tuple[list[int], list[Any]]] = {}
     for row, obj in enumerate(objects):
         if obj:
