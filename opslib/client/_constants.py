@@ -55,7 +55,7 @@ QUEUE_LOW = 2.0
 QUEUE_HIGH = 4.0
 # Pages started per second at most: protocol §8's per-token bucket (1000/s, burst 2000).
 MAX_PAGE_RATE = 1000.0
-# Pages started at once beyond that rate: a full window, and its refill as its first page is read.
+# Pages started at once beyond that rate: the most in flight, and their refill as the first is read.
 PAGE_RATE_BURST = 2 * MAX_CONCURRENCY
 # Statuses that halve the pages in flight: the platform throttles (429) or is overloaded (503).
 THROTTLE_STATUSES = frozenset({429, 503})

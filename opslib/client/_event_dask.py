@@ -18,8 +18,8 @@ import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client._event_cache import frame_to_columns
-from opslib.client._pager import Pager, check_page_size
-from opslib.client._session import Session, check_concurrency
+from opslib.client._pager import Pager
+from opslib.client._session import Session, check_concurrency, check_page_size
 from opslib.client._settings import Secret
 from opslib.client.frames import schema as S
 from opslib.client.frames.build import build_frame

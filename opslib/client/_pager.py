@@ -8,71 +8,37 @@
 2. a pool of threads fetches the next pages through the same session, as many at once as
    :class:`InFlight` says (it adapts to the link, up to ``concurrency``), and each thread
    types the page it fetched into Arrow columns
-   (:func:`~opslib.client.frames.build.page_columns`), so a page's Python objects live only
-   while it is typed;
+   (:func:`~opslib.client.frames.build.page_columns`);
 3. the calling thread takes the pages in page order and checks each; :meth:`Pager.frame`
    joins them (:func:`~opslib.client.frames.build.build_frame`), :meth:`Pager.pages`
    yields one frame a page.
 
-Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
-says how many pages there are (``total`` counts records, or pages where the dialect says
-so, ``paging.total``: the last page is then read second, to count its rows); reading goes
-on to the last of them (or the limit) whatever the size of the pages in between. A
-platform serving fewer rows than asked (a page cap below the size asked, without an error)
-is followed: the rest is asked at the size it served.
+Reading goes on to the last page the first page's ``total`` says (or the limit), whatever
+the size of the pages between; where ``total`` counts pages the last page is read second,
+to count its rows; a page cap below the size asked is followed (:meth:`Pager._follow_cap`).
 
-Invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row the
-platform says exists, each once, or raises :class:`~opslib.IncompleteRead` naming expected,
-got and the duplicates seen; a page's ``data`` that is not an object holding the list and a
-``total`` (a non-negative integer) raises :class:`~opslib.ProtocolError`. A short page is
-never taken as the end, and more rows than the total is an error, not a bonus; offset
-paging over data that changes while it is read can show a record twice and skip another:
-:meth:`Pager.frame` counts the rows after dropping duplicates, :meth:`Pager.pages` counts
-each record's key once (hashed). Where ``total`` counts pages, the last page must hold
-what that count allows and every page must say the same count.
-
-**Pages in flight** (:class:`InFlight`). A far platform needs many requests in flight to
-keep its link busy (40 ms of round trip and 4 ms of a page on the wire: about 11), a near
-one few (the reading thread is then the limit). The number is found as the read goes, from
-what the reading thread sees, between 1 and the cap:
-
-- **rounds**: every ``limit`` pages taken end a round; its throughput is pages taken per
-  second. The first page's latency (fetched alone) is the link's and the platform's own;
-  by Little's law ``throughput × that latency`` pages are all the link and the platform
-  hold, and ``limit`` minus that is the pages waiting in a queue somewhere, buying nothing;
-- **the start**: enough pages to keep the reading thread busy for one round trip, the
-  first page's latency over the time it took to type it (at least
-  :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`): measured, whatever the address;
-- **slow start**: from there the limit doubles each round while throughput grows by an
-  eighth or more and nothing queues; then it grows by one a round while fewer than
-  :data:`~opslib.client._constants.QUEUE_LOW` pages queue, and shrinks by one when more
-  than :data:`~opslib.client._constants.QUEUE_HIGH` do;
-- **a 429 or a 503** (the platform throttles or is overloaded; counted by the session's
-  HTTP client, :attr:`HTTP.throttles <opslib.client._http.HTTP.throttles>`) halves the
-  limit and ends slow start;
-- **the platform's rate**: pages start no faster than
-  :data:`~opslib.client._constants.MAX_PAGE_RATE` a second, with a burst of
-  :data:`~opslib.client._constants.PAGE_RATE_BURST` (protocol §8's per-token bucket).
-
-This is TCP Vegas's rule on whole requests, with TCP's slow start and its halving on loss.
+The invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row
+the platform says exists, each once, or raises :class:`~opslib.IncompleteRead`; a page
+that is not one raises :class:`~opslib.ProtocolError`. :meth:`Pager.frame` counts the rows
+after dropping duplicates, :meth:`Pager.pages` counts each record's key once (hashed).
 """
 
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client._http import Safety
+from opslib.client._session import Session, check_limit, check_page_size
 from opslib.client.frames.build import (
     PageColumns,
     build_frame,
@@ -86,27 +52,7 @@ from opslib.exceptions import IncompleteRead, PermissionDenied
 from opslib.protocol import reads
 from opslib.protocol.operations import Operation
 
-if TYPE_CHECKING:
-    from opslib.client._session import Session
-
-__all__ = ["InFlight", "Pager", "check_page_size"]
-
-
-def check_page_size(page_size: int) -> int:
-    """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
-    if isinstance(page_size, bool) or not isinstance(page_size, int):
-        raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
-    if not 1 <= page_size <= C.MAX_PAGE_SIZE:
-        raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
-    return page_size
-
-
-def _check_limit(limit: int | None) -> int | None:
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
-    return limit
+__all__ = ["InFlight", "Pager"]
 
 
 @dataclass
@@ -138,27 +84,21 @@ class Pager:
     Parameters
     ----------
     session
-        The session every page is read through (:meth:`Session.call
-        <opslib.client._session.Session.call>`); its codec gives the paging and the
+        The session every page is read through; its codec gives the paging and the
         moments, its ``concurrency`` the most pages in flight.
-    op
-        A paged operation of :mod:`opslib.protocol.operations`.
-    params
-        Its params but ``page_no`` and ``page_size``.
+    op, params
+        A paged operation of :mod:`opslib.protocol.operations`, its params but
+        ``page_no`` and ``page_size``.
     schema
         The frame schema of one record.
-    page_size, limit, progress
-        As documented on the list methods.
-    desc
-        The progress bar's label.
+    page_size, limit, progress, desc
+        As documented on the list methods; ``desc`` labels the progress bar.
     on_data
-        Sees each page's ``data`` before it is typed (the event cache keeps each record's
-        raw properties).
+        Sees each page's ``data`` before it is typed (the event cache's raw properties).
     own
         A fleet read by a caller not yet known to may read the fleet: the first page tells
-        (records: yes; a refusal, 403: no; an empty page: :meth:`Session.may_read_fleet
-        <opslib.client._session.Session.may_read_fleet>` asks), and where the answer is
-        no, these params (the caller's own devices') are read instead.
+        (:meth:`_fetch_first`); where the answer is no, these params (the caller's own
+        devices') are read instead.
     concurrency, paging
         Where they differ from the session's (tests).
     """
@@ -190,7 +130,7 @@ class Pager:
         self.operation = op.path
         self.list_key = op.paged.list_key
         self.schema = schema
-        self.limit = _check_limit(limit)
+        self.limit = check_limit(limit)
         size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
         self.progress = progress
@@ -220,15 +160,10 @@ class Pager:
         return df
 
     def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
-        """One typed frame per page, from ``page_no`` on, in page order.
-
-        The next pages are fetched while the caller works on this one; stopping early drops
-        them. Each frame's ``attrs`` holds ``page_no``, ``page_size`` and ``total``: enough
-        to resume later with ``page_no=attrs["page_no"] + 1``. Rows repeating a record of an
-        earlier page are not removed here, but every record's key is counted once (hashed,
-        8 bytes a row): a page that only repeats rows already read raises at once, and the
-        read raises at its end when the records counted differ from the total.
-        """
+        """One typed frame per page, from ``page_no`` on, in page order (``attrs``:
+        ``page_no``, ``page_size``, ``total``); stopping early drops the pages in flight.
+        Rows repeating an earlier page's record stay, but each record's key is counted once
+        (hashed): a page of repeats raises at once, a count unlike the total at the end."""
         if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
             raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
         if self.limit == 0:
@@ -248,8 +183,7 @@ class Pager:
         self._check(unique, keys.rows - unique)
 
     def fetch(self, page_no: int) -> dict[str, Any]:
-        """Page ``page_no``'s ``data``, by the session's regular call; the records' moments
-        as the platform wrote them (the frame builder reads them)."""
+        """Page ``page_no``'s ``data`` by the session's call, moments as the platform wrote them."""
         page = {**self.params, "page_no": page_no, "page_size": self.page_size}
         data: dict[str, Any] = self.session.call(
             self.op, page, auth=self.op.token, safety=Safety.READ, moments="raw"
@@ -268,7 +202,7 @@ class Pager:
         del data
         typed = time.monotonic()
         throttles = self.session.throttles
-        window = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
+        flight = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
         self._follow_cap(first_no, first)
         pages = first.total if self.paging.total == "pages" else None
         total = first.total if pages is None else self._records_of_pages(first_no, first)
@@ -281,23 +215,23 @@ class Pager:
             return
         bar = self._bar(last_no - first_no + 1)
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
-        in_flight: deque[Future[_Page]] = deque()
+        started: deque[Future[_Page]] = deque()
         next_no = first_no + 1
         try:
             while True:
-                next_no = self._start(pool, in_flight, window, next_no, last_no)
-                if not in_flight:
+                next_no = self._start(pool, started, flight, next_no, last_no)
+                if not started:
                     if next_no > last_no:
                         return
-                    time.sleep(window.wait())  # the platform's rate: the next start
+                    time.sleep(flight.wait())  # the platform's rate: the next start
                     continue
-                future = in_flight.popleft()
-                next_no = self._start(pool, in_flight, window, next_no, last_no)
+                future = started.popleft()
+                next_no = self._start(pool, started, flight, next_no, last_no)
                 page = future.result()
                 if self.session.throttles != throttles:  # a 429 or 503 since the last page
                     throttles = self.session.throttles
-                    window.throttled()
-                window.taken()
+                    flight.throttled()
+                flight.taken()
                 self._take(page)
                 tally.rows += page.rows
                 if page.rows < self.page_size and page.page_no < last_no:
@@ -307,7 +241,7 @@ class Pager:
                     bar.update(1)
                 yield page
         finally:
-            for future in in_flight:
+            for future in started:
                 future.cancel()
             pool.shutdown(wait=True)
             if bar is not None:
@@ -316,27 +250,29 @@ class Pager:
     def _start(
         self,
         pool: ThreadPoolExecutor,
-        in_flight: deque[Future[_Page]],
-        window: InFlight,
+        started: deque[Future[_Page]],
+        flight: InFlight,
         next_no: int,
         last_no: int,
     ) -> int:
-        """Start pages in the pool while the window and the platform's rate allow; the next
-        page not started yet."""
-        while next_no <= last_no and len(in_flight) < window.limit and window.start():
+        """Start pages in the pool while :class:`InFlight` and the platform's rate allow;
+        the next page not started yet."""
+        while next_no <= last_no and len(started) < flight.limit and flight.start():
             stash = self._stash
             if stash is not None and stash[0] == next_no:  # read already: typed in its turn
                 self._stash = None
                 future: Future[_Page] = pool.submit(self._page, next_no, stash[1])
             else:
                 future = pool.submit(self._page, next_no)
-            in_flight.append(future)
+            started.append(future)
             next_no += 1
         return next_no
 
     def _fetch_first(self, page_no: int) -> dict[str, Any]:
         """The first page; for a fleet read whose access is not known yet (``own``), it
-        also learns it, saving the fleet check's round trip."""
+        also learns it, saving the fleet check's round trip: records say yes, a refusal
+        (403) no, an empty page asks :meth:`Session.may_read_fleet
+        <opslib.client._session.Session.may_read_fleet>`."""
         own, session = self.own, self.session
         if own is None or session.fleet_access() is not None:
             if own is not None and not session.fleet_access():
@@ -356,8 +292,7 @@ class Pager:
         return self.fetch(page_no)
 
     def _page(self, page_no: int, data: dict[str, Any] | None = None) -> _Page:
-        """Type one page (in whichever thread runs this), fetching it unless its ``data``
-        is given."""
+        """Type one page in the thread running this, fetching it unless ``data`` is given."""
         if data is None:
             data = self.fetch(page_no)
         records, total = reads.page(self.operation, self.list_key, data)
@@ -426,9 +361,7 @@ class Pager:
         return reads.records_of_pages(self.operation, pages=pages, rows=len(records), size=size)
 
     def _check(self, got: int, duplicates: int) -> int:
-        """The invariant at a read's end: ``got`` records (each once) against what the
-        total promised, neither fewer nor more; raises :class:`~opslib.IncompleteRead`,
-        else returns the total."""
+        """The invariant at a read's end, ``got`` records against the total (returned)."""
         t = self._tally
         short = f"; short pages: {t.short[:10]}" if t.short else ""
         reads.check_count(
@@ -462,19 +395,28 @@ class Pager:
 
 
 class InFlight:
-    """The number of pages a read keeps in flight (:attr:`limit`), fed by the reading thread.
+    """How many pages a read keeps in flight (:attr:`limit`), fed by the reading thread.
 
-    Parameters
-    ----------
-    cap
-        The most pages in flight.
-    latency
-        Seconds the first page took alone (its request sent, its answer read).
-    per_page
-        Seconds the reading thread took to type the first page (None: unknown, start at
-        :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`).
-    clock
-        Seconds, monotonic (tests pass a fake one).
+    A far platform needs many requests in flight to keep its link busy (40 ms of round
+    trip and 4 ms of a page on the wire: about 11), a near one few. The number is found as
+    the read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests:
+
+    - **the start**: one round trip of pages, the first page's latency over the time it
+      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`):
+      measured, whatever the platform's address;
+    - **rounds**: every ``limit`` pages taken end a round; by Little's law ``throughput ×
+      the first page's latency`` pages are all the link and the platform hold, and
+      ``limit`` minus that queue somewhere, buying nothing. Slow start doubles the limit
+      each round while throughput grows by an eighth and nothing queues; then it grows by
+      one while fewer than :data:`~opslib.client._constants.QUEUE_LOW` pages queue and
+      shrinks by one when more than :data:`~opslib.client._constants.QUEUE_HIGH` do;
+    - **a 429 or a 503** (:meth:`throttled`) halves it and ends slow start;
+    - **the platform's rate**: pages start no faster than
+      :data:`~opslib.client._constants.MAX_PAGE_RATE` a second, with a burst of
+      :data:`~opslib.client._constants.PAGE_RATE_BURST` (protocol §8's per-token bucket).
+
+    ``latency`` is what the first page took alone, ``per_page`` what typing it took (None:
+    unknown), ``clock`` a monotonic clock in seconds (tests pass a fake one).
     """
 
     def __init__(
@@ -496,19 +438,19 @@ class InFlight:
         self._round_start = clock()
         self._round_pages = 0
         self._last_rate = 0.0
-        # throttles reported from any thread (a pool thread's retry), applied by the reader
-        self._lock = threading.Lock()
-        self._throttles = 0
-        self._throttles_seen = 0
+        self._throttled = False  # a 429 or 503 since the last page taken
         # starts allowed by the platform's rate: a token bucket
         self._tokens = float(C.PAGE_RATE_BURST)
         self._refilled = self._round_start
 
-    # -- signals -------------------------------------------------------------------------
-
     def taken(self) -> None:
         """One page taken by the reading thread (a clean answer, typed)."""
-        self._apply_throttles()
+        if self._throttled:
+            self._throttled = False
+            self.limit = max(1, self.limit // 2)
+            self.slow_start = False
+            self._round_start = self._clock()
+            self._round_pages = 0
         self._round_pages += 1
         if self._round_pages < self.limit:
             return
@@ -520,19 +462,8 @@ class InFlight:
         self._round_pages = 0
 
     def throttled(self) -> None:
-        """The platform answered 429 or 503 (from any thread): halve at the next page."""
-        with self._lock:
-            self._throttles += 1
-
-    def _apply_throttles(self) -> None:
-        with self._lock:
-            new = self._throttles != self._throttles_seen
-            self._throttles_seen = self._throttles
-        if new:
-            self.limit = max(1, self.limit // 2)
-            self.slow_start = False
-            self._round_start = self._clock()
-            self._round_pages = 0
+        """The platform answered 429 or 503 (once or more): halve at the next page taken."""
+        self._throttled = True
 
     def _end_round(self, rate: float) -> None:
         queued = self.limit - rate * self.base_latency
@@ -546,8 +477,6 @@ class InFlight:
             self.limit = min(self.cap, self.limit + 1)
         elif queued > C.QUEUE_HIGH:
             self.limit = max(1, self.limit - 1)
-
-    # -- the platform's rate -------------------------------------------------------------
 
     def start(self) -> bool:
         """Take leave to start one page now (False: the rate's bucket is empty)."""

@@ -35,7 +35,7 @@ from opslib.protocol import operations as ops
 from opslib.protocol.codec import Codec, Moments
 from opslib.protocol.operations import Operation
 
-__all__ = ["Session", "check_concurrency"]
+__all__ = ["Session", "check_concurrency", "check_limit", "check_page_size"]
 
 log = logging.getLogger("opslib")
 
@@ -320,3 +320,21 @@ def check_concurrency(concurrency: object) -> int:
             f"concurrency must be an integer from 1 to {C.MAX_CONCURRENCY}, got {concurrency!r}"
         )
     return concurrency
+
+
+def check_page_size(page_size: int) -> int:
+    """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
+    if isinstance(page_size, bool) or not isinstance(page_size, int):
+        raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
+    if not 1 <= page_size <= C.MAX_PAGE_SIZE:
+        raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
+    return page_size
+
+
+def check_limit(limit: int | None) -> int | None:
+    """Refuse a limit that is not a whole number of rows (or None), naming it."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
+    return limit

@@ -16,7 +16,8 @@ from pandas.testing import assert_frame_equal
 import opslib
 from client.faults import Faults, Sent
 from opslib.client import _constants as C
-from opslib.client._pager import Pager, check_page_size
+from opslib.client._pager import Pager
+from opslib.client._session import check_page_size
 from opslib.client.frames import schema as S
 from opslib.dialects import Dialect
 from opslib.protocol import operations as ops
