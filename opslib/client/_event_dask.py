@@ -2,13 +2,15 @@
 
 :func:`events_to_dask` builds the frame's columns (declared, or from a small sample) and a
 :class:`WindowReader`, which travels in Dask's task graph: on a worker it opens a session
-of its own (a token-only one with ``auth="token"``, else logged in from the worker's
-environment), reads its window through the same paged read as ``events.list``, and closes
-the session. :mod:`opslib.dask` knows Dask, not the platform.
+of its own (a token-only one with ``auth="token"``, closed after the partition; else logged
+in from the worker's environment once per Dask worker, kept by the worker) and reads its
+window through the same paged read as ``events.list``. :mod:`opslib.dask` knows Dask, not
+the platform.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -146,8 +148,7 @@ class WindowReader:
     caller's id, the query and, with ``auth="token"``, a short-lived access token (masked
     in its repr). Never a password or a client secret. With the token the worker calls as
     a client made by ``opslib.Client.from_token``; without one it logs in from its own
-    ``OPSLIB_*`` environment (``OPSLIB_TOKEN_CACHE`` on the workers saves a login per
-    partition). The session lives for one partition's read.
+    ``OPSLIB_*`` environment, once per Dask worker (:meth:`_session`).
     """
 
     base_url: str
@@ -168,7 +169,7 @@ class WindowReader:
 
     def __call__(self, start_ms: int, end_ms: int) -> pd.DataFrame:
         """``[start_ms, end_ms)`` as ``events.list`` returns it."""
-        session = self._open()
+        session, own = self._session()
         try:
             return read_window(
                 session, dict(self.query), start_ms, end_ms, page_size=self.page_size
@@ -184,7 +185,26 @@ class WindowReader:
                 operation=ops.QUERY_RECORD.path,
             ) from None
         finally:
-            session.close()
+            if own:
+                session.close()
+
+    def _session(self) -> tuple[Session, bool]:
+        """The session of this partition, and whether it is this partition's own (closed
+        after it). With a token: a token-only session of its own (no request to open it).
+        From the environment: logged in once per Dask worker and kept by the worker (a
+        login per partition would be a password check each, which platforms throttle);
+        one of its own where no Dask worker runs this (the threaded scheduler)."""
+        worker = _dask_worker() if self.access_token is None else None
+        if worker is None:
+            return self._open(), True
+        state = vars(worker)
+        lock = state.setdefault("opslib_lock", threading.Lock())
+        with lock:
+            sessions: dict[str, Session] = state.setdefault("opslib_sessions", {})
+            session = sessions.get(self.base_url)
+            if session is None:
+                session = sessions[self.base_url] = self._open()
+        return session, False
 
     def _open(self) -> Session:
         if self.access_token is not None:
@@ -210,3 +230,15 @@ class WindowReader:
                 f"the frame reads {self.base_url!r}"
             )
         return Session.open(settings, concurrency=self.concurrency)
+
+
+def _dask_worker() -> Any:
+    """The Dask worker running this task, or None (no ``distributed``, or not on one)."""
+    try:
+        from distributed import get_worker
+    except ImportError:  # pragma: no cover - the dask extra brings it
+        return None
+    try:
+        return get_worker()
+    except ValueError:  # not in a worker's task
+        return None

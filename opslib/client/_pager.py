@@ -26,6 +26,7 @@ after dropping duplicates, :meth:`Pager.pages` counts each record's key once (ha
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -140,6 +141,9 @@ class Pager:
         self._key = reads.key_fields(self.operation, self.list_key, schema.key)
         self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
         self._stash: tuple[int, dict[str, Any]] | None = None  # a page read ahead of its turn
+        # One pool thread types at a time: threads taking turns holding the GIL while they
+        # type cost more CPU than the typing (the requests still wait side by side).
+        self._typing = threading.Lock()
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -297,10 +301,11 @@ class Pager:
             data = self.fetch(page_no)
         records, total = reads.page(self.operation, self.list_key, data)
         try:
-            if self._on_data is not None:
-                self._on_data(data)
-            keys = self._keys.hashes(records) if self._keys is not None else None
-            columns = page_columns(records, self.schema, times=self.times)
+            with self._typing:
+                if self._on_data is not None:
+                    self._on_data(data)
+                keys = self._keys.hashes(records) if self._keys is not None else None
+                columns = page_columns(records, self.schema, times=self.times)
         except Exception:
             reads.objects(self.operation, self.list_key, records)  # a record that is not one
             raise
