@@ -198,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                 "protocol_floor_vs_floor",
                 "opslib_vs_protocol_floor",
                 "speedup_vs_naive",
+                "opslib_far_s",
+                "here_vs_far",
             ],
         )
         for row in results["links"]:

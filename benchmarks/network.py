@@ -54,6 +54,9 @@ class Link:
     page_size: int = 1000
     dialect: str = "opslib"  # the platform's: opslib server --dialect
     host: str | None = None  # where the link listens (None: this machine's non-loopback address)
+    # also read through the same link on this machine's non-loopback address, in the same
+    # rounds (events_opslib_far): a tunnel's case against (a)'s
+    compare_far: bool = False
 
 
 # The hand-written loop for each dialect's wire (benchmarks/worker.py).
@@ -71,6 +74,7 @@ LINKS = {
         100,
         7,
         host="127.0.0.1",
+        compare_far=True,
     ),
     "link_150ms": Link("link_150ms", "1 day at 150 ms RTT, 20 Mbit/s", 150, 20, 1),
     # the published platform serves at most 100 rows a page: the vendor dialect's platform
@@ -136,6 +140,7 @@ def run_link(
     median, client CPU, and seconds over this code's); ``loop=False`` leaves the
     hand-written loop out."""
     proxy = start_proxy(base_url, link.rtt_ms, link.mbit, link.host)
+    far = start_proxy(base_url, link.rtt_ms, link.mbit) if link.compare_far else None
     opts = {**window(until, link.days), "page_size": link.page_size, "timed_login": True}
     opts["dialect"] = link.dialect
     runs: dict[str, list[dict[str, Any]]] = {
@@ -145,10 +150,13 @@ def run_link(
     }
     if not loop:
         del runs["events_naive"]
+    if far is not None:
+        runs["events_opslib_far"] = []
     worker_case = {
         "events_naive": NAIVE[link.dialect],
         "events_opslib": "events_opslib",
         "events_opslib_loopback": "events_opslib",
+        "events_opslib_far": "events_opslib",
     }
     code: dict[str, Path | None] = dict.fromkeys(runs)
     for path in old:
@@ -161,6 +169,8 @@ def run_link(
                 down0, up0 = proxy.bytes()
                 # the same read without the link: what this machine's CPUs allow
                 to = base_url if case == "events_opslib_loopback" else url
+                if case == "events_opslib_far" and far is not None:
+                    to = f"http://{far.address}"
                 result = run_once(worker_case[case], to, opts, server_pid, code[case])
                 down1, up1 = proxy.bytes()
                 result["bytes_to_client"] = down1 - down0
@@ -168,6 +178,8 @@ def run_link(
                 runs[case].append(result)
     finally:
         proxy.stop()
+        if far is not None:
+            far.stop()
     fast = statistics.median(r["seconds"] for r in runs["events_opslib"])
     naive = statistics.median(r["seconds"] for r in runs.get("events_naive", [])) if loop else 0
     wire = statistics.median(r["bytes_to_client"] for r in runs["events_opslib"])
@@ -207,6 +219,19 @@ def run_link(
         "protocol_floor_vs_floor": round(protocol / floor, 2),
         "opslib_vs_protocol_floor": round(fast / protocol, 2),
         "speedup_vs_naive": round(naive / fast, 2) if loop else 0,
+        **(
+            {
+                "far_address": far.address,
+                "opslib_far_s": round(
+                    statistics.median(r["seconds"] for r in runs["events_opslib_far"]), 3
+                ),
+                "here_vs_far": round(
+                    fast / statistics.median(r["seconds"] for r in runs["events_opslib_far"]), 2
+                ),
+            }
+            if far is not None
+            else {}
+        ),
         "old": [
             {
                 "code": str(path),
