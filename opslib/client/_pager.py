@@ -26,7 +26,6 @@ after dropping duplicates, :meth:`Pager.pages` counts each record's key once (ha
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -45,6 +44,7 @@ from opslib.client.frames.build import (
     build_frame,
     dedupe_and_sort,
     join_order,
+    moment_span,
     page_columns,
 )
 from opslib.client.frames.schema import FrameSchema
@@ -130,6 +130,8 @@ class Pager:
         self.concurrency = max(1, concurrency or session.concurrency)
         self.operation = op.path
         self.list_key = op.paged.list_key
+        ranged = op.window and all(name in params for name in op.window)
+        self.time_field = op.paged.time_field if ranged else ""  # its records lie in the range
         self.schema = schema
         self.limit = check_limit(limit)
         size = min(check_page_size(page_size), self.paging.max_page_size)
@@ -140,10 +142,7 @@ class Pager:
         self._tally = _Tally()
         self._key = reads.key_fields(self.operation, self.list_key, schema.key)
         self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
-        self._stash: tuple[int, dict[str, Any]] | None = None  # a page read ahead of its turn
-        # One pool thread types at a time: threads taking turns holding the GIL while they
-        # type cost more CPU than the typing (the requests still wait side by side).
-        self._typing = threading.Lock()
+        self._stash: tuple[int, dict[str, Any]] | None = None  # read ahead of its turn
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -194,11 +193,8 @@ class Pager:
         )
         return data
 
-    # -- the one loop ------------------------------------------------------------------
-
     def _pages(self, first_no: int) -> Iterator[_Page]:
-        """Pages from ``first_no`` on, in order, to the last one the total or the limit
-        says; a short page in between does not end the read (:meth:`_check` raises)."""
+        """Pages from ``first_no`` on, in order, to the last the total or the limit says."""
         sent = time.monotonic()
         data = self._fetch_first(first_no)
         received = time.monotonic()
@@ -273,10 +269,8 @@ class Pager:
         return next_no
 
     def _fetch_first(self, page_no: int) -> dict[str, Any]:
-        """The first page; for a fleet read whose access is not known yet (``own``), it
-        also learns it, saving the fleet check's round trip: records say yes, a refusal
-        (403) no, an empty page asks :meth:`Session.may_read_fleet
-        <opslib.client._session.Session.may_read_fleet>`."""
+        """The first page; where ``own`` is given and the fleet access not known, it learns
+        it: records say yes, a refusal (403) no, an empty page asks the session."""
         own, session = self.own, self.session
         if own is None or session.fleet_access() is not None:
             if own is not None and not session.fleet_access():
@@ -301,14 +295,17 @@ class Pager:
             data = self.fetch(page_no)
         records, total = reads.page(self.operation, self.list_key, data)
         try:
-            with self._typing:
-                if self._on_data is not None:
-                    self._on_data(data)
-                keys = self._keys.hashes(records) if self._keys is not None else None
-                columns = page_columns(records, self.schema, times=self.times)
+            if self._on_data is not None:
+                self._on_data(data)
+            keys = self._keys.hashes(records) if self._keys is not None else None
+            columns = page_columns(records, self.schema, times=self.times)
         except Exception:
             reads.objects(self.operation, self.list_key, records)  # a record that is not one
             raise
+        span = moment_span(columns, self.time_field) if self.time_field and records else None
+        if span is not None:  # every record in the time range asked for
+            window = (self.params[self.op.window[0]], self.params[self.op.window[1]])
+            reads.in_window(self.operation, self.time_field, *span, window)
         return _Page(page_no, total, len(records), columns, keys)
 
     def _take(self, page: _Page) -> None:

@@ -96,8 +96,18 @@ class ServingSide:
             return doc, served
         required = self.dialect.required.get(op.path, ())
         for name in required:
-            if params.get(name) in (None, ""):
-                raise Refused(f"params.{name}", "required")
+            if params.get(name) not in (None, ""):
+                continue
+            if name == "user_id" and served.caller:
+                # the 2021 reference names the user in the envelope only; the 2026 lists
+                # require it in params too: either is the caller
+                params[name] = served.caller
+                continue
+            raise Refused(f"params.{name}", "required")
+        for name, kind in op.params.items():
+            number = whole_number(params.get(name))
+            if kind == "str" and number is not None:
+                params[name] = str(number)  # a string there; published examples give numbers
         if op.window and self.times.times.range_unit != "ms":
             for name in op.window:
                 number = whole_number(params.get(name))
@@ -137,14 +147,15 @@ class ServingSide:
         self, op: Operation, params: dict[str, Any], served: Served, required: tuple[str, ...]
     ) -> None:
         """Parameters a dialect requires that the core names otherwise: the 2021 reading's
-        ``user_id`` selecting a user where ``user_id_param`` is absent, and a
-        ``caller_param`` that is the caller itself (not a transfer)."""
+        ``user_id`` selecting a user where ``user_id_param`` is absent (and dropped where it
+        names the caller or the same user: both readings agree), and a ``caller_param``
+        that is the caller itself (not a transfer)."""
         for alias, target in op.aliases.items():
             if alias not in required or alias not in params:
                 continue
             if params.get(target) not in (None, ""):
-                if params[alias] == params[target]:
-                    params.pop(alias)  # both names of the selected user, as clients send
+                if params[alias] in (served.caller, params[target]):
+                    params.pop(alias)  # the caller, or both names of the selected user
                 continue
             meaning = self._mode(op, params)
             if meaning is not None and target in op.modes.get(meaning, ()):

@@ -14,7 +14,7 @@ event) or, rarely, a fault alarm (``F`` code) followed later by a recovery.
 Under a platform's dialect (``opslib simulate --dialect chint``) it speaks that dialect
 (its login selector, its page cap) and writes only the event kinds the platform reports:
 under ``chint`` property reports and alarms (its faults), no online/offline or command
-events, as ``seed_as_chint`` leaves the demo data. A platform without a whole-fleet
+events, as ``fold_onto_dialect`` leaves the demo data. A platform without a whole-fleet
 listing has its devices listed per user: the demo plain user's devices report.
 
 What a user does (logging in, listing the fleet) goes through the client
@@ -188,7 +188,7 @@ class Simulator:
         self.devices: list[_Device] = []
         self.dialect = Dialect.named(dialect)
         self.codec = Codec(self.dialect)
-        self._kinds = set(self.dialect.event_kinds.values())
+        self._kinds = set(self.codec.event_kinds()["kinds"].values())
 
     # ----------------------------------------------------------------- platform calls
 
@@ -206,7 +206,7 @@ class Simulator:
         opslib.OpsError
             The platform cannot be reached or refused the login.
         """
-        fleet = self.dialect.capabilities.fleet_events
+        fleet = self.codec.fleet_events
         return connect(
             self.base_url,
             client_id=demo.CLIENT_ID,
@@ -236,7 +236,7 @@ class Simulator:
         list
             The devices with their derived demo secrets, status and properties.
         """
-        owner = None if self.dialect.capabilities.fleet_events else client.user_id
+        owner = None if self.codec.fleet_events else client.user_id
         frame = client.devices.list(owner, limit=self.n_devices, progress=False)
         found = []
         for row in frame.to_dict("records"):

@@ -59,6 +59,7 @@ __all__ = [
     "drop_secrets",
     "join_order",
     "label_array",
+    "moment_span",
     "page_columns",
     "records_to_frame",
     "secret_columns",
@@ -124,6 +125,16 @@ def _type_deferred(page: PageColumns, fixed: Iterable[str]) -> None:
             if leaf not in fixed:
                 page.properties[leaf] = chunk
     page.deferred = {}
+
+
+def moment_span(page: PageColumns, name: str) -> tuple[int, int] | None:
+    """The earliest and latest of a page's moment column ``name``, in epoch ms (None: no
+    such column, or no moment on the page)."""
+    moments = page.fixed.get(name)
+    if moments is None or moments.null_count == len(moments):
+        return None
+    low, high = pc.min_max(moments.cast(pa.int64())).values()
+    return low.as_py() // 1_000_000, high.as_py() // 1_000_000
 
 
 def join_order(pages: Sequence[PageColumns]) -> np.ndarray | None:
