@@ -4,8 +4,9 @@ Operation: ``/device/query_record`` (list, iter_pages, to_dask). ``device_id`` s
 query_model 1, ``user_id`` query_model 2; with neither, ops and admin read the whole fleet
 (3) and everyone else their own devices' events (2).
 
-Every read is one :class:`~opslib.client._pager.Pager` over the session's page fetch; a
-Dask partition reads its window the same way on its worker (:class:`WindowReader`).
+Every read is one :class:`~opslib.client._pager.Pager` through the client's session; the
+event cache (:mod:`opslib.client._event_cache`) and a Dask partition on its worker
+(:mod:`opslib.client._event_dask`) read the same way.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class Events(Resource):
     ) -> dict[str, Any]:
         """The params of a read but its time range and page (query_model, whose, type);
         ``learn_fleet``: where it is not known yet whether the caller may read the fleet,
-        the fleet's (its first page tells, :meth:`_fleet_first`)."""
+        the fleet's (its first page tells: the pager's ``own``)."""
         params: dict[str, Any] = {}
         if device_id is not None and user_id is not None:
             raise ValueError("give device_id or user_id, not both")
