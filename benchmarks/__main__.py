@@ -47,6 +47,7 @@ def _run_once(
         env=env,
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["load"] = round(os.getloadavg()[0], 1)  # the machine is shared: its load then
     return result
 
 
@@ -128,7 +129,9 @@ def _print_table(title: str, rows: list[dict[str, Any]], cols: list[str]) -> Non
 
 CASES = [
     *network.LINKS,
+    *(f"http2_{name}" for name in network.LINKS),
     "events",
+    "events_demo",
     "matrix",
     "server",
     "transport",
@@ -153,6 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         "the options)",
     )
     ap.add_argument(
+        "--no-loop",
+        action="store_true",
+        help="leave the hand-written loop out of the link cases (it takes minutes in (c))",
+    )
+    ap.add_argument(
         "--only",
         nargs="*",
         default=CASES,
@@ -167,7 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     links = [name for name in network.LINKS if name in args.only]
     if links:
         old = [Path(spec.partition("#")[0]) for spec in args.old]
-        results["links"] = network.run_links(links, UNTIL, args.repeat, _run_once, old)
+        results["links"] = network.run_links(
+            links, UNTIL, args.repeat, _run_once, old, loop=not args.no_loop
+        )
         _print_table(
             "0. across a shaped link: the demo fleet, login included (alternated runs)",
             results["links"],
@@ -179,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                 "floor_s",
                 "opslib_loopback_s",
                 "opslib_login_s",
+                "opslib_client_cpu_s",
                 "opslib_mb_on_wire",
                 "naive_mb_on_wire",
                 "opslib_vs_floor",
@@ -187,12 +198,42 @@ def main(argv: list[str] | None = None) -> int:
                 "protocol_floor_vs_floor",
                 "opslib_vs_protocol_floor",
                 "speedup_vs_naive",
+                "opslib_far_s",
+                "here_vs_far",
             ],
         )
         for row in results["links"]:
             for other in row["old"]:
                 print(f"{row['case']} by {other['code']}: {other}")
-    if not set(args.only) - set(links):
+    h2 = [name.removeprefix("http2_") for name in args.only if name.startswith("http2_")]
+    if h2:
+        results["http2"] = network.run_http2(h2, UNTIL, args.repeat, _run_once)
+        _print_table(
+            "0b. HTTP/1.1 against HTTP/2, one hypercorn platform (alternated runs)",
+            results["http2"],
+            [
+                "case",
+                "http1_link_s",
+                "http2_link_s",
+                "http2_vs_http1_link",
+                "http1_link_cpu_s",
+                "http2_link_cpu_s",
+                "http1_loopback_s",
+                "http2_loopback_s",
+                "http2_vs_http1_loopback",
+            ],
+        )
+    if "events_demo" in args.only:
+        # the same read over the demo seed (what `make demo` serves: other properties)
+        demo = _platform.start(_platform.ensure_db("demo", UNTIL))
+        try:
+            window = {"start": start, "end": end}
+            results["events_demo"] = _events_case(
+                demo.base_url, demo.process.pid, window, args, "1b. events.list, 1M (demo seed)"
+            )
+        finally:
+            demo.stop()
+    if not set(args.only) - {*links, "events_demo", *(f"http2_{n}" for n in h2)}:
         return _save(results)
 
     t0 = time.perf_counter()
@@ -203,46 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         window = {"start": start, "end": end}
         if "events" in args.only:
-            cases: list[tuple[str, str, dict[str, Any], Path | None]] = [
-                ("events_naive", "events_naive", window, None),
-                ("events_opslib", "events_opslib", window, None),
-                # the collector's threshold raised for the read (the deleted bulk_gc)
-                (
-                    "events_opslib_gc_10000",
-                    "events_opslib",
-                    {**window, "gc_threshold": 10_000},
-                    None,
-                ),
-            ]
-            for spec in args.old:
-                path, _, extra = spec.partition("#")
-                options = json.loads(extra) if extra else {}
-                name = (
-                    "events@" + Path(path).name + "".join(f" {k}={v}" for k, v in options.items())
-                )
-                cases.append((name, "events_opslib", {**window, **options}, Path(path)))
-            rows = alternate(cases, platform.base_url, args.repeat, pid)
-            naive, fast = rows[0], rows[1]
-            for row in rows[1:]:
-                row["speedup_vs_naive"] = round(naive["seconds"] / row["seconds"], 2)
-                row["rss_vs_naive"] = round(row["peak_rss_mb"] / naive["peak_rss_mb"], 2)
-                row["vs_opslib"] = round(row["seconds"] / fast["seconds"], 2)
-            results["events"] = rows
-            _print_table(
-                "1. events.list, 1M events, whole fleet, 30 days (alternated runs)",
-                rows,
-                [
-                    "case",
-                    "seconds",
-                    "rows",
-                    "rows_per_s",
-                    "client_cpu_s",
-                    "server_cpu_s",
-                    "peak_rss_mb",
-                    "speedup_vs_naive",
-                    "rss_vs_naive",
-                    "vs_opslib",
-                ],
+            results["events"] = _events_case(
+                platform.base_url, pid, window, args, "1. events.list, 1M events (bench seed)"
             )
         if "matrix" in args.only:
             matrix = []
@@ -350,6 +353,47 @@ def main(argv: list[str] | None = None) -> int:
         platform.stop()
 
     return _save(results)
+
+
+def _events_case(
+    base_url: str, pid: int, window: dict[str, Any], args: argparse.Namespace, title: str
+) -> list[dict[str, Any]]:
+    """The 1M-event loopback read: the hand-written loop, opslib, opslib inside
+    ``gc_threshold(10_000)``, and each ``--old`` checkout's read, alternated."""
+    cases: list[tuple[str, str, dict[str, Any], Path | None]] = [
+        ("events_naive", "events_naive", window, None),
+        ("events_opslib", "events_opslib", window, None),
+        # the collector's threshold raised for the read (the opt-in opslib.gc_threshold)
+        ("events_opslib_gc_10000", "events_opslib", {**window, "gc_threshold": 10_000}, None),
+    ]
+    for spec in args.old:
+        path, _, extra = spec.partition("#")
+        options = json.loads(extra) if extra else {}
+        name = "events@" + Path(path).name + "".join(f" {k}={v}" for k, v in options.items())
+        cases.append((name, "events_opslib", {**window, **options}, Path(path)))
+    rows = alternate(cases, base_url, args.repeat, pid)
+    naive, fast = rows[0], rows[1]
+    for row in rows[1:]:
+        row["speedup_vs_naive"] = round(naive["seconds"] / row["seconds"], 2)
+        row["rss_vs_naive"] = round(row["peak_rss_mb"] / naive["peak_rss_mb"], 2)
+        row["vs_opslib"] = round(row["seconds"] / fast["seconds"], 2)
+    _print_table(
+        title + ", whole fleet, 30 days, loopback (alternated runs)",
+        rows,
+        [
+            "case",
+            "seconds",
+            "rows",
+            "rows_per_s",
+            "client_cpu_s",
+            "server_cpu_s",
+            "peak_rss_mb",
+            "speedup_vs_naive",
+            "rss_vs_naive",
+            "vs_opslib",
+        ],
+    )
+    return rows
 
 
 def _save(results: dict[str, Any]) -> int:

@@ -55,16 +55,28 @@ class Platform:
             self.process.kill()
 
 
-def start(db: Path, *, rate_limit: bool = False, dialect: str = "opslib") -> Platform:
+def start(
+    db: Path, *, rate_limit: bool = False, dialect: str = "opslib", server: str = "uvicorn"
+) -> Platform:
     """Start one uvicorn worker (httptools + uvloop) over ``db`` and wait until it answers;
     ``rate_limit``: with the platform's default per-token rate limit, else none;
-    ``dialect``: the one its HTTP edge speaks (``opslib server --dialect``)."""
+    ``dialect``: the one its HTTP edge speaks (``opslib server --dialect``);
+    ``server="hypercorn"``: one hypercorn worker (uvloop) instead, which speaks HTTP/2 as
+    well as HTTP/1.1."""
     port = free_port()
-    cmd = [sys.executable, "-m", "opslib.cli", "server", "--db", str(db), "--port", str(port)]
-    cmd += ["--dialect", dialect]
-    if not rate_limit:  # the loopback benchmarks measure capacity, not the per-token throttle
-        cmd += ["--rate-limit", "0"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if server == "hypercorn":
+        cmd = [sys.executable, "-m", "hypercorn", "benchmarks.h2_app:app"]
+        cmd += ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--worker-class", "uvloop"]
+        env["OPSLIB_BENCH_DB"] = str(db)
+        env["OPSLIB_BENCH_DIALECT"] = "" if dialect == "opslib" else dialect
+        if not rate_limit:
+            env["OPSLIB_BENCH_RATE_LIMIT"] = "0"
+    else:
+        cmd = [sys.executable, "-m", "opslib.cli", "server", "--db", str(db), "--port", str(port)]
+        cmd += ["--dialect", dialect]
+        if not rate_limit:  # the loopback benchmarks measure capacity, not the throttle
+            cmd += ["--rate-limit", "0"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

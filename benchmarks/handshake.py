@@ -1,10 +1,12 @@
 """The link_150ms case's read with the TCP handshake a real link charges, this code against
-another checkout (issue 21: connections opened side by side).
+another checkout: are the connections of a growing number of pages in flight opened side
+by side, or one after another?
 
 The shaped link (benchmarks/shaped_link.py) answers a client's handshake at once, on this
 machine, so a client that connects in its reading thread pays nothing for it there. Here
-every ``http.client`` connect of the client first sleeps one round trip, as across a real
-link, and the read is timed in fresh processes, alternated, ``--repeat`` rounds::
+every TCP connect of the client (``socket.create_connection``, which httpx's transport
+and ``http.client`` both call) first sleeps one round trip, as across a real link, and the
+read is timed in fresh processes, alternated, ``--repeat`` rounds::
 
     git archive main opslib | tar -x -C /tmp/old
     .venv/bin/python -m benchmarks.handshake --old /tmp/old --repeat 3
@@ -16,9 +18,9 @@ connections opened and the most handshakes under way at one moment.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -32,15 +34,16 @@ UNTIL = "2026-11-01T00:00:00+00:00"
 def read(base: str, delay: float, opts: dict[str, Any]) -> dict[str, Any]:
     """One timed read in this process, every handshake ``delay`` seconds longer."""
     spans: list[tuple[float, float]] = []
-    connect = http.client.HTTPConnection.connect
+    connect = socket.create_connection
 
-    def slow(conn: http.client.HTTPConnection) -> None:
+    def slow(*args: Any, **kwargs: Any) -> socket.socket:
         start = time.monotonic()
         time.sleep(delay)
-        connect(conn)
+        sock = connect(*args, **kwargs)
         spans.append((start, time.monotonic()))
+        return sock
 
-    http.client.HTTPConnection.connect = slow  # type: ignore[method-assign]
+    socket.create_connection = slow  # type: ignore[assignment]
     import opslib
     from opslib.server import demo
 

@@ -166,7 +166,8 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
     finds every connection it uses open (cold: only the login's connection);
     ``gc_threshold``: the read inside ``opslib.gc_threshold(N)``, the opt-in that runs the
     collector less often; ``timed_login``: the clock starts before ``connect()``;
-    ``dialect``: the platform's (``connect(dialect=)``).
+    ``dialect``: the platform's (``connect(dialect=)``); ``http2``: over httpx's HTTP/2
+    (``connect(transport=httpx.HTTPTransport(http1=False, http2=True))``).
     """
     import opslib
 
@@ -176,6 +177,8 @@ def events_opslib(base: str, opts: dict[str, Any]) -> dict[str, Any]:
         options["concurrency"] = int(opts["concurrency"])
     if "dialect" in opts:
         options["dialect"] = opts["dialect"]
+    if opts.get("http2"):  # HTTP/2 only, by prior knowledge (the platform: hypercorn)
+        options["transport"] = httpx.HTTPTransport(http1=False, http2=True)
     if opts.get("timed_login"):
         clock = _Clock(opts)
         client = _connect(base, **options)  # logs in

@@ -16,7 +16,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import opslib
-from opslib.client import _schemas as S
+from opslib.client.frames import schema as S
 from opslib.dask import conform, partition_windows
 
 if TYPE_CHECKING:
@@ -222,15 +222,15 @@ def test_a_window_is_read_with_the_token_alone_through_the_pager(
     retried by the regular call), and the rows of ``events.list``."""
     from client.faults import Faults
 
+    from opslib.client import _event_dask
     from opslib.client._session import Session
-    from opslib.client.resources import events
 
     client = platform.connect()
     start, end = _range()
     token = client._session.tokens.access_token()
     faults = Faults()
     faults.status("/device/query_record", 503, when=lambda s: s.body["params"]["page_no"] == 3)
-    reader = events.WindowReader(
+    reader = _event_dask.WindowReader(
         base_url=platform.base_url,
         client_id=platform.client_id,
         user_id=client.user_id or "",
@@ -246,7 +246,7 @@ def test_a_window_is_read_with_the_token_alone_through_the_pager(
         user_id=client.user_id or "",
         transport=faults,
     )
-    monkeypatch.setitem(events._worker_sessions, (platform.base_url, reader.access_token), worker)
+    monkeypatch.setattr(_event_dask.WindowReader, "_open", lambda self: worker)
     assert_frame_equal(reader(start, end), client.events.list(start, end))
     assert set(faults.paths()) == {"/device/query_record"}  # no login, no refresh
     sent = faults.to("/device/query_record")

@@ -14,7 +14,7 @@ import pytest
 from analysis.frames import T0, WEEK, make_devices, make_events
 
 from opslib import analysis, plots
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 
 
 def _json_ok(fig: go.Figure) -> dict:

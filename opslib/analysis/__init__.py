@@ -1,8 +1,8 @@
 """Pure pandas analysis of the frames the client returns; one module per report.
 
 Nothing here talks to the platform: each function takes frames of the shapes declared in
-``opslib.client._schemas`` and returns a new frame (or text). The notebooks call these, and so can
-anyone working in a notebook or script of their own.
+``opslib.client.frames.schema`` and returns a new frame (or text). The notebooks call these,
+and so can anyone working in a notebook or script of their own.
 
 >>> from opslib import analysis
 >>> analysis.mask_phone("5550000001")

@@ -2,7 +2,7 @@
 :mod:`opslib.analysis.downtime`, the numeric properties in :mod:`opslib.analysis.properties`,
 re-exported here).
 
-Every function takes an event frame of :data:`opslib.client._schemas.EVENT` (as returned by
+Every function takes an event frame of :data:`opslib.client.frames.schema.EVENT` (as returned by
 ``client.events.list()``): ``gmt_create`` in UTC, ``event_type`` with its
 ``event_type_name`` label, ``code`` and one ``properties.<key>`` column per reported key.
 """

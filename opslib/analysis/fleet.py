@@ -1,6 +1,6 @@
 """The fleet inventory: who has which devices, in which state, on which firmware.
 
-Every function takes a device frame of :data:`opslib.client._schemas.DEVICE` (as returned by
+Every function takes a device frame of :data:`opslib.client.frames.schema.DEVICE` (as returned by
 ``client.devices.list()``) and returns a new frame; nothing here talks to the platform.
 """
 

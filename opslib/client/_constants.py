@@ -7,7 +7,7 @@ test can refer to them by name.
 from __future__ import annotations
 
 # --- HTTP ---------------------------------------------------------------------------
-# Codings offered to a platform that is not on loopback, best first (httpx decodes each):
+# Codings offered to every platform, best first (httpx decodes each):
 # zstd's pages are the smallest and the quickest to decode (docs/performance.md).
 ACCEPT_ENCODING = "zstd, gzip, deflate"
 # Finite timeouts in seconds. A read of 1000 events takes a few milliseconds on the
@@ -41,26 +41,26 @@ TOKEN_CACHE_FILENAME = "tokens.json"  # noqa: S105 - a file name, not a secret
 MAX_PAGE_SIZE = 1000  # protocol §9
 # Bulk reads use the largest page: the client and the platform pay a fixed cost per request.
 DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE
-# Pages in flight after the first page reveals `total` (opslib/client/_in_flight.py): the
+# Pages in flight after the first page reveals `total` (opslib/client/_pager.py InFlight): the
 # number adapts to the link, up to the cap `concurrency` (default and most: 32, enough for
 # a 150 ms link at 20 Mbit/s or 100-row pages at 40 ms; within the platform's rate below).
 MAX_CONCURRENCY = 32
 DEFAULT_CONCURRENCY = MAX_CONCURRENCY
-# The fewest a read starts with (more when its first page's round trip is long, _in_flight).
+# The fewest a read starts with (more when its first page's round trip is long: InFlight).
 INITIAL_IN_FLIGHT = 4
 SLOW_START_GROWTH = 1.125  # slow start goes on while a round's throughput grows this much
-# Pages queued beyond what the link and the platform hold (Little's law, see _in_flight):
+# Pages queued beyond what the link and the platform hold (Little's law, see InFlight):
 # fewer than QUEUE_LOW, one more in flight; more than QUEUE_HIGH, one fewer.
 QUEUE_LOW = 2.0
 QUEUE_HIGH = 4.0
 # Pages started per second at most: protocol §8's per-token bucket (1000/s, burst 2000).
 MAX_PAGE_RATE = 1000.0
-# Pages started at once beyond that rate: a full window, and its refill as its first page is read.
+# Pages started at once beyond that rate: the most in flight, and their refill as the first is read.
 PAGE_RATE_BURST = 2 * MAX_CONCURRENCY
 # Statuses that halve the pages in flight: the platform throttles (429) or is overloaded (503).
 THROTTLE_STATUSES = frozenset({429, 503})
-# One connection pool per client, sized from its cap: the pages in flight, the one being
-# read, and the regular call of a page whose early request failed, kept alive between reads.
+# One connection pool per client, sized from its cap: the pages in flight, and the calls
+# of the session besides them (a token refresh, another resource's read), kept alive.
 EXTRA_CONNECTIONS = 2
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5

@@ -18,7 +18,7 @@ user_id_param, event_type) and the window size. A window is never served to anot
 
 Equal to an uncached read, dtypes included. A window is stored as the typed Arrow columns
 an uncached read of it builds, and a cached read joins windows exactly as an uncached read
-joins pages (:func:`opslib.client._frames.build_frame`): ``properties.*`` members absent
+joins pages (:func:`opslib.client.frames.build.build_frame`): ``properties.*`` members absent
 from some
 windows, or ints in one and floats in another, come out as they would uncached. Members of
 mixed Python objects are stored as JSON text. Each row's raw ``properties`` object is kept
@@ -53,10 +53,9 @@ import pandas as pd
 import pyarrow as pa
 
 from opslib.client import _constants as C
-from opslib.client._arrow import POOL
-from opslib.client._frames import PageColumns, build_frame, page_columns
-from opslib.client._row_order import dedupe_and_sort
-from opslib.client._schemas import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
+from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort, page_columns
+from opslib.client.frames.properties import POOL
+from opslib.client.frames.schema import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
 
 __all__ = [
     "EventCache",
@@ -153,7 +152,7 @@ def _as_arrow(values: Any, arrow_type: pa.DataType) -> pa.Array:
 
 
 def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColumns:
-    """A typed frame back to the columns :func:`~opslib.client._frames.build_frame` joins.
+    """A typed frame back to the columns :func:`~opslib.client.frames.build.build_frame` joins.
 
     Fixed columns become Arrow arrays of their declared type; members become Arrow arrays
     of their dtype, or Python objects for ``object`` columns (all-missing ones: nulls).
@@ -161,7 +160,7 @@ def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColum
 
     Examples
     --------
-    >>> from opslib.client._frames import records_to_frame
+    >>> from opslib.client.frames.build import records_to_frame
     >>> df = records_to_frame([{"event_id": "e1", "properties": {"on": True}}], EVENT)
     >>> cols = frame_to_columns(df)
     >>> cols.rows, sorted(cols.properties)
@@ -287,7 +286,7 @@ def _slice(stored: Stored, lo_ms: int, hi_ms: int) -> PageColumns:
         {"properties": None if text is None else orjson.loads(text)} for text in stored.raw[i:j]
     ]
     fixed = {k: v.slice(i, j - i) for k, v in cols.fixed.items()}
-    return PageColumns(j - i, fixed, page_columns(records, _OPEN).properties)
+    return PageColumns(j - i, fixed, {}, deferred=page_columns(records, _OPEN).deferred)
 
 
 # -- the store ---------------------------------------------------------------------------
@@ -359,7 +358,7 @@ class EventCache:
         path = self.path(window)
         try:
             # Files are replaced, never rewritten: mapped, not read. The columns come from
-            # the allocator the frame is built in (opslib.client._arrow.POOL), not pyarrow's
+            # the allocator the frame is built in (frames.properties.POOL), not pyarrow's
             # default (mimalloc), as the pages' do (docs/scaling.md).
             mapped = fs.LocalFileSystem(use_mmap=True)
             window_file = ds.dataset(path, format="parquet", filesystem=mapped)

@@ -15,9 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 
 from opslib.client._event_cache import frame_to_columns
-from opslib.client._frames import build_frame
-from opslib.client._row_order import dedupe_and_sort
-from opslib.client._schemas import FrameSchema
+from opslib.client.frames.build import build_frame, dedupe_and_sort
+from opslib.client.frames.schema import FrameSchema
 
 __all__ = ["check_users", "per_user"]
 

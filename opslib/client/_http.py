@@ -9,21 +9,22 @@ commented branch per reason, and logs each retry on the ``opslib`` logger at DEB
 What a success and a failure look like, and the token call's form, follow the platform's
 dialect, through its :class:`~opslib.protocol.codec.Codec` (``http.codec``).
 
-Over opslib's own transport (:mod:`opslib.client._stdlib_transport`) a paged read's requests can
-also be sent early, from the reading thread, their answers read later
-(:meth:`HTTP.send_early`): that is only a first attempt, never retried, and never waiting
-for a free connection; when its answer is not a clean success the regular call above is
-made instead.
+The transport is httpx's: the one the caller gives (``connect(transport=...)``, any
+``httpx.BaseTransport``) or httpx's default, which also honours ``HTTP(S)_PROXY`` and
+``NO_PROXY``. opslib uses it only through ``httpx.Client``; the pages of a paged read go
+through the same client from a pool of threads (:mod:`opslib.client._pager`).
 
-Answers come compressed where it pays (protocol §2): every request offers the codings httpx
-decodes (``gzip``, ``deflate``, and ``zstd`` with the ``zstandard`` package, which opslib
-requires), and httpx decodes the answer over either transport; to a platform on a loopback
-address it offers none (:func:`accept_encoding`), as there bytes cost nothing and decoding
-costs the reading thread.
+Answers come compressed (protocol §2): every request offers the codings httpx decodes
+(``zstd`` with the ``zstandard`` package, which opslib requires, then ``gzip`` and
+``deflate``), to any platform: a zstd-1 page decodes in a fraction of a millisecond, less
+than its bytes cost on any link, and a platform behind a tunnel has a loopback address
+and a network between (docs/performance.md, "Compression").
 
-A 429 or 503, to a regular call or to a request sent early, is told to every read of the
-client that listens (:meth:`HTTP.throttle_listener`): the platform's rate limit is per
-token, so every read of the session slows down (:mod:`opslib.client._in_flight`).
+Every 429 or 503 is counted (:attr:`HTTP.throttles`): the platform's rate limit is per
+token, so every read of the session slows down when the count moves.
+
+A :class:`~opslib.client._settings.Secret` (a password, a client secret, a token) shows
+its value only in the bytes of a request (:func:`encode`, :func:`reveal`).
 """
 
 from __future__ import annotations
@@ -31,12 +32,11 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import enum
-import ipaddress
 import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -45,28 +45,14 @@ import orjson
 
 from opslib.client import _constants as C
 from opslib.client._settings import Secret
-from opslib.client._stdlib_transport import (
-    OpensConnections,
-    Pending,
-    SendsAhead,
-    make_transport,
-)
 from opslib.dialects import Dialect
-from opslib.exceptions import (
-    APIError,
-    OutcomeUnknown,
-    ProtocolError,
-    RequestTimeout,
-    TransportError,
-)
+from opslib.exceptions import APIError, OutcomeUnknown, RequestTimeout, TransportError
 from opslib.protocol.codec import Codec, Moments
 from opslib.protocol.operations import AUTH_CODE, Operation
 
 __all__ = [
     "HTTP",
-    "EarlyAnswer",
     "Safety",
-    "accept_encoding",
     "default_timeout",
     "encode",
     "reveal",
@@ -108,23 +94,6 @@ def default_timeout() -> httpx.Timeout:
     )
 
 
-def accept_encoding(base_url: str) -> str:
-    """The ``Accept-Encoding`` of every request to ``base_url``: ``identity`` to a loopback
-    host (``localhost``, 127.0.0.0/8, ``::1``), else every coding httpx decodes.
-
-    >>> accept_encoding("http://127.0.0.1:8000")
-    'identity'
-    >>> "zstd" in accept_encoding("https://platform.example")
-    True
-    """
-    host = httpx.URL(base_url).host
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a name
-        loopback = False
-    return "identity" if loopback else C.ACCEPT_ENCODING
-
-
 def _user_agent() -> str:
     try:
         version = metadata.version("opslib")
@@ -160,9 +129,8 @@ def _secret_value(value: Any) -> str:
 
 
 def encode(body: Any) -> bytes:
-    """A request body as JSON, :class:`~opslib.client._settings.Secret` values revealed only
-    in the bytes: the dicts a traceback's frames show hold masked Secrets, never the value
-    (issue #24 item 7)."""
+    """A request body as JSON, :class:`Secret` values revealed only in the bytes: the dicts
+    a traceback's frames show hold masked Secrets, never the value."""
     return orjson.dumps(body, default=_secret_value)
 
 
@@ -229,8 +197,8 @@ class HTTP:
     retry_deadline
         Total seconds one call may spend, retries and waits included.
     transport
-        An httpx transport (tests wrap the real one to inject faults); by default
-        :func:`~opslib.client._stdlib_transport.make_transport` picks one for ``base_url``.
+        An httpx transport (tests wrap the real one to inject faults); by default httpx's
+        own (``httpx.HTTPTransport``, or a proxy's where ``HTTP(S)_PROXY`` applies).
     dialect
         How the platform signals success and failure (default the reference platform's).
     max_connections
@@ -255,11 +223,6 @@ class HTTP:
         # How retries wait and measure their deadline (tests pass fakes that do not wait).
         self.sleep: Callable[[float], None] = time.sleep
         self.monotonic: Callable[[], float] = time.monotonic
-        if transport is None:
-            transport = make_transport(self.base_url, max_connections=max_connections)
-        # Requests can be sent early over opslib's own transport (not over httpx's).
-        self._early = transport if isinstance(transport, SendsAhead) else None
-        self._opens = transport if isinstance(transport, OpensConnections) else None
         self._client = httpx.Client(
             base_url=self.base_url,
             timeout=timeout if timeout is not None else default_timeout(),
@@ -270,15 +233,14 @@ class HTTP:
             headers={
                 "User-Agent": _user_agent(),
                 "Accept": "application/json",
-                "Accept-Encoding": accept_encoding(self.base_url),
+                "Accept-Encoding": C.ACCEPT_ENCODING,
             },
             follow_redirects=False,
         )
         self._urls: dict[str, httpx.URL] = {}
-        # a request sent early takes a free connection or is not sent (the pool timeout 0)
-        self._early_timeout = httpx.Timeout(**{**self._client.timeout.as_dict(), "pool": 0})
-        self._listeners: list[Callable[[], None]] = []
-        self._listeners_lock = threading.Lock()
+        self.throttles = 0
+        """The 429s and 503s seen so far (a paged read slows down when it moves)."""
+        self._throttles_lock = threading.Lock()
 
     def _url(self, path: str) -> httpx.URL:
         """The absolute URL of ``path``, parsed once: httpx would parse and merge it again
@@ -301,21 +263,10 @@ class HTTP:
 
     # -- throttling --------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def throttle_listener(self, listener: Callable[[], None]) -> Iterator[None]:
-        """Call ``listener`` (from any thread) on every 429 or 503 while in this block."""
-        with self._listeners_lock:
-            self._listeners = [*self._listeners, listener]
-        try:
-            yield
-        finally:
-            with self._listeners_lock:
-                self._listeners = [f for f in self._listeners if f is not listener]
-
     def _seen(self, status: int) -> None:
         if status in C.THROTTLE_STATUSES:
-            for listener in self._listeners:
-                listener()
+            with self._throttles_lock:
+                self.throttles += 1
 
     # -- calls -------------------------------------------------------------------------
 
@@ -353,46 +304,6 @@ class HTTP:
         if data is not None:
             return data
         raise status_error(response, operation=path, message_id=message_id, codec=self.codec)
-
-    @property
-    def sends_early(self) -> bool:
-        """Whether :meth:`send_early` sends anything (opslib's own transport is in use)."""
-        return self._early is not None
-
-    def send_early(self, op: Operation, body: Mapping[str, Any]) -> EarlyAnswer | None:
-        """Send one envelope read now; read its answer later with :meth:`EarlyAnswer.data`.
-
-        A first attempt only, so that one thread keeps the platform busy while it decodes
-        the previous answer: never retried, never waits for a free connection, raises
-        nothing. None: not possible here (another transport), no connection free, or the
-        request could not be sent.
-        """
-        if self._early is None:
-            return None
-        path = op.path
-        request = self._client.build_request(
-            "POST",
-            self._url(path),
-            content=encode(body),
-            headers={"Content-Type": "application/json"},
-            timeout=self._early_timeout,
-        )
-        try:
-            exchange = self._early.start(request)
-            return EarlyAnswer(exchange, op, self.codec, lambda r: self._seen(self._status(r)))
-        except httpx.TransportError as exc:
-            log.debug("POST %s sent early: %s; the regular call follows", path, type(exc).__name__)
-            return None
-
-    def open_connections(self, op: Operation, n: int) -> None:
-        """Have ``n`` idle connections to the platform ready before ``n`` requests are sent
-        early, their handshakes side by side (:meth:`StdlibTransport.open_connections
-        <opslib.client._stdlib_transport.StdlibTransport.open_connections>`); nothing over
-        httpx's own transport, which connects as each request goes."""
-        if self._opens is not None:
-            self._opens.open_connections(
-                self._url(op.path), n, timeout=self._client.timeout.connect
-            )
 
     def post_form(
         self, op: Operation, form: Mapping[str, str | Secret], *, safety: Safety
@@ -551,47 +462,3 @@ class HTTP:
             )
         cls = RequestTimeout if isinstance(exc, httpx.TimeoutException) else TransportError
         return cls(f"{operation}: {type(exc).__name__}: {exc}", operation=operation, sent=sent)
-
-
-class EarlyAnswer:
-    """The answer to an envelope read :meth:`HTTP.send_early` sent, not read yet."""
-
-    def __init__(
-        self,
-        exchange: Pending,
-        op: Operation,
-        codec: Codec,
-        seen: Callable[[httpx.Response], None],
-    ) -> None:
-        # seen: hears of every answer (a 429 or 503, or a rate-limit code in a 200 body)
-        self._exchange = exchange
-        self._op = op
-        self._path = op.path
-        self._codec = codec
-        self._seen = seen
-
-    def data(self) -> dict[str, Any] | None:
-        """The answer's ``data`` on a clean success (HTTP 200, ``error_code`` 200), else None:
-        the caller then makes the regular call. Raises nothing."""
-        try:
-            response = self._exchange.finish()
-            response.read()
-        except (httpx.TransportError, httpx.DecodingError) as exc:
-            log.debug("POST %s sent early: %s", self._path, type(exc).__name__)
-            return None
-        self._seen(response)
-        body = _loads(response) if response.status_code == 200 else None
-        try:
-            data = self._codec.decode_answer(
-                self._op, response.status_code, body, sent={}, moments="raw"
-            )
-        except ProtocolError:
-            data = None  # the regular call reads it again and raises
-        if isinstance(data, dict):
-            return data
-        log.debug("POST %s sent early: HTTP %d, not a success", self._path, response.status_code)
-        return None
-
-    def drop(self) -> None:
-        """Drop an answer that will not be read (its connection is closed)."""
-        self._exchange.abandon()

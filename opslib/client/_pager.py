@@ -1,97 +1,59 @@
-"""Every page of a paged read, N requests in flight, handed back typed and in page order.
+"""A paged read: every page, N requests in flight, handed back typed and in page order.
 
-A paged read is a page fetch (``fetch(page_no, page_size)``: one page's ``data`` by the
-regular call, with its retries, token refresh and errors; :meth:`Session.page_fetch
-<opslib.client._session.Session.page_fetch>`) and one :class:`Pager`:
+:class:`Pager` holds the session, the operation and its params, and reads in one loop:
 
-1. the calling thread fetches the first page, which reveals ``total``;
-2. the next pages are started ahead of the one being read, as many as
-   :class:`~opslib.client._in_flight.InFlight` says (it adapts to the link, up to
-   ``concurrency``), and each is typed into Arrow columns
-   (:func:`~opslib.client._frames.page_columns`) as soon as it is taken, so a page's Python
-   objects live only while it is typed and only typed columns are kept;
-3. the calling thread takes the pages in page order.
+1. the calling thread fetches the first page (:meth:`Pager.fetch`: the session's regular
+   call, :meth:`Session.call <opslib.client._session.Session.call>`, with its retries,
+   token refresh and errors), which reveals ``total``;
+2. a pool of threads fetches the next pages through the same session, as many at once as
+   :class:`InFlight` says (it adapts to the link, up to ``concurrency``), and each thread
+   types the page it fetched into Arrow columns
+   (:func:`~opslib.client.frames.build.page_columns`);
+3. the calling thread takes the pages in page order and checks each; :meth:`Pager.frame`
+   joins them (:func:`~opslib.client.frames.build.build_frame`), :meth:`Pager.pages`
+   yields one frame a page.
 
-How a page is started depends on the transport. Over opslib's own
-(:mod:`opslib.client._stdlib_transport`, the default where no proxy applies) its request is sent
-at once from the calling thread (``send``, :meth:`Session.page_send
-<opslib.client._session.Session.page_send>`), and the calling thread reads and types each
-answer in turn: no thread pool, nothing handed between threads. Only handshakes run in
-threads: before a round starts more pages than there are idle connections, the missing
-ones are opened side by side (``send.open_connections``), as a handshake costs a round trip
-on a real link. A request sent that way takes a free connection or waits for the next
-round (another read may hold the pool); anything but a clean answer to it (no connection,
-a lost answer, a 401, 429 or 503, an error envelope) makes that page go through the
-regular call. Over any other transport (httpx's own behind a proxy) a pool of up to
-``concurrency`` threads fetches the pages by the regular call and types each in the thread
-that fetched it.
+Reading goes on to the last page the first page's ``total`` says (or the limit), whatever
+the size of the pages between; where ``total`` counts pages the last page is read second,
+to count its rows; a page cap below the size asked is followed (:meth:`Pager._follow_cap`).
 
-Every page carries the same filters; only ``page_no`` changes. The first page's ``total``
-says how many pages there are (``total`` counts records, or pages where the dialect says
-so, ``paging.total``: the last page is then read second, to count its rows, and ``total``
-is the records' count from there on); reading goes on to the last of them (or the limit)
-whatever the size of the pages in between. A platform serving fewer rows than asked (a
-page cap below the size asked, without an error) is followed: the rest is asked at the
-size it served.
-
-Invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row the
-platform says exists, each once, or raises :class:`~opslib.IncompleteRead` naming expected,
-got and the duplicates seen; a page's ``data`` that is not an object holding the list and a
-``total`` (a non-negative integer) raises :class:`~opslib.ProtocolError`. A short page is
-never taken as the end, and more rows than the total is an error, not a bonus; offset
-paging over data that changes while it is read can show a record twice and skip another:
-:meth:`Pager.frame` counts the rows after dropping duplicates, :meth:`Pager.pages` counts
-each record's key once (hashed). Where ``total`` counts pages, the last page must hold
-what that count allows and every page must say the same count.
+The invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row
+the platform says exists, each once, or raises :class:`~opslib.IncompleteRead`; a page
+that is not one raises :class:`~opslib.ProtocolError`. :meth:`Pager.frame` counts the rows
+after dropping duplicates, :meth:`Pager.pages` counts each record's key once (hashed).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from opslib.client import _constants as C
-from opslib.client._frames import PageColumns, build_frame, join_order, page_columns
-from opslib.client._http import EarlyAnswer
-from opslib.client._in_flight import InFlight
-from opslib.client._row_order import dedupe_and_sort
-from opslib.client._schemas import FrameSchema
-from opslib.client._session import FetchPage, SendPage
+from opslib.client._http import Safety
+from opslib.client._session import Session, check_limit, check_page_size
+from opslib.client.frames.build import (
+    PageColumns,
+    build_frame,
+    dedupe_and_sort,
+    join_order,
+    moment_span,
+    page_columns,
+)
+from opslib.client.frames.schema import FrameSchema
 from opslib.dialects import Paging
-from opslib.exceptions import IncompleteRead
+from opslib.exceptions import IncompleteRead, PermissionDenied
 from opslib.protocol import reads
-from opslib.protocol.times import DECODED, TimeCodec
+from opslib.protocol.operations import Operation
 
-__all__ = ["Pager", "check_page_size"]
-
-
-def check_page_size(page_size: int) -> int:
-    """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
-    if isinstance(page_size, bool) or not isinstance(page_size, int):
-        raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
-    if not 1 <= page_size <= C.MAX_PAGE_SIZE:
-        raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
-    return page_size
-
-
-def _check_limit(limit: int | None) -> int | None:
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
-    return limit
+__all__ = ["InFlight", "Pager"]
 
 
 @dataclass
@@ -116,117 +78,71 @@ class _Tally:
     pages: int | None = None  # the first page's total where it counts pages
 
 
-class _Started(Protocol):
-    """A page on its way: a future of the pool, or a request sent early."""
-
-    def result(self) -> _Page: ...
-
-    def cancel(self) -> bool: ...
-
-
-class _SentEarly:
-    """A page whose request was sent early; read, or fetched again by the regular call."""
-
-    def __init__(self, answer: EarlyAnswer | None, page: Callable[[dict[str, Any] | None], _Page]):
-        self._answer = answer
-        self._page = page
-
-    def result(self) -> _Page:
-        answer, self._answer = self._answer, None
-        return self._page(answer.data() if answer is not None else None)
-
-    def cancel(self) -> bool:
-        answer, self._answer = self._answer, None
-        if answer is not None:
-            answer.drop()
-        return True
-
-
 class Pager:
-    """One paged read: how its pages are fetched, the list in each page's ``data``, and the
-    frame it makes.
+    """One paged read of ``op`` with ``params`` through ``session``: its pages, the checks
+    on them, and the frame they make.
 
     Parameters
     ----------
-    fetch
-        Returns the decoded ``data`` of page ``page_no`` of ``page_size`` rows.
-    send
-        Sends a page's request early (None where the transport cannot, see the module).
-    list_key
-        The list inside ``data`` (``device_list``, ``events_list``).
+    session
+        The session every page is read through; its codec gives the paging and the
+        moments, its ``concurrency`` the most pages in flight.
+    op, params
+        A paged operation of :mod:`opslib.protocol.operations`, its params but
+        ``page_no`` and ``page_size``.
     schema
         The frame schema of one record.
-    page_size, limit, progress
-        As documented on the list methods.
-    concurrency
-        The most pages in flight after the first, besides the one being read.
-    listen
-        ``listen(callback)``: a block during which ``callback`` hears of every 429 or 503
-        (:meth:`HTTP.throttle_listener <opslib.client._http.HTTP.throttle_listener>`).
-    desc
-        The progress bar's label.
+    page_size, limit, progress, desc
+        As documented on the list methods; ``desc`` labels the progress bar.
     on_data
-        Sees each page's ``data`` before it is typed (the event cache keeps each record's
-        raw properties).
-    paging
-        The platform's paging (the dialect's): the largest page it serves, what ``total``
-        counts. Default the reference platform's.
-    operation
-        The path read, named by :class:`~opslib.IncompleteRead`.
-    first_fetch
-        The fetch of the first page, where it differs from ``fetch`` (a fleet read whose
-        first page also learns whether the fleet may be read).
-    window, window_field
-        The time range asked for, ``[start_ms, end_ms)``, and the records' moment that
-        must lie in it (``gmt_create``): else :class:`~opslib.ProtocolError`.
-    times
-        How the pages' moments are written (the platform's
-        :class:`~opslib.protocol.times.TimeCodec`; default epoch milliseconds).
+        Sees each page's ``data`` before it is typed (the event cache's raw properties).
+    own
+        A fleet read by a caller not yet known to may read the fleet: the first page tells
+        (:meth:`_fetch_first`); where the answer is no, these params (the caller's own
+        devices') are read instead.
+    concurrency, paging
+        Where they differ from the session's (tests).
     """
 
     def __init__(
         self,
-        fetch: FetchPage,
+        session: Session,
+        op: Operation,
+        params: dict[str, Any],
         *,
-        send: SendPage | None = None,
-        list_key: str,
         schema: FrameSchema,
         page_size: int = C.DEFAULT_PAGE_SIZE,
         limit: int | None = None,
         progress: bool | None = None,
-        concurrency: int = C.DEFAULT_CONCURRENCY,
         desc: str = "",
         on_data: Callable[[dict[str, Any]], None] | None = None,
-        listen: Callable[[Callable[[], None]], AbstractContextManager[None]] | None = None,
+        own: dict[str, Any] | None = None,
+        concurrency: int | None = None,
         paging: Paging | None = None,
-        operation: str = "",
-        first_fetch: FetchPage | None = None,
-        times: TimeCodec = DECODED,
-        window: tuple[int, int] | None = None,
-        window_field: str = "",
     ) -> None:
-        self.times = times
-        self.window = window
-        self.window_field = window_field
-        self._fetch = fetch
-        self._first_fetch = first_fetch or fetch
-        self._send = send
-        self._on_data = on_data
-        self.list_key = list_key
+        assert op.paged is not None
+        self.session = session
+        self.op = op
+        self.params = params
+        self.own = own
+        self.times = session.codec.times
+        self.paging = paging if paging is not None else session.codec.paging
+        self.concurrency = max(1, concurrency or session.concurrency)
+        self.operation = op.path
+        self.list_key = op.paged.list_key
+        ranged = op.window and all(name in params for name in op.window)
+        self.time_field = op.paged.time_field if ranged else ""  # its records lie in the range
         self.schema = schema
-        self.limit = _check_limit(limit)
-        self.paging = paging if paging is not None else Paging()
-        self.operation = operation or list_key
+        self.limit = check_limit(limit)
         size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
-        self._tally = _Tally()
-        self._key = reads.key_fields(self.operation, list_key, schema.key)
-        self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
-        self._stash: tuple[int, dict[str, Any]] | None = None  # a page read ahead of its turn
         self.progress = progress
-        self.concurrency = max(1, concurrency)
         self.desc = desc
-        self._listen = listen
+        self._on_data = on_data
+        self._tally = _Tally()
+        self._key = reads.key_fields(self.operation, self.list_key, schema.key)
+        self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
+        self._stash: tuple[int, dict[str, Any]] | None = None  # read ahead of its turn
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -247,15 +163,10 @@ class Pager:
         return df
 
     def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
-        """One typed frame per page, from ``page_no`` on, in page order.
-
-        The next pages are fetched while the caller works on this one; stopping early drops
-        them. Each frame's ``attrs`` holds ``page_no``, ``page_size`` and ``total``: enough
-        to resume later with ``page_no=attrs["page_no"] + 1``. Rows repeating a record of an
-        earlier page are not removed here, but every record's key is counted once (hashed,
-        8 bytes a row): a page that only repeats rows already read raises at once, and the
-        read raises at its end when the records counted differ from the total.
-        """
+        """One typed frame per page, from ``page_no`` on, in page order (``attrs``:
+        ``page_no``, ``page_size``, ``total``); stopping early drops the pages in flight.
+        Rows repeating an earlier page's record stay, but each record's key is counted once
+        (hashed): a page of repeats raises at once, a count unlike the total at the end."""
         if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
             raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
         if self.limit == 0:
@@ -274,18 +185,24 @@ class Pager:
         unique = keys.unique
         self._check(unique, keys.rows - unique)
 
-    # -- the one loop ------------------------------------------------------------------
+    def fetch(self, page_no: int) -> dict[str, Any]:
+        """Page ``page_no``'s ``data`` by the session's call, moments as the platform wrote them."""
+        page = {**self.params, "page_no": page_no, "page_size": self.page_size}
+        data: dict[str, Any] = self.session.call(
+            self.op, page, auth=self.op.token, safety=Safety.READ, moments="raw"
+        )
+        return data
 
     def _pages(self, first_no: int) -> Iterator[_Page]:
-        """Pages from ``first_no`` on, in order, to the last one the total or the limit
-        says; a short page in between does not end the read (:meth:`_check` raises)."""
+        """Pages from ``first_no`` on, in order, to the last the total or the limit says."""
         sent = time.monotonic()
-        data = self._first_fetch(first_no, self.page_size)
+        data = self._fetch_first(first_no)
         received = time.monotonic()
         first = self._page(first_no, data)
         del data
         typed = time.monotonic()
-        window = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
+        throttles = self.session.throttles
+        flight = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
         self._follow_cap(first_no, first)
         pages = first.total if self.paging.total == "pages" else None
         total = first.total if pages is None else self._records_of_pages(first_no, first)
@@ -297,100 +214,99 @@ class Pager:
         if first_no >= last_no:
             return
         bar = self._bar(last_no - first_no + 1)
-        pool = None
-        if self._send is None:
-            pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
-        in_flight: deque[_Started] = deque()
+        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
+        started: deque[Future[_Page]] = deque()
         next_no = first_no + 1
-
-        def start_more() -> None:
-            nonlocal next_no
-            more = min(last_no - next_no + 1, window.limit - len(in_flight))
-            if self._send is not None and more > 1:
-                self._send.open_connections(more)  # their handshakes side by side
-            while next_no <= last_no and len(in_flight) < window.limit and window.start():
-                started = self._start(next_no, pool, alone=not in_flight)
-                if started is None:
-                    return  # no free connection: this page waits for the next round
-                in_flight.append(started)
-                next_no += 1
-
-        listening = self._listen(window.throttled) if self._listen else contextlib.nullcontext()
         try:
-            with listening:
-                while True:
-                    start_more()
-                    if not in_flight:
-                        if next_no > last_no:
-                            return
-                        time.sleep(window.wait())  # the platform's rate: the next start
-                        continue
-                    started = in_flight.popleft()
-                    start_more()  # pages stay in flight while this one is read and typed
-                    page = started.result()
-                    window.taken()
-                    self._take(page)
-                    tally.rows += page.rows
-                    if page.rows < self.page_size and page.page_no < last_no:
-                        assert tally.short is not None
-                        tally.short.append(page.page_no)
-                    if bar is not None:
-                        bar.update(1)
-                    yield page
+            while True:
+                next_no = self._start(pool, started, flight, next_no, last_no)
+                if not started:
+                    if next_no > last_no:
+                        return
+                    time.sleep(flight.wait())  # the platform's rate: the next start
+                    continue
+                future = started.popleft()
+                next_no = self._start(pool, started, flight, next_no, last_no)
+                page = future.result()
+                if self.session.throttles != throttles:  # a 429 or 503 since the last page
+                    throttles = self.session.throttles
+                    flight.throttled()
+                flight.taken()
+                self._take(page)
+                tally.rows += page.rows
+                if page.rows < self.page_size and page.page_no < last_no:
+                    assert tally.short is not None
+                    tally.short.append(page.page_no)
+                if bar is not None:
+                    bar.update(1)
+                yield page
         finally:
-            for started in in_flight:
-                started.cancel()
-            if pool is not None:
-                pool.shutdown(wait=True)
+            for future in started:
+                future.cancel()
+            pool.shutdown(wait=True)
             if bar is not None:
                 bar.close()
 
     def _start(
-        self, page_no: int, pool: ThreadPoolExecutor | None, *, alone: bool
-    ) -> _Started | None:
-        """Start a page: in the pool, or its request sent early. None: it could not be sent
-        and other pages are in flight (try again later); ``alone``, it goes by the regular
-        call instead."""
-        stash = self._stash
-        if stash is not None and stash[0] == page_no:
-            self._stash = None
-            return _SentEarly(None, lambda _: self._page(page_no, stash[1]))
-        if pool is not None:
-            return pool.submit(self._page, page_no)
-        assert self._send is not None
-        answer = self._send(page_no, self.page_size)
-        if answer is None and not alone:
-            return None
-        return _SentEarly(answer, lambda data: self._page(page_no, data))
+        self,
+        pool: ThreadPoolExecutor,
+        started: deque[Future[_Page]],
+        flight: InFlight,
+        next_no: int,
+        last_no: int,
+    ) -> int:
+        """Start pages in the pool while :class:`InFlight` and the platform's rate allow;
+        the next page not started yet."""
+        while next_no <= last_no and len(started) < flight.limit and flight.start():
+            stash = self._stash
+            if stash is not None and stash[0] == next_no:  # read already: typed in its turn
+                self._stash = None
+                future: Future[_Page] = pool.submit(self._page, next_no, stash[1])
+            else:
+                future = pool.submit(self._page, next_no)
+            started.append(future)
+            next_no += 1
+        return next_no
+
+    def _fetch_first(self, page_no: int) -> dict[str, Any]:
+        """The first page; where ``own`` is given and the fleet access not known, it learns
+        it: records say yes, a refusal (403) no, an empty page asks the session."""
+        own, session = self.own, self.session
+        if own is None or session.fleet_access() is not None:
+            if own is not None and not session.fleet_access():
+                self.params = own
+            return self.fetch(page_no)
+        try:
+            data = self.fetch(page_no)
+        except PermissionDenied:
+            session.learned_fleet_access(False)
+        else:
+            if data.get(self.list_key):
+                session.learned_fleet_access(True)
+                return data
+            if session.may_read_fleet():  # an empty page: not proof either way
+                return data
+        self.params = own
+        return self.fetch(page_no)
 
     def _page(self, page_no: int, data: dict[str, Any] | None = None) -> _Page:
-        """Type one page (in whichever thread runs this), fetching it by the regular call
-        unless its ``data`` is given."""
+        """Type one page in the thread running this, fetching it unless ``data`` is given."""
         if data is None:
-            data = self._fetch(page_no, self.page_size)
+            data = self.fetch(page_no)
         records, total = reads.page(self.operation, self.list_key, data)
         try:
             if self._on_data is not None:
                 self._on_data(data)
             keys = self._keys.hashes(records) if self._keys is not None else None
-            columns = page_columns(records, self.schema, defer=True, times=self.times)
+            columns = page_columns(records, self.schema, times=self.times)
         except Exception:
             reads.objects(self.operation, self.list_key, records)  # a record that is not one
             raise
-        if self.window is not None and records:
-            self._check_window(columns)
+        span = moment_span(columns, self.time_field) if self.time_field and records else None
+        if span is not None:  # every record in the time range asked for
+            window = (self.params[self.op.window[0]], self.params[self.op.window[1]])
+            reads.in_window(self.operation, self.time_field, *span, window)
         return _Page(page_no, total, len(records), columns, keys)
-
-    def _check_window(self, columns: PageColumns) -> None:
-        """Every record of the page in the window asked for (its time field)."""
-        assert self.window is not None
-        field = self.window_field
-        moments = columns.fixed.get(field)
-        if moments is None or len(moments) == moments.null_count:
-            return
-        low, high = pc.min_max(moments.cast(pa.int64())).values()
-        first, last = low.as_py() // 1_000_000, high.as_py() // 1_000_000
-        reads.in_window(self.operation, field, first, last, self.window)
 
     def _take(self, page: _Page) -> None:
         """The checks on each page as the reading thread takes it, in page order: the same
@@ -440,16 +356,14 @@ class Pager:
             return 0  # read past the end: any row there is more than the total
         if pages == first_no:
             return reads.records_of_pages(self.operation, pages=pages, rows=first.rows, size=size)
-        data = self._fetch(pages, size)
+        data = self.fetch(pages)
         records, total = reads.page(self.operation, self.list_key, data)
         reads.same_pages(self.operation, first=pages, page_no=pages, pages=total, size=size)
         self._stash = (pages, data)  # typed in its turn, not fetched again
         return reads.records_of_pages(self.operation, pages=pages, rows=len(records), size=size)
 
     def _check(self, got: int, duplicates: int) -> int:
-        """The invariant at a read's end: ``got`` records (each once) against what the
-        total promised, neither fewer nor more; raises :class:`~opslib.IncompleteRead`,
-        else returns the total."""
+        """The invariant at a read's end, ``got`` records against the total (returned)."""
         t = self._tally
         short = f"; short pages: {t.short[:10]}" if t.short else ""
         reads.check_count(
@@ -480,3 +394,107 @@ class Pager:
         return tqdm(
             total=pages, initial=1, unit="page", desc=self.desc or self.list_key, leave=False
         )
+
+
+class InFlight:
+    """How many pages a read keeps in flight (:attr:`limit`), fed by the reading thread.
+
+    A far platform needs many requests in flight to keep its link busy (40 ms of round
+    trip and 4 ms of a page on the wire: about 11), a near one few. The number is found as
+    the read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests:
+
+    - **the start**: one round trip of pages, the first page's latency over the time it
+      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`):
+      measured, whatever the platform's address;
+    - **rounds**: every ``limit`` pages taken end a round; by Little's law ``throughput ×
+      the first page's latency`` pages are all the link and the platform hold, and
+      ``limit`` minus that queue somewhere, buying nothing. Slow start doubles the limit
+      each round while throughput grows by an eighth and nothing queues; then it grows by
+      one while fewer than :data:`~opslib.client._constants.QUEUE_LOW` pages queue and
+      shrinks by one when more than :data:`~opslib.client._constants.QUEUE_HIGH` do;
+    - **a 429 or a 503** (:meth:`throttled`) halves it and ends slow start;
+    - **the platform's rate**: pages start no faster than
+      :data:`~opslib.client._constants.MAX_PAGE_RATE` a second, with a burst of
+      :data:`~opslib.client._constants.PAGE_RATE_BURST` (protocol §8's per-token bucket).
+
+    ``latency`` is what the first page took alone, ``per_page`` what typing it took (None:
+    unknown), ``clock`` a monotonic clock in seconds (tests pass a fake one).
+    """
+
+    def __init__(
+        self,
+        cap: int,
+        *,
+        latency: float,
+        per_page: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.cap = max(1, cap)
+        start = C.INITIAL_IN_FLIGHT
+        if per_page is not None and per_page > 0:
+            start = max(start, math.ceil(latency / per_page))
+        self.limit = min(start, self.cap)
+        self.base_latency = max(latency, 1e-6)
+        self.slow_start = True
+        self._clock = clock
+        self._round_start = clock()
+        self._round_pages = 0
+        self._last_rate = 0.0
+        self._throttled = False  # a 429 or 503 since the last page taken
+        # starts allowed by the platform's rate: a token bucket
+        self._tokens = float(C.PAGE_RATE_BURST)
+        self._refilled = self._round_start
+
+    def taken(self) -> None:
+        """One page taken by the reading thread (a clean answer, typed)."""
+        if self._throttled:
+            self._throttled = False
+            self.limit = max(1, self.limit // 2)
+            self.slow_start = False
+            self._round_start = self._clock()
+            self._round_pages = 0
+        self._round_pages += 1
+        if self._round_pages < self.limit:
+            return
+        now = self._clock()
+        elapsed = now - self._round_start
+        if elapsed > 0:
+            self._end_round(self._round_pages / elapsed)
+        self._round_start = now
+        self._round_pages = 0
+
+    def throttled(self) -> None:
+        """The platform answered 429 or 503 (once or more): halve at the next page taken."""
+        self._throttled = True
+
+    def _end_round(self, rate: float) -> None:
+        queued = self.limit - rate * self.base_latency
+        grew = rate >= self._last_rate * C.SLOW_START_GROWTH
+        self._last_rate = rate
+        if self.slow_start and grew and queued < C.QUEUE_LOW:
+            self.limit = min(self.cap, self.limit * 2)
+            return
+        self.slow_start = False
+        if queued < C.QUEUE_LOW:
+            self.limit = min(self.cap, self.limit + 1)
+        elif queued > C.QUEUE_HIGH:
+            self.limit = max(1, self.limit - 1)
+
+    def start(self) -> bool:
+        """Take leave to start one page now (False: the rate's bucket is empty)."""
+        self._refill()
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    def wait(self) -> float:
+        """Seconds until a page may start."""
+        self._refill()
+        return max(0.0, (1 - self._tokens) / C.MAX_PAGE_RATE)
+
+    def _refill(self) -> None:
+        now = self._clock()
+        refill = (now - self._refilled) * C.MAX_PAGE_RATE
+        self._tokens = min(float(C.PAGE_RATE_BURST), self._tokens + refill)
+        self._refilled = now

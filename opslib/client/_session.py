@@ -4,10 +4,8 @@ A :class:`Session` is what the resources call through: ``session.call(op, params
 platform's codec (:class:`~opslib.protocol.codec.Codec`) put the params in the request
 envelope (protocol §5) with a message_id, the caller's user_id and the current access
 token, posts it (:mod:`opslib.client._http`: retries), and on a 401 refreshes the token once
-and posts again with the same message_id (:mod:`opslib.client._tokens`).
-``session.page_fetch(op, params)`` is the same call for one page of a paged read, and
-``session.page_send(op, params)`` sends a page's request early where the transport can
-(:mod:`opslib.client._pager`).
+and posts again with the same message_id (:mod:`opslib.client._tokens`). A paged read
+(:mod:`opslib.client._pager`) reads each page with the same call, from its pool's threads.
 
 :class:`~opslib.client._client.Client` is a Session with the resources attached; a Dask
 worker reads its window through a token-only Session of its own (:meth:`Session.from_token`).
@@ -20,55 +18,26 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
+import pandas as pd
 
 from opslib.client import _constants as C
-from opslib.client._http import HTTP, EarlyAnswer, Safety
-from opslib.client._schemas import FrameSchema
-from opslib.client._secrets import SECRET_FIELDS
+from opslib.client._http import HTTP, Safety
 from opslib.client._settings import Secret, Settings
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
+from opslib.client.frames.build import drop_secrets
+from opslib.client.frames.schema import SECRET_FIELDS, FrameSchema, with_secrets
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, AuthenticationError, ConfigError, PermissionDenied
 from opslib.protocol import operations as ops
 from opslib.protocol.codec import Codec, Moments
 from opslib.protocol.operations import Operation
 
-__all__ = ["FetchPage", "SendPage", "Session"]
+__all__ = ["Session", "check_concurrency", "check_limit", "check_page_size"]
 
 log = logging.getLogger("opslib")
-
-FetchPage = Callable[[int, int], dict[str, Any]]
-"""``fetch(page_no, page_size)``: the decoded ``data`` of one page, by the regular call."""
-
-
-class SendPage(Protocol):
-    """``send(page_no, page_size)``: one page's request sent now, its answer read later;
-    ``send.open_connections(n)`` before ``n`` such requests, their connections opened side by
-    side."""
-
-    def __call__(self, page_no: int, page_size: int) -> EarlyAnswer | None: ...
-
-    def open_connections(self, n: int) -> None: ...
-
-
-class _PageSend:
-    """The :class:`SendPage` of one paged read (:meth:`Session.page_send`)."""
-
-    def __init__(self, session: Session, op: Operation, params: dict[str, Any]) -> None:
-        self._session = session
-        self._op = op
-        self._params = params
-
-    def __call__(self, page_no: int, page_size: int) -> EarlyAnswer | None:
-        page = {**self._params, "page_no": page_no, "page_size": page_size}
-        envelope = self._session._envelope(self._op, page, str(uuid.uuid4()))
-        return self._session.http.send_early(self._op, envelope)
-
-    def open_connections(self, n: int) -> None:
-        self._session.http.open_connections(self._op, n)
 
 
 class Session:
@@ -87,7 +56,7 @@ class Session:
         As :class:`~opslib.client._http.HTTP` takes them.
     concurrency
         The most requests in flight of a paged read after its first page (the number adapts
-        to the link below it, :mod:`opslib.client._in_flight`); the connection pool holds
+        to the link below it, :class:`~opslib.client._pager.InFlight`); the connection pool holds
         that many and :data:`~opslib.client._constants.EXTRA_CONNECTIONS` more.
     clock
         Where token expiry is read from (epoch seconds); tests pass a fake one.
@@ -220,6 +189,11 @@ class Session:
     def user_id(self) -> str | None:
         return self.tokens.user_id
 
+    @property
+    def throttles(self) -> int:
+        """The 429s and 503s the platform has answered this session so far."""
+        return self.http.throttles
+
     # -- calls -------------------------------------------------------------------------
 
     def call(
@@ -240,7 +214,8 @@ class Session:
         The message_id is fixed for the whole call, so every retry of a write (after a
         dropped answer, a 503 or a token refresh) is replayed, not written again.
         """
-        op = ops.named(op)
+        if not isinstance(op, Operation):
+            op = ops.named(op)
         mid = message_id or str(uuid.uuid4())
         if auth is None:
             auth = op.needs_token(params)
@@ -281,30 +256,22 @@ class Session:
             client_id=self.client_id,
         )
 
-    def page_fetch(self, op: Operation, params: dict[str, Any]) -> FetchPage:
-        """The fetch of one page of a paged read: ``params`` plus ``page_no``/``page_size``;
-        the records' moments as the platform wrote them (the frame builder reads them)."""
-
-        def fetch(page_no: int, page_size: int) -> dict[str, Any]:
-            page = {**params, "page_no": page_no, "page_size": page_size}
-            data: dict[str, Any] = self.call(op, page, moments="raw")  # checked by the codec
-            return data
-
-        return fetch
-
-    def page_send(self, op: Operation, params: dict[str, Any]) -> SendPage | None:
-        """Sends one page's request early (:meth:`HTTP.send_early
-        <opslib.client._http.HTTP.send_early>`); None where the transport cannot."""
-        if not self.http.sends_early:
-            return None
-        return _PageSend(self, op, params)
-
-    def frame_schema(self, schema: FrameSchema) -> FrameSchema:
-        """``schema`` with the platform's labels on its coded columns (made once)."""
+    def frame_schema(self, schema: FrameSchema, include_secrets: bool = False) -> FrameSchema:
+        """A read's schema: ``schema`` with the platform's labels on its coded columns
+        (made once), and its secret columns only when the caller asks for them."""
+        if include_secrets:
+            schema = with_secrets(schema)
         found = self._schemas.get(schema)
         if found is None:
             found = self._schemas[schema] = schema.labelled(self.codec.labels)
         return found
+
+    def unsecret(self, frame: pd.DataFrame, include_secrets: bool = False) -> pd.DataFrame:
+        """A read's frame as the caller gets it: without the columns the platform treats as
+        secret, unless asked for."""
+        if include_secrets:
+            return frame
+        return drop_secrets(frame, self.secret_fields | self.codec.secrets)
 
     def may_read_fleet(self) -> bool:
         """Whether the caller may read the whole fleet (ops, admin); learned once per user.
@@ -353,3 +320,21 @@ def check_concurrency(concurrency: object) -> int:
             f"concurrency must be an integer from 1 to {C.MAX_CONCURRENCY}, got {concurrency!r}"
         )
     return concurrency
+
+
+def check_page_size(page_size: int) -> int:
+    """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
+    if isinstance(page_size, bool) or not isinstance(page_size, int):
+        raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
+    if not 1 <= page_size <= C.MAX_PAGE_SIZE:
+        raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
+    return page_size
+
+
+def check_limit(limit: int | None) -> int | None:
+    """Refuse a limit that is not a whole number of rows (or None), naming it."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
+    return limit

@@ -26,8 +26,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from opslib.client._frames import records_to_frame
-from opslib.client._schemas import FrameSchema
+from opslib.client.frames.build import records_to_frame
+from opslib.client.frames.schema import FrameSchema
 from opslib.exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown, ProtocolError
 from opslib.protocol.codec import Codec
 from opslib.protocol.operations import Operation

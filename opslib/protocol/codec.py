@@ -414,6 +414,8 @@ def _typed(path: str, name: str, kind: str, value: Any) -> Any:
     """A parameter as the spec types it: whole numbers for integers (``"3"`` and ``3.0``
     included; never a boolean), text for strings, true/false for booleans."""
     if kind == "int":
+        if type(value) is int:  # the usual case: as it is
+            return value
         number = whole_number(value)
         if number is None and isinstance(value, str) and value.strip().lstrip("-").isdigit():
             number = int(value.strip())

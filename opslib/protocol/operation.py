@@ -114,7 +114,7 @@ class Operation:
     tokenless_when
         (parameter, selector meaning): such a call carries no access token (a reset).
     schema
-        The client frame schema of its records (``opslib.client._schemas``), if it reads.
+        The client frame schema of its records (``opslib.client.frames.schema``), if it reads.
     extension
         Not among the spec's 18 (the reference platform's device report).
     """

@@ -18,7 +18,7 @@ from typing import Any
 
 from opslib.reports.status import OUTCOME_MIMETYPE
 
-__all__ = ["Verdict", "declared_outcomes", "failing_cell", "judge", "section_of"]
+__all__ = ["RunOutcome", "declared_outcomes", "failing_cell", "judge", "section_of"]
 
 _SEVERITY = {"ok": 0, "partial": 1, "failed": 2}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -26,7 +26,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Verdict:
+class RunOutcome:
     """The outcome of a run, and where and why it did not succeed."""
 
     outcome: str
@@ -132,7 +132,7 @@ def judge(
     *,
     timed_out: bool,
     run_timeout: float,
-) -> Verdict:
+) -> RunOutcome:
     """The outcome with its failing cell, error and one-sentence reason."""
     nb = _read(notebook)
     failing, error = failing_cell(nb)
@@ -140,16 +140,16 @@ def judge(
     if timed_out:
         error = {"ename": "RunTimeout", "evalue": f"the run took longer than {run_timeout:g} s"}
         reason = f"The run took longer than {run_timeout:g} s and was stopped {section}."
-        return Verdict("timeout", failing, error, reason)
+        return RunOutcome("timeout", failing, error, reason)
     if returncode == 0 and worker.get("ok"):
         declared = declared_outcomes(nb)
         if not declared:
-            return Verdict("ok")
+            return RunOutcome("ok")
         worst = max(declared, key=lambda d: _SEVERITY[d["outcome"]])
         reason = " ".join(
             f"{_sentence(_in(d['section']))}: {d['reason'].rstrip('.')}." for d in declared
         )
-        return Verdict(worst["outcome"], worst["cell"], None, reason)
+        return RunOutcome(worst["outcome"], worst["cell"], None, reason)
     if error is None or "cell_index" not in worker:
         # Not an exception raised by a cell (a cell timeout, a dead kernel...): the
         # worker's error says what happened; the cell's output only how it ended.
@@ -159,4 +159,4 @@ def judge(
             "evalue": worker.get("evalue", f"the runner's worker exited {returncode}"),
         }
     what = f"{error['ename']}: {_first_line(error['evalue'])}".rstrip(": ")
-    return Verdict("failed", failing, error, f"The report failed {section}: {what}.")
+    return RunOutcome("failed", failing, error, f"The report failed {section}: {what}.")

@@ -39,7 +39,7 @@ from opslib.reports._describe import (
 )
 from opslib.reports._discovery import find_notebook
 from opslib.reports._headline import notebook_headline
-from opslib.reports._outcome import Verdict, judge
+from opslib.reports._outcome import RunOutcome, judge
 from opslib.reports._process import start_worker, wait_or_stop
 from opslib.reports._rundir import (
     RunFiles,
@@ -385,26 +385,26 @@ def _run_locked(
     if relay is not None:
         relay()
     worker = take_worker_result(files)
-    verdict: Verdict = judge(
+    ended: RunOutcome = judge(
         files.notebook, worker, proc.returncode, timed_out=timed_out, run_timeout=run_timeout
     )
     result = RunResult(
         report=notebook.stem,
         notebook=str(notebook),
         parameters=redact(values),
-        outcome=verdict.outcome,
+        outcome=ended.outcome,
         started_at=started.isoformat(timespec="seconds"),
         finished_at=_now().isoformat(timespec="seconds"),
         duration_s=round(duration, 2),
         run_dir=str(files.run_dir),
         output_notebook=str(files.notebook) if files.notebook.exists() else "",
-        failing_cell=verdict.failing_cell,
-        error=verdict.error,
+        failing_cell=ended.failing_cell,
+        error=ended.error,
         profile=connection.platform.profile,
         label=label,
-        reason=verdict.reason,
+        reason=ended.reason,
         platform=connection.platform.to_dict(),
-        cause=int(cause_of(verdict.outcome, verdict.error)),
+        cause=int(cause_of(ended.outcome, ended.error)),
     )
     finish_run(result, files, out_dir=out, self_contained=self_contained)
     after_run(result, alerts, out, profile=connection.platform.profile or None)

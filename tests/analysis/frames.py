@@ -1,4 +1,4 @@
-"""Small frames built with the declared schemas (opslib.client._schemas), as the client returns
+"""Small frames built with the declared schemas (opslib.client.frames.schema), as the client returns
 them; shared by the tests of opslib.analysis, opslib.plots and opslib.widgets."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from opslib import enums
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 
 T0 = pd.Timestamp("2024-05-06 00:00:00", tz="UTC")  # a Monday
 

@@ -8,7 +8,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from opslib import analysis, enums
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 
 from .frames import T0, WEEK, make_events
 

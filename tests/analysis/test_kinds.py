@@ -1,4 +1,4 @@
-"""Analyses by event kind, never by raw code (issue #20 item 3).
+"""Analyses by event kind, never by raw code.
 
 The published platform numbers its event types 0 property report, 1 fault and system
 report (2026; 2021 adds 2 fault): the codes 1 and 2 that mean online and offline on ours

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opslib import analysis
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 
 from .frames import T0, typed_frame
 

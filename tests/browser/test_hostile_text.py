@@ -1,4 +1,4 @@
-"""Hostile text from the platform never runs, and still shows (issue #24 item 1).
+"""Hostile text from the platform never runs, and still shows.
 
 A platform user chooses much of what the platform returns: nick names and avatars, the
 alarm codes and property keys and values its devices report, product names and icons

@@ -1,4 +1,4 @@
-"""The reports' Content-Security-Policy, on its own (issue #24 item 1).
+"""The reports' Content-Security-Policy, on its own.
 
 Escaping keeps platform text from ever becoming markup (test_hostile_text.py). The
 policy is the second wall: should markup reach a report anyway, no script runs but the

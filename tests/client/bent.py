@@ -55,7 +55,7 @@ def bend(
     when: Callable[[Sent], bool] | None = None,
 ) -> Faults:
     """Requests to ``path`` go to the server with their params rewritten by ``request``;
-    its answers reach the client rewritten by ``answer``. Requests sent early meet it too.
+    its answers reach the client rewritten by ``answer``.
     """
 
     def fault(sent: httpx.Request) -> httpx.Response:

@@ -1,8 +1,8 @@
 """Fault injection around the real transport: the platform stays real, the network misbehaves.
 
-``Faults`` is an httpx transport that forwards every request to the real platform through
-opslib's default transport (``StdlibTransport``; or the one given, e.g. httpx's own) and
-records it, except where a planned fault says otherwise:
+``Faults`` is an httpx transport (``handle_request``, nothing more) that forwards every
+request to the real platform through httpx's own transport (or the one given) and records
+it, except where a planned fault says otherwise:
 
 - ``status(code, headers)``: answer this status instead of forwarding (a proxy's 503, a 429);
 - ``error_in_200(code)``: answer HTTP 200 with the error code inside the envelope (as some
@@ -24,8 +24,6 @@ from typing import Any
 import httpx
 import orjson
 
-from opslib.client._stdlib_transport import OpensConnections, SendsAhead, StdlibTransport
-
 
 @dataclass
 class Sent:
@@ -37,9 +35,8 @@ class Sent:
     form: dict[str, str]
     fault: str = ""
     timeout: dict[str, float | None] = field(default_factory=dict)  # httpx's, per request
-    early: bool = False  # sent early, its answer read later (StdlibTransport.start)
     query: dict[str, str] = field(default_factory=dict)  # the URL's query parameters
-    in_flight: int = 0  # requests sent early and not read yet, this one included
+    in_flight: int = 0  # requests whose answers were not back yet, this one included
 
     @property
     def message_id(self) -> str | None:
@@ -55,58 +52,16 @@ class _Plan:
     when: Callable[[Sent], bool] = field(default=lambda sent: True)
 
 
-class _Planned:
-    """A request sent early that meets a plan: the fault happens when its answer is read."""
-
-    def __init__(self, plan: _Plan, request: httpx.Request) -> None:
-        self._plan = plan
-        self._request = request
-
-    def finish(self) -> httpx.Response:
-        return self._plan.fault(self._request)
-
-    def abandon(self) -> None:
-        pass
-
-
-class _Counted:
-    """A request sent early, counted out of ``Faults.in_flight`` when read or dropped."""
-
-    def __init__(self, faults: Faults, pending: Any) -> None:
-        self._faults = faults
-        self._pending = pending
-
-    def _done(self) -> None:
-        with self._faults._lock:
-            self._faults.in_flight -= 1
-
-    def finish(self) -> httpx.Response:
-        try:
-            return self._pending.finish()  # type: ignore[no-any-return]
-        finally:
-            self._done()
-
-    def abandon(self) -> None:
-        try:
-            self._pending.abandon()
-        finally:
-            self._done()
-
-
 class Faults(httpx.BaseTransport):
     """Records every request and applies planned faults, in order, per path."""
 
     def __init__(self, inner: httpx.BaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else StdlibTransport()
+        self.inner = inner if inner is not None else httpx.HTTPTransport()
         self.sent: list[Sent] = []
         self._plans: list[_Plan] = []
         self._lock = threading.Lock()
         self.before: Callable[[Sent], None] | None = None  # a hook run before forwarding
-        self.in_flight = 0  # requests sent early whose answers are not read yet
-        if isinstance(self.inner, SendsAhead):  # as opslib's transport does, this one does
-            self.start = self._start
-        if isinstance(self.inner, OpensConnections):  # connecting ahead bypasses the plans
-            self.open_connections = self.inner.open_connections
+        self.in_flight = 0  # requests whose answers are not back yet
 
     # -- planning ----------------------------------------------------------------------
 
@@ -197,7 +152,7 @@ class Faults(httpx.BaseTransport):
 
     # -- transport ---------------------------------------------------------------------
 
-    def _plan(self, request: httpx.Request, *, early: bool = False) -> tuple[Sent, _Plan | None]:
+    def _plan(self, request: httpx.Request) -> tuple[Sent, _Plan | None]:
         """Record ``request`` and take the first plan that applies to it."""
         content = request.read()
         body = None
@@ -208,9 +163,11 @@ class Faults(httpx.BaseTransport):
             form.update(httpx.QueryParams(content.decode()))
         timeout = request.extensions.get("timeout", {})
         query = dict(request.url.params)
-        sent = Sent(request.url.path, body, form, timeout=timeout, early=early, query=query)
+        sent = Sent(request.url.path, body, form, timeout=timeout, query=query)
         with self._lock:
             self.sent.append(sent)
+            self.in_flight += 1
+            sent.in_flight = self.in_flight
             plan = next(
                 (p for p in self._plans if p.path == sent.path and p.times != 0 and p.when(sent)),
                 None,
@@ -225,19 +182,15 @@ class Faults(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         _, plan = self._plan(request)
-        if plan is None:
-            return self.inner.handle_request(request)
-        return plan.fault(request)
-
-    def _start(self, request: httpx.Request) -> Any:
-        """``start``, where the inner transport sends early: requests sent early (paged
-        reads) meet the same plans; ``sent[i].early`` says which went that way."""
-        sent, plan = self._plan(request, early=True)
-        pending = _Planned(plan, request) if plan else self.inner.start(request)  # type: ignore[attr-defined]
-        with self._lock:
-            self.in_flight += 1
-            sent.in_flight = self.in_flight
-        return _Counted(self, pending)
+        try:
+            if plan is None:
+                response = self.inner.handle_request(request)
+                response.read()  # the whole answer, so that in_flight counts until it is back
+                return response
+            return plan.fault(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
     def close(self) -> None:
         self.inner.close()

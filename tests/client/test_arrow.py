@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from opslib.client import _arrow
+from opslib.client.frames import properties as _arrow
 
 # --- numbers joined straight into pandas ----------------------------------------------
 

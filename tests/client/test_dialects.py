@@ -1,4 +1,4 @@
-"""Issue #19's "Why", one test a bullet: the client against a platform that decides the
+"""Why dialects matter, one test a reason: the client against a platform that decides the
 spec's open points unlike ours (``opslib server --dialect vendor`` over the same seed),
 read through its dialect, gives what the reference platform gives, or raises.
 """

@@ -19,8 +19,8 @@ from client.faults import Faults
 from opslib.client import _constants as C
 from opslib.client import _event_cache
 from opslib.client._event_cache import EventCache, Stored, cache_dir, frame_to_columns
-from opslib.client._frames import records_to_frame
-from opslib.client._schemas import EVENT
+from opslib.client.frames.build import records_to_frame
+from opslib.client.frames.schema import EVENT
 from opslib.server.security import demo_device_secret
 
 if TYPE_CHECKING:

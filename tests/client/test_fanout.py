@@ -1,4 +1,4 @@
-"""Fleet reads without a fleet query (issue #20 item 4): ``users=[...]`` fans out per user,
+"""Fleet reads without a fleet query: ``users=[...]`` fans out per user,
 and a platform without a fleet mode refuses a fleet read with opslib.Unsupported."""
 
 from __future__ import annotations

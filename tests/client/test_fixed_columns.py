@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from opslib import enums
-from opslib.client._fixed_columns import label_array
+from opslib.client.frames.build import label_array
 from opslib.enums import EventType
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from opslib.client import _schemas as S
-from opslib.client._frames import build_frame, page_columns, records_to_frame
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import build_frame, page_columns, records_to_frame
 
 
 def event(i: int, **over: object) -> dict[str, object]:

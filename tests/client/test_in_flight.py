@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from opslib.client import _constants as C
-from opslib.client._in_flight import InFlight
+from opslib.client._pager import InFlight
 
 
 class Clock:

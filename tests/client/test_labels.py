@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import pytest
 
-from opslib.client import _schemas as S
-from opslib.client._frames import records_to_frame
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import records_to_frame
 from opslib.dialects import Dialect
 from opslib.enums import DeviceStatus, EventType, NetType
 from opslib.protocol import Codec

@@ -11,8 +11,8 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from client.records import SECOND, event
-from opslib.client import _schemas as S
-from opslib.client._frames import build_frame, join_order, page_columns, records_to_frame
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import build_frame, join_order, page_columns, records_to_frame
 
 # --- moments from ts ----------------------------------------------------------------
 

@@ -1,17 +1,14 @@
-"""The pager, driven by a page function (faults over HTTP are tested on a real platform in
-tests/client/resources/test_events.py)."""
+"""The pager, driven by a page function through a stand-in session (:class:`Through`), and
+over a real platform with faults injected by the transport."""
 
 from __future__ import annotations
 
 import gc
-import http.client
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
@@ -19,10 +16,12 @@ from pandas.testing import assert_frame_equal
 import opslib
 from client.faults import Faults, Sent
 from opslib.client import _constants as C
-from opslib.client import _schemas as S
-from opslib.client._pager import Pager, check_page_size
-from opslib.client._stdlib_transport import StdlibTransport
+from opslib.client._pager import Pager
+from opslib.client._session import check_page_size
+from opslib.client.frames import schema as S
 from opslib.dialects import Dialect
+from opslib.protocol import operations as ops
+from opslib.protocol.codec import Codec
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -69,8 +68,23 @@ class Pages:
         }
 
 
-def read(pages: Pages, **kw: Any) -> Pager:
-    return Pager(pages, list_key="events_list", schema=S.EVENT, progress=False, **kw)
+class Through:
+    """The session a pager reads through, serving each page from ``fetch(page_no,
+    page_size)``: the reference platform's codec, no throttling."""
+
+    def __init__(self, fetch: Callable[[int, int], Any]) -> None:
+        self.fetch = fetch
+        self.codec = Codec()
+        self.concurrency = C.DEFAULT_CONCURRENCY
+        self.throttles = 0
+
+    def call(self, op: ops.Operation, params: dict[str, Any], **options: Any) -> Any:
+        return self.fetch(params["page_no"], params["page_size"])
+
+
+def read(fetch: Callable[[int, int], Any], **kw: Any) -> Pager:
+    kw.setdefault("progress", False)
+    return Pager(Through(fetch), ops.QUERY_RECORD, {}, schema=S.EVENT, **kw)
 
 
 def test_reads_every_page_concurrently_in_order() -> None:
@@ -95,9 +109,7 @@ def test_pages_wait_for_the_network_side_by_side() -> None:
             barrier.wait()
         return inner(page_no, page_size)
 
-    df = Pager(
-        fetch, list_key="events_list", schema=S.EVENT, progress=False, page_size=100, concurrency=4
-    ).frame()
+    df = read(fetch, page_size=100, concurrency=4).frame()
     assert len(df) == 500
 
 
@@ -188,7 +200,7 @@ def test_duplicates_standing_for_missed_rows_raise() -> None:
         return data
 
     with pytest.raises(opslib.IncompleteRead, match="says 300 rows exist, the read got 299"):
-        read(fetch, page_size=100).frame()  # type: ignore[arg-type]
+        read(fetch, page_size=100).frame()
 
 
 def test_iter_pages_counts_each_record_once() -> None:
@@ -206,7 +218,7 @@ def test_iter_pages_counts_each_record_once() -> None:
         return data
 
     with pytest.raises(opslib.IncompleteRead, match="says 300 rows exist, the read got 299") as e:
-        list(read(fetch, page_size=100).pages())  # type: ignore[arg-type]
+        list(read(fetch, page_size=100).pages())
     assert e.value.duplicates == 1
 
 
@@ -220,14 +232,14 @@ def test_more_rows_than_the_total_raise(total: int) -> None:
         return {**inner(page_no, page_size), "total": total}
 
     with pytest.raises(opslib.IncompleteRead, match="more rows than the total") as e:
-        read(fetch, page_size=100).frame()  # type: ignore[arg-type]
+        read(fetch, page_size=100).frame()
     assert e.value.expected == total
     assert e.value.got > total
     with pytest.raises(opslib.IncompleteRead, match="more rows than the total"):
-        list(read(fetch, page_size=100).pages())  # type: ignore[arg-type]
+        list(read(fetch, page_size=100).pages())
     if total > 100:  # within a limit (pages of 100) the rows read may not pass it either
         with pytest.raises(opslib.IncompleteRead, match="more rows than the total"):
-            read(fetch, page_size=100, limit=total).frame()  # type: ignore[arg-type]
+            read(fetch, page_size=100, limit=total).frame()
 
 
 @pytest.mark.parametrize(
@@ -247,12 +259,7 @@ def test_more_rows_than_the_total_raise(total: int) -> None:
 )
 def test_a_page_that_is_not_one_raises_naming_the_field(data: Any) -> None:
     with pytest.raises(opslib.ProtocolError, match=r"^/device/query_record: data") as e:
-        Pager(
-            lambda page_no, page_size: data,
-            list_key="events_list",
-            schema=S.EVENT,
-            operation=RECORDS,
-        ).frame()
+        read(lambda page_no, page_size: data).frame()
     assert e.value.operation == RECORDS
 
 
@@ -267,7 +274,7 @@ def test_a_total_counting_pages_whose_last_page_is_empty_raises() -> None:
         return inner(page_no, page_size)
 
     with pytest.raises(opslib.IncompleteRead, match=r"page 1 said 3 pages of 5, page 3 says 2"):
-        read(fetch, page_size=5, paging=opslib.dialects.Paging(total="pages")).frame()  # type: ignore[arg-type]
+        read(fetch, page_size=5, paging=opslib.dialects.Paging(total="pages")).frame()
 
 
 def test_a_total_counting_pages_that_changes_during_the_read_raises() -> None:
@@ -280,7 +287,7 @@ def test_a_total_counting_pages_that_changes_during_the_read_raises() -> None:
 
     paging = opslib.dialects.Paging(total="pages")
     with pytest.raises(opslib.IncompleteRead, match=r"page 1 said 3 pages of 5, page 2 says 2"):
-        read(fetch, page_size=5, paging=paging, concurrency=1).frame()  # type: ignore[arg-type]
+        read(fetch, page_size=5, paging=paging, concurrency=1).frame()
 
     def last_page_empty(page_no: int, page_size: int) -> dict[str, Any]:
         data = inner(page_no, page_size)
@@ -288,7 +295,7 @@ def test_a_total_counting_pages_that_changes_during_the_read_raises() -> None:
 
     inner.rows = 13
     with pytest.raises(opslib.IncompleteRead, match=r"holds 1 to 5 rows; it held 0"):
-        read(last_page_empty, page_size=5, paging=paging).frame()  # type: ignore[arg-type]
+        read(last_page_empty, page_size=5, paging=paging).frame()
 
 
 def test_iter_pages_yields_typed_pages_with_resume_position() -> None:
@@ -321,13 +328,11 @@ def test_bad_limit_and_page_no() -> None:
 
 
 def test_progress_bar_only_for_many_pages(capsys: pytest.CaptureFixture[str]) -> None:
-    Pager(Pages(300), list_key="events_list", schema=S.EVENT, page_size=100).frame()
+    read(Pages(300), page_size=100, progress=None).frame()
     assert "page" not in capsys.readouterr().err
-    Pager(Pages(1_000), list_key="events_list", schema=S.EVENT, page_size=100).frame()
+    read(Pages(1_000), page_size=100, progress=None).frame()
     assert "page" in capsys.readouterr().err
-    Pager(
-        Pages(1_000), list_key="events_list", schema=S.EVENT, page_size=100, progress=False
-    ).frame()
+    read(Pages(1_000), page_size=100, progress=False).frame()
     assert "page" not in capsys.readouterr().err
 
 
@@ -340,7 +345,7 @@ def test_a_failing_page_raises_and_nothing_past_the_pages_in_flight_is_asked_for
         return inner(page_no, page_size)
 
     with pytest.raises(RuntimeError, match="page 6 failed"):
-        read(fetch, page_size=100, concurrency=4).frame()  # type: ignore[arg-type]
+        read(fetch, page_size=100, concurrency=4).frame()
     asked = sorted(p for p, _ in inner.calls)
     assert asked[:5] == [1, 2, 3, 4, 5]
     assert max(asked) <= 6 + 4  # at most the pages in flight when page 6 failed
@@ -385,115 +390,10 @@ def test_a_read_leaves_the_collector_as_it_was() -> None:
         seen.add(gc.get_threshold())
         return inner(page_no, page_size)
 
-    assert len(read(fetch, page_size=100).frame()) == 2_000  # type: ignore[arg-type]
+    assert len(read(fetch, page_size=100).frame()) == 2_000
     assert seen == {before}
     assert gc.get_threshold() == before
 
-
-# -- pages sent early from the calling thread (a fake send) -----------------------------------
-
-
-class EarlyPages:
-    """``send`` for a Pager over :class:`Pages`: records sends, reads and drops, and how many
-    requests were out at once; the pages in ``unclean`` answer with no clean data."""
-
-    def __init__(self, pages: Pages, *, unclean: tuple[int, ...] = ()) -> None:
-        self.pages = pages
-        self.unclean = unclean
-        self.log: list[tuple[str, int]] = []
-        self.out = 0
-        self.most_out = 0
-        self.connects: list[tuple[int, int]] = []  # (connections asked, requests out then)
-
-    def __call__(self, page_no: int, page_size: int) -> Any:
-        book = self
-        book.log.append(("send", page_no))
-        book.out += 1
-        book.most_out = max(book.most_out, book.out)
-
-        class Answer:
-            def data(self) -> dict[str, Any] | None:
-                book.out -= 1
-                book.log.append(("read", page_no))
-                if page_no in book.unclean:
-                    return None
-                return book.pages(page_no, page_size)
-
-            def drop(self) -> None:
-                book.out -= 1
-                book.log.append(("drop", page_no))
-
-        return Answer()
-
-    def open_connections(self, n: int) -> None:
-        self.connects.append((n, self.out))
-
-
-def test_pages_sent_early_are_read_by_the_calling_thread_in_order() -> None:
-    pages = Pages(2_050)
-    send = EarlyPages(pages)
-    df = read(pages, page_size=100, send=send, concurrency=3).frame()
-    assert len(df) == 2_050
-    assert df["event_id"].is_monotonic_increasing
-    assert pages.threads == {threading.current_thread().name}  # no thread of its own
-    assert [p for what, p in send.log if what == "read"] == list(range(2, 22))
-    assert send.most_out == 3 + 1  # three in flight besides the one being read
-    assert send.out == 0
-    # the next request goes out before an answer is read: page 5 right after page 2 left
-    assert send.log[:5] == [("send", 2), ("send", 3), ("send", 4), ("send", 5), ("read", 2)]
-    # the connections of the first round are asked for before its first request goes out
-    assert send.connects[0] == (3, 0)
-
-
-def test_an_unclean_early_answer_is_fetched_again_by_the_regular_call() -> None:
-    pages = Pages(1_000)
-    send = EarlyPages(pages, unclean=(4,))
-    df = read(pages, page_size=100, send=send).frame()
-    assert len(df) == 1_000
-    assert ("read", 4) in send.log  # the early answer had no clean data ...
-    assert [p for p, _ in pages.calls].count(4) == 1  # ... so the regular call fetched page 4
-
-
-def test_a_short_page_sent_early_is_not_the_end_and_the_read_raises() -> None:
-    pages = Pages(1_000, shrink_after=3)  # from the 4th request on, half the rows
-    send = EarlyPages(pages)
-    with pytest.raises(opslib.IncompleteRead):
-        read(pages, page_size=100, send=send, concurrency=4).frame()
-    assert send.out == 0
-    assert [p for what, p in send.log if what == "read"] == list(range(2, 11))
-
-
-def test_a_failing_page_raises_and_drops_what_was_sent_early() -> None:
-    inner = Pages(2_000)
-
-    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
-        if page_no == 6:
-            raise RuntimeError("page 6 failed")
-        return inner(page_no, page_size)
-
-    send = EarlyPages(inner, unclean=(6,))  # page 6's early answer fails; its regular call too
-    with pytest.raises(RuntimeError, match="page 6 failed"):
-        read(fetch, page_size=100, send=send, concurrency=4).frame()  # type: ignore[arg-type]
-    assert send.out == 0
-    assert {p for what, p in send.log if what == "drop"} == {7, 8, 9, 10}
-
-
-def test_iter_pages_sends_the_next_pages_while_the_caller_has_this_one() -> None:
-    pages = Pages(1_000)
-    send = EarlyPages(pages)
-    it = read(pages, page_size=100, send=send, concurrency=1).pages()
-    first = next(it)
-    assert first.attrs["page_no"] == 1
-    assert send.log == []  # nothing sent before the caller asks beyond the first page
-    second = next(it)
-    assert second["event_id"].iloc[0] == "e-000100"
-    assert send.log == [("send", 2), ("send", 3), ("read", 2)]
-    it.close()  # the caller stops: page 3 was sent and is dropped
-    assert send.log[-1] == ("drop", 3)
-    assert send.out == 0
-
-
-# -- faults on the pages of a read, on the real platform ------------------------------------
 
 PAGE = 20  # rows a page: the test platform's 30 days are many pages
 RECORDS = "/device/query_record"
@@ -513,31 +413,11 @@ def whole(platform: Platform) -> pd.DataFrame:
     return platform.connect().events.list("-30d", end="2100-01-01", page_size=PAGE)
 
 
-TRANSPORTS = {"stdlib": StdlibTransport, "httpx": httpx.HTTPTransport}
-
-
-def test_pages_are_sent_early_from_the_calling_thread(
-    platform: Platform, whole: pd.DataFrame
-) -> None:
-    """Over opslib's transport (the default) no thread is started: the calling thread sends
-    every page's request early and reads the answers in turn."""
+def test_a_pool_fetches_the_pages_after_the_first(platform: Platform, whole: pd.DataFrame) -> None:
+    """The calling thread reads the first page; the pool's threads the others, several at
+    a time, through httpx's transport (each thread connects on its own: the handshakes of
+    a growing window run side by side)."""
     faults = Faults()
-    threads: set[str] = set()
-    faults.before = lambda sent: threads.add(threading.current_thread().name)
-    df = platform.connect(transport=faults).events.list("-30d", end="2100-01-01", page_size=PAGE)
-    assert_frame_equal(df, whole)
-    reads = faults.to(RECORDS)
-    assert len(reads) == -(-len(whole) // PAGE) > 10
-    assert [page_no(s) for s in reads if s.early] == list(range(2, len(reads) + 1))
-    assert threads == {threading.current_thread().name}
-
-
-def test_over_httpx_s_transport_a_pool_fetches_the_pages(
-    platform: Platform, whole: pd.DataFrame
-) -> None:
-    """Where requests cannot be sent early (httpx's transport, as behind a proxy), pages
-    after the first are fetched several at a time by the pool, not one after another."""
-    faults = Faults(httpx.HTTPTransport())
     threads: list[tuple[int, str]] = []
     faults.before = lambda sent: threads.append(
         (page_no(sent) if sent.path == RECORDS else 0, threading.current_thread().name)
@@ -545,7 +425,6 @@ def test_over_httpx_s_transport_a_pool_fetches_the_pages(
     client = platform.connect(transport=faults)
     df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
     assert_frame_equal(df, whole)
-    assert not any(s.early for s in faults.sent)
     by_page = dict(threads)
     assert by_page[1] == threading.current_thread().name
     pool = {f"opslib-page_{i}" for i in range(C.MAX_CONCURRENCY)}
@@ -554,82 +433,14 @@ def test_over_httpx_s_transport_a_pool_fetches_the_pages(
     assert sum(map(len, pages)) == len(whole)
 
 
-class SlowConnects:
-    """Fault injector: every ``http.client`` handshake takes ``delay`` seconds (the round trip
-    a real link charges for it; loopback charges none) and is recorded (start, end)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, delay: float) -> None:
-        self.spans: list[tuple[float, float]] = []
-        connect = http.client.HTTPConnection.connect
-
-        def slow_connect(conn: http.client.HTTPConnection) -> None:
-            start = time.monotonic()
-            time.sleep(delay)
-            connect(conn)
-            self.spans.append((start, time.monotonic()))
-
-        monkeypatch.setattr(http.client.HTTPConnection, "connect", slow_connect)
-
-    def most_at_once(self) -> int:
-        """The most handshakes under way at one moment."""
-        edges = sorted([(a, 1) for a, _ in self.spans] + [(b, -1) for _, b in self.spans])
-        now = most = 0
-        for _, step in edges:
-            now += step
-            most = max(most, now)
-        return most
-
-
-def test_connections_for_a_growing_window_are_opened_side_by_side(
-    platform: Platform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A handshake costs a round trip on a real link: the connections of the pages a round
-    adds are opened at once, not one after another in the reading thread."""
-    client = platform.connect()  # logged in before the handshakes slow down
-    slow = SlowConnects(monkeypatch, delay=0.2)
-    df = client.events.list("-30d", end="2100-01-01", page_size=4)  # 100 pages: it grows
-    assert_frame_equal(df, whole)  # every row
-    assert len(slow.spans) >= C.INITIAL_IN_FLIGHT  # the window needed new connections ...
-    assert slow.most_at_once() >= C.INITIAL_IN_FLIGHT - 1  # ... and they were opened together
-
-
-def test_a_connection_that_fails_to_open_ahead_is_opened_by_its_page(
-    platform: Platform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Connecting ahead is no part of the read: when it fails, each page connects on its own
-    (and its retry rules apply) and the read returns every row."""
-    client = platform.connect()
-    connect = http.client.HTTPConnection.connect
-    ahead: list[str] = []
-
-    def refused_ahead(conn: http.client.HTTPConnection) -> None:
-        if threading.current_thread().name == "opslib-connect":
-            ahead.append("refused")
-            raise ConnectionRefusedError("injected: refused")
-        connect(conn)
-
-    monkeypatch.setattr(http.client.HTTPConnection, "connect", refused_ahead)
-    df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
-    assert_frame_equal(df, whole)
-    assert ahead  # connecting ahead was tried, and failed
-
-
-@pytest.mark.parametrize("transport", list(TRANSPORTS))
 @pytest.mark.parametrize("fault", ["503", "429", "drop", "refuse", "401", "401 in 200"])
-def test_a_page_that_fails_is_read_again_by_its_regular_call(
-    platform: Platform,
-    whole: pd.DataFrame,
-    fault: str,
-    transport: str,
-    caplog: pytest.LogCaptureFixture,
+def test_a_page_that_fails_is_read_again(
+    platform: Platform, whole: pd.DataFrame, fault: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Anything but a clean answer for page 3 (sent early, or fetched by a pool thread): the
-    regular call reads it, with its retries and token refresh, and the frame is the same."""
-    faults = Faults(TRANSPORTS[transport]())
-    early = transport == "stdlib"
-    # a token refused: once by the early request and once by the regular call, which then
-    # refreshes; over httpx's transport the regular call is the first request
-    refused = {"times": 2 if early else 1, "when": on_page(3)}
+    """Anything but a clean answer for page 3 (fetched by a pool thread): the session's
+    call reads it again, with its retries and token refresh, and the frame is the same."""
+    faults = Faults()
+    refused = {"times": 1, "when": on_page(3)}
     third = {"when": on_page(3)}
     if fault == "503":
         faults.status(RECORDS, 503, **third)
@@ -650,21 +461,18 @@ def test_a_page_that_fails_is_read_again_by_its_regular_call(
     assert_frame_equal(df, whole)
     faulted = [s for s in faults.to(RECORDS) if s.fault]
     assert {page_no(s) for s in faulted} == {3}
-    assert faulted[0].early is early
     again = [s for s in faults.to(RECORDS) if page_no(s) == 3 and not s.fault]
     assert len(again) == 1
-    assert not again[0].early  # the regular call
     assert (faults.count("/token/access") > refreshes) == fault.startswith("401")
     messages = [r.getMessage() for r in caplog.records]
-    assert any("retrying" in m or "sent early" in m for m in messages)
+    assert any("retrying" in m or "refreshing" in m for m in messages)
 
 
-@pytest.mark.parametrize("transport", list(TRANSPORTS))
 @pytest.mark.parametrize("fault", ["403", "403 in 200"])
 def test_a_business_error_on_a_page_is_raised_and_frees_the_pool(
-    platform: Platform, fault: str, transport: str
+    platform: Platform, fault: str
 ) -> None:
-    faults = Faults(TRANSPORTS[transport]())
+    faults = Faults()
     if fault == "403":
         faults.status(RECORDS, 403, times=None, when=on_page(4))
     else:
@@ -687,89 +495,62 @@ def test_iter_pages_over_the_platform_equals_the_read(
     assert [p.attrs["page_no"] for p in pages] == list(range(1, len(pages) + 1))
 
 
+def first_try(pages: range) -> Callable[[Sent], bool]:
+    """The first request of each page of ``pages`` (its retry then goes through)."""
+    tried: set[int] = set()
+
+    def first(sent: Sent) -> bool:
+        n = page_no(sent)
+        if n not in pages or n in tried:
+            return False
+        tried.add(n)
+        return True
+
+    return first
+
+
+def halved(faults: Faults) -> tuple[int, int]:
+    """The most requests out at once before page 30, and from page 34 to 36."""
+    out = {page_no(s): s.in_flight for s in faults.to(RECORDS) if not s.fault}
+    before = max(n for p, n in out.items() if p < 30)
+    after = max(n for p, n in out.items() if 34 <= p <= 36)
+    return before, after
+
+
 def test_pages_in_flight_halve_when_the_platform_throttles(platform: Platform) -> None:
-    """429s to the requests of pages 30 to 33 sent early: the read sends fewer at once after
-    them than before (each page's regular call then reads it), and the frame is whole."""
+    """A 429 to the first request of pages 30 to 33: the read has fewer requests out at once
+    after them than before (each page's retry reads it), and the frame is whole."""
     faults = Faults()
     throttled = range(30, 34)
-    faults.status(
-        RECORDS,
-        429,
-        headers={"Retry-After": "0"},
-        times=None,
-        when=lambda sent: sent.early and page_no(sent) in throttled,
-    )
+    when = first_try(throttled)
+    faults.status(RECORDS, 429, headers={"Retry-After": "0"}, times=None, when=when)
     client = platform.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
     df = client.events.list("-30d", end="2100-01-01", page_size=5)
     assert df["event_id"].is_unique
     assert len(df) == df.attrs["total"] > 45 * 5
-    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
-    before = max(n for p, n in early.items() if p < 30)
-    after = min(n for p, n in early.items() if 34 <= p <= 38)
-    assert before == C.INITIAL_IN_FLIGHT + 1  # the cap, and the page being read
-    assert after <= before - 2  # the window halved (and grows back one page a round)
+    assert sorted(page_no(s) for s in faults.to(RECORDS) if s.fault) == list(throttled)
+    before, after = halved(faults)
+    assert before == C.INITIAL_IN_FLIGHT  # the cap
+    assert after <= C.INITIAL_IN_FLIGHT // 2 + 1  # halved (and grows back one page a round)
 
 
 def test_pages_in_flight_halve_on_a_rate_limit_code_in_a_200_body(
     platform_factory: Callable[..., Platform],
 ) -> None:
     """A vendor platform says "too many requests" only in the body of an HTTP 200 (its code
-    10008, RateLimited in its dialect). The answers to pages 30 to 33 sent early are lost,
-    and each page's regular call is answered so at its first try: the read sends fewer
-    pages at once after them than before, and the frame is whole."""
+    10008, RateLimited in its dialect), here to the first request of pages 30 to 33: the
+    read has fewer requests out at once after them than before, and the frame is whole."""
     vendor = platform_factory(dialect="vendor")
     codes = Dialect.named("vendor").errors.codes
     rate_limited = next(c for c, n in codes.items() if n == "RateLimited")
     throttled = range(30, 34)
-    tried: set[int] = set()
-
-    def first_regular_try(sent: Sent) -> bool:
-        n = page_no(sent)
-        if sent.early or n not in throttled or n in tried:
-            return False
-        tried.add(n)
-        return True
-
     faults = Faults()
-    faults.drop_response(
-        RECORDS, times=None, when=lambda sent: sent.early and page_no(sent) in throttled
-    )
-    faults.error_in_200(RECORDS, rate_limited, times=None, when=first_regular_try)
+    faults.error_in_200(RECORDS, rate_limited, times=None, when=first_try(throttled))
     client = vendor.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
     df = client.events.list("-30d", end="2100-01-01", page_size=5)
     assert df["event_id"].is_unique
     assert len(df) == df.attrs["total"] > 45 * 5
-    assert tried == set(throttled)  # each throttled page went by the regular call
-    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
-    before = max(n for p, n in early.items() if p < 30)
-    after = min(n for p, n in early.items() if 34 <= p <= 38)
-    assert before == C.INITIAL_IN_FLIGHT + 1  # the cap, and the page being read
-    assert after <= before - 2  # the window halved (and grows back one page a round)
-
-
-def test_a_rate_limit_code_in_an_early_answer_halves_the_pages_in_flight(
-    platform_factory: Callable[..., Platform],
-) -> None:
-    """The vendor's rate-limit body answers only the requests of pages 30 to 33 sent early
-    (each page's regular call then reads it cleanly): the early answers alone halve the
-    pages in flight, as a 429 to them does."""
-    vendor = platform_factory(dialect="vendor")
-    codes = Dialect.named("vendor").errors.codes
-    rate_limited = next(c for c, n in codes.items() if n == "RateLimited")
-    throttled = range(30, 34)
-    faults = Faults()
-    faults.error_in_200(
-        RECORDS,
-        rate_limited,
-        times=None,
-        when=lambda sent: sent.early and page_no(sent) in throttled,
-    )
-    client = vendor.connect(transport=faults, concurrency=C.INITIAL_IN_FLIGHT)
-    df = client.events.list("-30d", end="2100-01-01", page_size=5)
-    assert len(df) == df.attrs["total"] > 45 * 5
     assert sorted(page_no(s) for s in faults.to(RECORDS) if s.fault) == list(throttled)
-    early = {page_no(s): s.in_flight for s in faults.to(RECORDS) if s.early and not s.fault}
-    before = max(n for p, n in early.items() if p < 30)
-    after = min(n for p, n in early.items() if 34 <= p <= 38)
-    assert before == C.INITIAL_IN_FLIGHT + 1
-    assert after <= before - 2
+    before, after = halved(faults)
+    assert before == C.INITIAL_IN_FLIGHT
+    assert after <= C.INITIAL_IN_FLIGHT // 2 + 1

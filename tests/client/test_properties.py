@@ -1,5 +1,6 @@
-"""Properties typed once for the whole read (``defer``) equal properties typed per page,
-with the same dtypes; text spread over the rows shares its characters."""
+"""Properties typed once for the whole read equal properties typed page by page (each
+page's members through pyarrow, the chunks joined), with the same dtypes; text spread over
+the rows shares its characters."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from pandas.testing import assert_frame_equal
 
 from client.records import event
 from opslib.client import _constants as C
-from opslib.client import _frames
-from opslib.client import _schemas as S
-from opslib.client._frames import build_frame, page_columns
-from opslib.client._properties import _spread_text
-from opslib.client._row_order import dedupe_and_sort
+from opslib.client.frames import build as _frames
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort, page_columns
+from opslib.client.frames.properties import _spread_text, typed_property_chunks
 
 # --- members typed once for the whole read ------------------------------------------
 
@@ -55,12 +55,27 @@ def _random_pages(seed: int) -> list[list[dict[str, Any]]]:
     return pages
 
 
+def typed_per_page(records: list[dict[str, Any]]) -> PageColumns:
+    """One page's columns with every member typed on the page (each member's values, None
+    where a record lacks it, through pyarrow): the reference the read's typing equals."""
+    page = page_columns(records, S.EVENT)
+    members: dict[str, list[Any]] = {}
+    for row, record in enumerate(records):
+        for key, value in (record.get("properties") or {}).items():
+            members.setdefault(key, [None] * len(records))[row] = value
+    page.deferred = {}
+    for key, values in members.items():
+        for name, chunk in typed_property_chunks(f"properties.{key}", values):
+            page.properties[name] = chunk
+    return page
+
+
 @pytest.mark.parametrize("seed", range(200))
-def test_deferred_members_equal_members_typed_per_page(seed: int) -> None:
+def test_members_typed_once_equal_members_typed_per_page(seed: int) -> None:
     pages = _random_pages(seed)
-    per_page = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
-    deferred = build_frame([page_columns(p, S.EVENT, defer=True) for p in pages], S.EVENT)
-    assert_frame_equal(deferred, per_page)
+    per_page = build_frame([typed_per_page(p) for p in pages], S.EVENT)
+    once = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
+    assert_frame_equal(once, per_page)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -68,11 +83,11 @@ def test_columns_joined_on_threads_equal_the_calling_thread(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pages = _random_pages(seed)
-    for defer in (False, True):
+    for typing in (typed_per_page, lambda p: page_columns(p, S.EVENT)):
         monkeypatch.setattr(_frames, "_PARALLEL_MIN_ROWS", 10**9)
-        alone = build_frame([page_columns(p, S.EVENT, defer=defer) for p in pages], S.EVENT)
+        alone = build_frame([typing(p) for p in pages], S.EVENT)
         monkeypatch.setattr(_frames, "_PARALLEL_MIN_ROWS", 0)
-        threads = build_frame([page_columns(p, S.EVENT, defer=defer) for p in pages], S.EVENT)
+        threads = build_frame([typing(p) for p in pages], S.EVENT)
         assert_frame_equal(threads, alone)
         assert list(threads.columns) == list(alone.columns)
 
@@ -87,9 +102,9 @@ def test_text_of_large_chunks_stays_chunked_and_equal(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pages = _random_pages(seed)
-    joined = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
+    joined = build_frame([typed_per_page(p) for p in pages], S.EVENT)
     monkeypatch.setattr(C, "CHUNKED_STRINGS_MIN_ROWS", 1)  # every page counts as large
-    chunked = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
+    chunked = build_frame([typed_per_page(p) for p in pages], S.EVENT)
     assert_frame_equal(chunked, joined)
     assert _chunks(joined["event_id"]) == 1
     if len(pages) > 1 and sum(map(len, pages)) >= len(pages):  # one chunk per page
@@ -122,7 +137,7 @@ def test_deferred_member_dtypes() -> None:
         [event(1, properties={"i": 2, "f": 2.5, "m": "one", "o": {"x": 1}})],
         [event(2, properties={})],
     ]
-    df = build_frame([page_columns(p, S.EVENT, defer=True) for p in pages], S.EVENT)
+    df = build_frame([page_columns(p, S.EVENT) for p in pages], S.EVENT)
     dtypes = {c: str(t) for c, t in df.dtypes.items() if c.startswith("properties.")}
     assert dtypes == {
         "properties.b": "boolean",
@@ -138,15 +153,15 @@ def test_deferred_member_dtypes() -> None:
 
 
 def test_deferred_and_typed_pages_together() -> None:
-    deferred = page_columns([event(0, properties={"t": 1})], S.EVENT, defer=True)
-    typed = page_columns([event(1, properties={"t": 2.5})], S.EVENT)
+    deferred = page_columns([event(0, properties={"t": 1})], S.EVENT)
+    typed = typed_per_page([event(1, properties={"t": 2.5})])
     df = build_frame([deferred, typed], S.EVENT)
     assert str(df["properties.t"].dtype) == "Float64"
     assert df["properties.t"].tolist() == [1.0, 2.5]
 
 
 def test_empty_deferred_page_keeps_the_columns() -> None:
-    df = build_frame([page_columns([], S.EVENT, defer=True)], S.EVENT)
+    df = build_frame([page_columns([], S.EVENT)], S.EVENT)
     assert list(df.columns) == list(S.EVENT.dtypes())
     assert df.dtypes.to_dict() == S.EVENT.empty().dtypes.to_dict()
     assert len(df) == 0

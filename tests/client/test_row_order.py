@@ -8,15 +8,20 @@ import pandas as pd
 import pytest
 
 from client.records import SECOND, event
-from opslib.client import _schemas as S
-from opslib.client._frames import build_frame, join_order, page_columns, records_to_frame
-from opslib.client._row_order import dedupe_and_sort
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import (
+    build_frame,
+    dedupe_and_sort,
+    join_order,
+    page_columns,
+    records_to_frame,
+)
 
 # --- with the milliseconds ------------------------------------------------------------------
 
 
 def _read(*pages: list[dict[str, Any]]) -> pd.DataFrame:
-    cols = [page_columns(p, S.EVENT, defer=True) for p in pages]
+    cols = [page_columns(p, S.EVENT) for p in pages]
     order = join_order(cols)
     return dedupe_and_sort(build_frame(cols, S.EVENT), S.EVENT, order=order)
 

@@ -1,4 +1,4 @@
-"""Secrets a platform sends in its reads never reach a frame unless asked for (issue #20 item 5).
+"""Secrets a platform sends in its reads never reach a frame unless asked for.
 
 The real platform never sends them; a transport around it adds ``device_secret`` and
 ``product_secret`` to its answers, as the published platform's reads do (also nested in

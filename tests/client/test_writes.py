@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import opslib
-from opslib.client import _schemas as S
 from opslib.client._writes import check_errors, check_item, items_from, native, run_writes
+from opslib.client.frames import schema as S
 from opslib.dialects import Dialect
 from opslib.exceptions import make_status_error
 from opslib.protocol import Codec

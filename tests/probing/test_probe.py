@@ -149,7 +149,7 @@ def test_opslib_probe_names_chint_and_checks_its_assumed_points_in_a_process(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue #20: against ``opslib server --dialect chint`` (a process), ``opslib probe``
+    """Against ``opslib server --dialect chint`` (a process), ``opslib probe``
     reports the dialect as chint with every assumed point checked, and a profile whose only
     option is ``dialect = "chint"`` logs in and reads."""
     from conftest import _copy_db, _demo_fields

@@ -1,4 +1,4 @@
-"""The fleet reports against ``opslib server --dialect chint`` (issue #20 items 2-5).
+"""The fleet reports against ``opslib server --dialect chint``.
 
 That platform has no fleet query and no online/offline events: the reports read the
 fleet per user (``users``), say in words what they cannot compute (the outcome lists the
@@ -95,7 +95,7 @@ def test_the_other_reports_run_clean(chint: Platform, report: str, tmp_path: Pat
 def test_a_profile_naming_only_the_dialect_runs_the_report(
     chint: Platform, users_csv: Path, tmp_path: Path
 ) -> None:
-    """Issue #20's 'Done when': no option but the profile's ``dialect = "chint"`` (no
+    """No option but the profile's ``dialect = "chint"`` (no
     OPSLIB_DIALECT): the report logs in, reads per user and says what it cannot compute."""
     creds = chint.credentials("ops")
     config = tmp_path / "config.toml"

@@ -10,7 +10,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 from opslib.reports import RunResult, find_notebook, inspect_report
 
 from .runs import FIGURES, MODES, REPORTS

@@ -1,4 +1,4 @@
-"""A fleet report's ``users`` parameter: user ids or CSV files of them (issue #20 item 4),
+"""A fleet report's ``users`` parameter: user ids or CSV files of them,
 read into per-user fleet reads on a platform without a fleet query."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No secret in the locals of a client frame a traceback shows (issue #24 item 7, the
+"""No secret in the locals of a client frame a traceback shows (the
 client's side).
 
 Error reporters (Sentry, rich's ``show_locals``, IPython's verbose tracebacks) record the

@@ -1,4 +1,4 @@
-"""What a caller without a password may cost (issue #24 items 2 and 3).
+"""What a caller without a password may cost.
 
 Cheap checks (client, SMS code, throttles) come before any argon2id hash in register,
 update_pwd and login; a bounded number of hashes run at once, beyond which a 503 with

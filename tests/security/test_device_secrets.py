@@ -1,4 +1,4 @@
-"""Wrong device secrets are throttled per device and per client address (issue #24 item 4).
+"""Wrong device secrets are throttled per device and per client address.
 
 ``/device/report`` needs no login, so a device secret could be guessed at the speed of
 the server: 200 wrong ones took 0.2 s and none was refused. Now the 11th wrong secret of

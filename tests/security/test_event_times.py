@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from server.helpers import Api, dump
 
-from opslib.client import _schemas as S
-from opslib.client._frames import records_to_frame
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import records_to_frame
 
 MAX_EVENT_MS = 253_402_300_799_999  # 9999-12-31 23:59:59.999 UTC
 

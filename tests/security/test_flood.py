@@ -1,4 +1,4 @@
-"""**slow**: a pre-login flood against a real server (issue #24 item 2).
+"""**slow**: a pre-login flood against a real server.
 
 ``opslib server`` runs as a subprocess (default settings) over a copy of the small seeded
 database. A flooder process keeps 40 requests in flight for 15 s: registers with an

@@ -1,4 +1,4 @@
-"""HTTP-level answers: a wrong method, a missing access token (issue #24, items 8 and 9)."""
+"""HTTP-level answers: a wrong method, a missing access token."""
 
 from __future__ import annotations
 

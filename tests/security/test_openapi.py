@@ -1,4 +1,4 @@
-"""The OpenAPI document says what the platform does (issue #24 item 8).
+"""The OpenAPI document says what the platform does.
 
 Schemathesis (test_fuzz.py, every check) found the document and the platform disagreeing:
 whole-number floats were refused where the document says integer, conditionally required

@@ -1,4 +1,4 @@
-"""Phone numbers are normalised before throttling, lookup and storage (issue #24 item 5).
+"""Phone numbers are normalised before throttling, lookup and storage.
 
 Area codes ``1``, ``01`` and ``001`` are one area code; ``05550009`` and ``5550009`` one
 phone (a national trunk prefix). A schema-2 database is converted when opened.

@@ -1,4 +1,4 @@
-"""Platform text is escaped where the reports turn it into markup (issue #24 item 1).
+"""Platform text is escaped where the reports turn it into markup.
 
 Fast checks of the functions; tests/browser/test_hostile_text.py runs every report and
 notebook over a hostile platform in Chromium and JupyterLab.

@@ -1,4 +1,4 @@
-"""Slow and vanishing clients (issue #24 item 6), against a real uvicorn server on loopback.
+"""Slow and vanishing clients, against a real uvicorn server on loopback.
 
 A connection sending nothing, half a header or part of a body stayed open after 130 s,
 and a client going away mid-body logged "internal error" with a ClientDisconnect

@@ -1,5 +1,5 @@
-"""No secret in the locals of a server frame a traceback can show (issue #24 item 7,
-the server's side).
+"""No secret in the locals of a server frame a traceback can show (the
+server's side).
 
 Error reporters (Sentry, rich's ``show_locals``, IPython's verbose tracebacks) record the
 local variables of every frame of a traceback. The platform holds passwords, SMS codes,

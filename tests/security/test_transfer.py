@@ -1,4 +1,4 @@
-"""Ownership transfer (issue #24 item 10): events belong to the device's owner at the time.
+"""Ownership transfer: events belong to the device's owner at the time.
 
 An admin hands dev-a1 (alice's, 50 events) to bob. bob reads only what the device reports
 from then on; alice keeps her events through query_model 2; ops read everything.

@@ -280,7 +280,7 @@ def test_the_probe_finds_chint_and_checks_its_assumed_points(
         assert found[name].value == value, found[name]
         assert found[name].confidence == "high", found[name]
     assert 8202 in found["errors.codes"].value
-    # "reports the dialect as chint with every assumed point checked" (issue #20)
+    # "reports the dialect as chint with every assumed point checked"
     assert found["dialect"].value == "chint"  # every finding agrees: nothing to override
     assert result.to_toml("chint").split() == ["[profiles.chint.dialect]", "base", "=", '"chint"']
     from opslib.probing.matching import NOT_OBSERVABLE
@@ -390,7 +390,7 @@ def test_the_vendor_edge_translates_compressed_answers_too(seeded_db: Path, tmp_
         stop()
 
 
-# -- issue #20 "Done when", line by line, against `opslib server --dialect chint` -----------
+# -- the chint platform's promises, line by line, against `opslib server --dialect chint` --
 
 _ENV = ("OPSLIB_BASE_URL", "OPSLIB_CLIENT_ID", "OPSLIB_CLIENT_SECRET", "OPSLIB_AREA_CODE",
         "OPSLIB_PHONE", "OPSLIB_PASSWORD", "OPSLIB_TOKEN_CACHE", "OPSLIB_DIALECT",

@@ -48,7 +48,7 @@ def _large_fleet() -> pd.DataFrame:
     """703 devices: 3 of one product and firmware, then 700 each of its own."""
     from analysis.frames import typed_frame
 
-    from opslib.client import _schemas
+    from opslib.client.frames import schema as _schemas
 
     busy = [{"device_id": f"b{i}", "product_id": "p-busy", "version": "9.9"} for i in range(3)]
     rare = [

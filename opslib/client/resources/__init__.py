@@ -23,11 +23,9 @@ import pandas as pd
 
 from opslib.client._http import Safety
 from opslib.client._pager import Pager
-from opslib.client._schemas import FrameSchema
-from opslib.client._secrets import drop_secrets, with_secrets
 from opslib.client._session import Session
 from opslib.client._writes import check_errors, run_writes
-from opslib.protocol.codec import Codec
+from opslib.client.frames.schema import FrameSchema
 from opslib.protocol.operations import Operation
 
 __all__ = ["Resource", "coerce_enum"]
@@ -42,47 +40,14 @@ class Resource:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._session!r}>"
 
-    @property
-    def _codec(self) -> Codec:
-        """The platform's codec (its dialect applied to the wire)."""
-        return self._session.codec
-
     def _paged_read(self, op: Operation, params: dict[str, Any], **options: Any) -> Pager:
-        """The one :class:`~opslib.client._pager.Pager` of a list operation: the session's
-        page fetch and early send for ``op``, its pages in flight, paging, moments and
-        throttle signals; ``options`` are the read's own (schema, page size, ...)."""
-        session = self._session
-        assert op.paged is not None
-        return Pager(
-            session.page_fetch(op, params),
-            send=session.page_send(op, params),
-            concurrency=session.concurrency,
-            paging=session.codec.paging,
-            operation=op.path,
-            list_key=op.paged.list_key,
-            times=session.codec.times,
-            listen=session.http.throttle_listener,
-            **options,
-        )
-
-    def _schema(self, schema: FrameSchema, include_secrets: bool = False) -> FrameSchema:
-        """The read's schema: the platform's labels on its coded columns, with the secret
-        columns only when the caller asks for them."""
-        return self._session.frame_schema(with_secrets(schema) if include_secrets else schema)
-
-    def _unsecret(self, frame: pd.DataFrame, include_secrets: bool) -> pd.DataFrame:
-        """``frame`` without the columns the platform treats as secret, unless asked for."""
-        if include_secrets:
-            return frame
-        return drop_secrets(frame, self._session.secret_fields | self._codec.secrets)
-
-    def _finish(self, frame: pd.DataFrame, include_secrets: bool = False) -> pd.DataFrame:
-        """A read's frame as the caller gets it: secrets dropped."""
-        return self._unsecret(frame, include_secrets)
+        """The :class:`~opslib.client._pager.Pager` of a list operation through this
+        resource's session; ``options`` are the read's own (schema, page size, ...)."""
+        return Pager(self._session, op, params, **options)
 
     def _code(self, value: Any, enum: type[IntEnum], field: str, key: str | None = None) -> int:
         """A coded input (its code or its label) as the platform's code."""
-        return self._codec.code_of(value, key or field, enum, field)
+        return self._session.codec.code_of(value, key or field, enum, field)
 
     def _write_one(
         self,

@@ -12,11 +12,11 @@ from typing import Any
 
 import pandas as pd
 
-from opslib.client import _schemas as S
-from opslib.client._frames import records_to_frame
 from opslib.client._http import Safety
 from opslib.client._settings import Secret
 from opslib.client._tokens import Credentials, Tokens
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import records_to_frame
 from opslib.client.resources import Resource, coerce_enum
 from opslib.enums import AuthModel, CodeModel, UpdateModel
 from opslib.exceptions import AuthenticationError
@@ -295,7 +295,7 @@ class Auth(Resource):
             "new_password": _secret(new_password),
         }
         creds = self._session.tokens.credentials
-        if creds is not None and self._codec.requires(ops.UPDATE_PWD, "phone"):
+        if creds is not None and self._session.codec.requires(ops.UPDATE_PWD, "phone"):
             params.update(area_code=creds.area_code, phone=creds.phone)  # chint requires them
         user_id = self._session.user_id
         frame = self._password_write(params, user_id, auth=True, errors=errors)

@@ -12,11 +12,11 @@ from typing import Any
 import pandas as pd
 
 from opslib.client import _constants as C
-from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
-from opslib.client._frames import records_to_frame
 from opslib.client._pager import Pager
 from opslib.client._writes import check_errors, check_item, items_from, run_writes
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import records_to_frame
 from opslib.client.resources import Resource
 from opslib.enums import DeviceStatus, Owned
 from opslib.exceptions import Unsupported
@@ -66,9 +66,9 @@ class Devices(Resource):
         if is_sub_device is not None:
             params["is_sub_device"] = bool(is_sub_device)
         if user_id is None:
-            if self._codec.requires(ops.QUERY_BY_USER, "user_id"):
+            if self._session.codec.requires(ops.QUERY_BY_USER, "user_id"):
                 raise Unsupported(
-                    f"this platform (dialect {self._codec.name!r}) lists devices per user "
+                    f"this platform (dialect {self._session.codec.name!r}) lists devices per user "
                     "only: pass user_id=, or users=[...] to list several users' devices"
                 )
             user_id = "" if self._session.may_read_fleet() else (self._session.user_id or "")
@@ -76,7 +76,7 @@ class Devices(Resource):
         return self._paged_read(
             ops.QUERY_BY_USER,
             params,
-            schema=self._schema(S.DEVICE, include_secrets),
+            schema=self._session.frame_schema(S.DEVICE, include_secrets),
             page_size=page_size,
             limit=limit,
             progress=progress,
@@ -148,15 +148,15 @@ class Devices(Resource):
                 )
                 return read.frame()
 
-            schema = self._schema(S.DEVICE, include_secrets)
+            schema = self._session.frame_schema(S.DEVICE, include_secrets)
             df = per_user(one, users, schema, concurrency=self._session.concurrency)
             if limit is not None and len(df) > limit:
                 df = df.iloc[:limit].reset_index(drop=True)
-            return self._finish(df, include_secrets)
+            return self._session.unsecret(df, include_secrets)
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )
-        return self._finish(read.frame(), include_secrets)
+        return self._session.unsecret(read.frame(), include_secrets)
 
     def iter_pages(
         self,
@@ -191,7 +191,7 @@ class Devices(Resource):
         read = self._paged(
             user_id, owned, group_id, is_sub_device, limit, progress, page_size, include_secrets
         )
-        return (self._finish(page, include_secrets) for page in read.pages(page_no))
+        return (self._session.unsecret(page, include_secrets) for page in read.pages(page_no))
 
     def get(self, device_id: str, *, include_secrets: bool = False) -> pd.DataFrame:
         """Read one device (``/device/query``); one the caller is bound to (ops: any).
@@ -216,8 +216,8 @@ class Devices(Resource):
         1
         """
         data = self._session.call(ops.DEVICE_QUERY, {"device_id": str(device_id)})
-        schema = self._schema(S.DEVICE, include_secrets)
-        return self._finish(records_to_frame([data], schema), include_secrets)
+        schema = self._session.frame_schema(S.DEVICE, include_secrets)
+        return self._session.unsecret(records_to_frame([data], schema), include_secrets)
 
     def _write(
         self,
@@ -258,7 +258,7 @@ class Devices(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what=what,
-            check=lambda item: check_item(self._codec, op, item),
+            check=lambda item: check_item(self._session.codec, op, item),
         )
 
     def bind(

@@ -4,39 +4,33 @@ Operation: ``/device/query_record`` (list, iter_pages, to_dask). ``device_id`` s
 query_model 1, ``user_id`` query_model 2; with neither, ops and admin read the whole fleet
 (3) and everyone else their own devices' events (2).
 
-Every read is one :class:`~opslib.client._pager.Pager` over the session's page fetch; a
-Dask partition reads its window the same way on its worker (:class:`WindowReader`).
+Every read is one :class:`~opslib.client._pager.Pager` through the client's session; the
+event cache (:mod:`opslib.client._event_cache`) and a Dask partition on its worker
+(:mod:`opslib.client._event_dask`) read the same way.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from opslib.client import _constants as C
-from opslib.client import _schemas as S
 from opslib.client._fanout import per_user
-from opslib.client._pager import Pager, check_page_size
-from opslib.client._session import FetchPage, Session, check_concurrency
-from opslib.client._settings import Secret
+from opslib.client._pager import Pager
+from opslib.client.frames import schema as S
 from opslib.client.resources import Resource
-from opslib.dialects import Dialect
 from opslib.enums import EventType, RecordQueryModel
-from opslib.exceptions import AuthenticationError, ConfigError, PermissionDenied, Unsupported
+from opslib.exceptions import AuthenticationError, Unsupported
 from opslib.protocol import operations as ops
 from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["Events", "WindowReader"]
+__all__ = ["Events"]
 
-_AUTH_MODES = ("token", "environment")
 _RECORDS = ops.QUERY_RECORD
 
 
@@ -53,7 +47,7 @@ class Events(Resource):
     ) -> dict[str, Any]:
         """The params of a read but its time range and page (query_model, whose, type);
         ``learn_fleet``: where it is not known yet whether the caller may read the fleet,
-        the fleet's (its first page tells, :meth:`_fleet_first`)."""
+        the fleet's (its first page tells: the pager's ``own``)."""
         params: dict[str, Any] = {}
         if device_id is not None and user_id is not None:
             raise ValueError("give device_id or user_id, not both")
@@ -61,9 +55,9 @@ class Events(Resource):
             params.update(query_model=int(RecordQueryModel.DEVICE), device_id=str(device_id))
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
-        elif not self._codec.fleet_events:
+        elif not self._session.codec.fleet_events:
             raise Unsupported(
-                f"this platform (dialect {self._codec.name!r}) has no whole-fleet event "
+                f"this platform (dialect {self._session.codec.name!r}) has no whole-fleet event "
                 "query: pass device_id=, user_id=, or users=[...] to read several users' "
                 "devices' events (e.g. users=client.devices.list(user_id)['user_id'])"
             )
@@ -92,54 +86,29 @@ class Events(Resource):
         on_page: Callable[[dict[str, Any]], None] | None = None,
     ) -> Pager:
         """The read of ``query`` over ``[start_ms, end_ms)``; ``on_page`` sees each page's
-        ``data`` as it arrives (the event cache keeps each record's raw properties)."""
+        ``data`` as it arrives (the event cache keeps each record's raw properties).
+
+        A fleet read by a caller not yet known to may read the fleet learns it from its
+        first page (no fleet check first): where the answer is no, the caller's own
+        devices' events are read instead (``own``)."""
+        session = self._session
         params = {**query, "start": start_ms, "end": end_ms}
-        learning = (
-            params.get("query_model") == int(RecordQueryModel.FLEET)
-            and self._session.fleet_access() is None
-        )
-        return self._paged_read(
+        own = None
+        if params.get("query_model") == int(RecordQueryModel.FLEET):
+            mine = {"query_model": int(RecordQueryModel.USER)}
+            own = {**params, **mine, "user_id_param": str(session.user_id or "")}
+        return Pager(
+            session,
             _RECORDS,
             params,
-            first_fetch=self._fleet_first(params) if learning else None,
-            on_data=on_page,
-            schema=self._schema(S.EVENT),
-            window=(start_ms, end_ms),
-            window_field=_RECORDS.paged.time_field if _RECORDS.paged else "",
+            schema=self._session.frame_schema(S.EVENT),
             page_size=page_size,
             limit=limit,
             progress=progress,
             desc="events",
+            on_data=on_page,
+            own=own,
         )
-
-    def _fleet_first(self, params: dict[str, Any]) -> FetchPage:
-        """The first page of a fleet read by a caller who may or may not read the fleet,
-        standing for the fleet check (:meth:`Session.may_read_fleet
-        <opslib.client._session.Session.may_read_fleet>`) and saving its round trip. A page
-        holding records says yes; a refusal (403) says no; an empty page (some platforms
-        answer so instead of refusing) asks the fleet check. Where the answer is no, this
-        page and the next are the caller's own devices' (query_model 2) instead."""
-        session = self._session
-        fetch = session.page_fetch(_RECORDS, params)
-
-        def own(page_no: int, page_size: int) -> dict[str, Any]:
-            params.update(
-                query_model=int(RecordQueryModel.USER), user_id_param=str(session.user_id or "")
-            )
-            return fetch(page_no, page_size)
-
-        def first(page_no: int, page_size: int) -> dict[str, Any]:
-            try:
-                data = fetch(page_no, page_size)
-            except PermissionDenied:
-                session.learned_fleet_access(False)
-                return own(page_no, page_size)
-            if data.get("events_list"):
-                session.learned_fleet_access(True)
-                return data
-            return data if session.may_read_fleet() else own(page_no, page_size)
-
-        return first
 
     def list(
         self,
@@ -209,14 +178,14 @@ class Events(Resource):
         df = self._read(
             start, end, device_id, user_id, users, event_type, limit, progress, page_size, cache
         )
-        df = self._finish(df)
+        df = self._session.unsecret(df)
         df.attrs["event_kinds"] = self._kinds()
         return df
 
     def _kinds(self) -> dict[str, dict[int, str]]:
         """The platform's event kinds as a frame carries them (``attrs["event_kinds"]``,
         read by :func:`opslib.analysis.event_kinds`)."""
-        return self._codec.event_kinds()
+        return self._session.codec.event_kinds()
 
     def _read(
         self,
@@ -245,7 +214,7 @@ class Events(Resource):
                     page_size=page_size, cache=cache,
                 )  # fmt: skip
 
-            schema = self._schema(S.EVENT)
+            schema = self._session.frame_schema(S.EVENT)
             df = per_user(one, users, schema, concurrency=self._session.concurrency)
             if limit is not None and len(df) > limit:
                 df = df.iloc[:limit].reset_index(drop=True)
@@ -277,7 +246,7 @@ class Events(Resource):
         query = self._query(device_id, user_id, event_type)
         self._pager(query, start_ms, end_ms, limit=limit, page_size=page_size)  # checks both
         if limit == 0:
-            return self._schema(S.EVENT).empty()
+            return self._session.frame_schema(S.EVENT).empty()
         caller = self._session.user_id
         if caller is None:
             raise AuthenticationError(401, "not logged in: the event cache is kept per user")
@@ -288,7 +257,7 @@ class Events(Resource):
             read = self._pager(query, lo, hi, progress=False, page_size=page_size, on_page=raw.add)
             return raw.align(read.frame())
 
-        schema = self._schema(S.EVENT)
+        schema = self._session.frame_schema(S.EVENT)
         df = read_cached(fetch, store, start_ms, end_ms, progress=progress, schema=schema)
         if limit is not None and len(df) > limit:
             df = df.iloc[:limit].reset_index(drop=True)
@@ -347,59 +316,22 @@ class Events(Resource):
         ...     daily = ddf.groupby(ddf.gmt_create.dt.floor("1D"))["properties.temperature"].mean()
         ...     daily.compute()
         """
-        from opslib.dask import events_frame, partition_windows
+        from opslib.client._event_dask import check_dask_options, events_to_dask
 
-        if auth not in _AUTH_MODES:
-            raise ValueError(f"auth must be one of {_AUTH_MODES}, got {auth!r}")
-        check_page_size(page_size)
-        check_concurrency(concurrency)
+        check_dask_options(auth, page_size, concurrency)
         start_ms, end_ms = time_range(start, end)
-        windows = partition_windows(start_ms, end_ms, partition)
         query = self._query(device_id, user_id, event_type)
-        if properties is None:
-            meta = self._sampled_meta(query, start_ms, end_ms, page_size)
-        else:
-            meta = _declared_meta(properties, self._schema(S.EVENT))
-        meta = self._finish(meta)
-        meta.attrs["event_kinds"] = self._kinds()  # every partition carries them too
-        token: Secret | None = None
-        expires_at = 0.0
-        if auth == "token":
-            tokens = self._session.tokens.fresh(C.DASK_TOKEN_MIN_VALIDITY_S)
-            token, expires_at = tokens.access_token, tokens.expires_at
-        reader = WindowReader(
-            base_url=self._session.base_url,
-            client_id=self._session.client_id,
-            user_id=self._session.user_id or "",
-            query=tuple(sorted(query.items())),
-            access_token=token,
-            expires_at=expires_at,
+        return events_to_dask(
+            self._session,
+            query,
+            start_ms,
+            end_ms,
+            partition=partition,
+            properties=properties,
+            auth=auth,
             page_size=page_size,
             concurrency=concurrency,
-            dialect=self._session.dialect,
         )
-        return events_frame(reader, windows, meta, sampled=properties is None)
-
-    def _sampled_meta(
-        self, query: dict[str, Any], start_ms: int, end_ms: int, page_size: int
-    ) -> pd.DataFrame:
-        """Property columns from a sample: properties follow the event type (a firmware
-        upgrade has ``from``/``to``), so the first rows of each type over the range, and the
-        first rows of the last day for properties that appear late."""
-        from opslib.client._event_cache import frame_to_columns
-        from opslib.client._frames import build_frame
-
-        every = self._codec.filter_codes("event_type", EventType)  # the platform's codes
-        types = [query["event_type"]] if "event_type" in query else list(every)
-        reads = [({**query, "event_type": t}, start_ms, end_ms) for t in types]
-        reads.append((query, max(start_ms, end_ms - C.DASK_SAMPLE_LAST_MS), end_ms))
-        pages = []
-        for params, lo, hi in reads:
-            read = self._pager(
-                params, lo, hi, limit=C.DASK_SAMPLE_ROWS, progress=False, page_size=page_size
-            )
-            pages.append(frame_to_columns(read.frame()))
-        return build_frame(pages, self._schema(S.EVENT)).iloc[:0]
 
     def iter_pages(
         self,
@@ -439,105 +371,8 @@ class Events(Resource):
         kinds = self._kinds()
 
         def labelled(page: pd.DataFrame) -> pd.DataFrame:
-            page = self._finish(page)
+            page = self._session.unsecret(page)
             page.attrs["event_kinds"] = kinds
             return page
 
         return (labelled(page) for page in read.pages(page_no))
-
-
-def _declared_meta(properties: Mapping[str, Any], schema: S.FrameSchema) -> pd.DataFrame:
-    meta = schema.empty()
-    for name, dtype in properties.items():
-        column = name if name.startswith("properties.") else f"properties.{name}"
-        meta[column] = pd.Series([], dtype=dtype)
-    fixed = list(schema.dtypes())
-    members = sorted(c for c in meta.columns if c not in fixed)
-    return meta[fixed + members]
-
-
-# -- a Dask partition's read, on its worker ------------------------------------------------
-
-_worker_sessions: dict[tuple[Any, ...], Session] = {}
-_worker_lock = threading.Lock()
-
-
-@dataclass(frozen=True)
-class WindowReader:
-    """Reads one window of events on a Dask worker; travels in the task graph.
-
-    It holds what a worker needs and nothing more: the platform, the application's id, the
-    caller's id, the query and, with ``auth="token"``, a short-lived access token (masked
-    in its repr). Never a password or a client secret. With the token the worker calls as
-    a client made by ``opslib.Client.from_token``; without one it logs in from its own
-    ``OPSLIB_*`` environment. Either session is made once per worker process.
-    """
-
-    base_url: str
-    client_id: str
-    user_id: str
-    query: tuple[tuple[str, Any], ...]
-    access_token: Secret | None = field(repr=False)
-    expires_at: float = 0.0
-    page_size: int = C.DEFAULT_PAGE_SIZE
-    concurrency: int = C.DASK_PARTITION_CONCURRENCY
-    dialect: Dialect | None = None
-
-    @property
-    def identity(self) -> tuple[Any, ...]:
-        """What this reader reads (Dask's task keys), without the token."""
-        auth = "environment" if self.access_token is None else "token"
-        return (self.base_url, self.user_id, self.query, auth)
-
-    def __call__(self, start_ms: int, end_ms: int) -> pd.DataFrame:
-        """``[start_ms, end_ms)`` as ``events.list`` returns it."""
-        events = Events(self._session())
-        read = events._pager(
-            dict(self.query), start_ms, end_ms, progress=False, page_size=self.page_size
-        )
-        try:
-            return events._finish(read.frame())  # as events.list: no secrets
-        except AuthenticationError as exc:
-            if self.access_token is None:
-                raise
-            expired = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.expires_at))
-            raise AuthenticationError(
-                401,
-                f"the access token given to the workers was refused ({exc.error_msg}); it "
-                f"expires {expired}: build the frame again, or use auth='environment'",
-                operation=_RECORDS.path,
-            ) from None
-
-    def _session(self) -> Session:
-        token = self.access_token
-        key = ("environment", self.base_url) if token is None else (self.base_url, token)
-        with _worker_lock:
-            session = _worker_sessions.get(key)
-            if session is None:
-                session = _worker_sessions[key] = self._open()
-        return session
-
-    def _open(self) -> Session:
-        if self.access_token is not None:
-            return Session.from_token(
-                self.base_url,
-                access_token=self.access_token,
-                client_id=self.client_id,
-                user_id=self.user_id,
-                concurrency=self.concurrency,
-                dialect=self.dialect,
-            )
-        from opslib.client._settings import resolve_settings
-
-        settings = resolve_settings()
-        if settings.embedded:
-            raise ConfigError(
-                "auth='environment': this worker has no platform configured; set "
-                "OPSLIB_BASE_URL and the credentials (or OPSLIB_PROFILE) on the workers"
-            )
-        if settings.base_url != self.base_url.rstrip("/"):
-            raise ConfigError(
-                f"auth='environment': this worker's environment names {settings.base_url!r}, "
-                f"the frame reads {self.base_url!r}"
-            )
-        return Session.open(settings, concurrency=self.concurrency)

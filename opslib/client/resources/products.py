@@ -11,10 +11,15 @@ from typing import Any
 
 import pandas as pd
 
-from opslib.client import _schemas as S
-from opslib.client._frames import PageColumns, build_frame, page_columns, records_to_frame
-from opslib.client._row_order import dedupe_and_sort
 from opslib.client._writes import check_errors, check_item, items_from, run_writes
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import (
+    PageColumns,
+    build_frame,
+    dedupe_and_sort,
+    page_columns,
+    records_to_frame,
+)
 from opslib.client.resources import Resource
 from opslib.enums import EncryptType, NetType, NodeType, Popular, ProductStatus
 from opslib.protocol import operations as ops
@@ -103,10 +108,10 @@ class Products(Resource):
             ids = [category_id]
         else:
             ids = [int(c) for c in self.categories()["category_id"].dropna()]
-        schema = self._schema(S.PRODUCT, include_secrets)
+        schema = self._session.frame_schema(S.PRODUCT, include_secrets)
         pages = [self._one_category(c, schema) for c in ids]
         frame = dedupe_and_sort(build_frame(pages, schema), schema)
-        return self._finish(frame, include_secrets)
+        return self._session.unsecret(frame, include_secrets)
 
     def add(
         self,
@@ -171,7 +176,7 @@ class Products(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what="products.add",
-            check=lambda item: check_item(self._codec, op, item),
+            check=lambda item: check_item(self._session.codec, op, item),
         )
 
     def _code_product(self, item: dict[str, Any]) -> None:
@@ -181,7 +186,7 @@ class Products(Resource):
                 key = "product_status" if name == "status" else name
                 item[name] = self._code(item[name], enum, name, key)
         if "vendor_type" in item:
-            item["vendor_type"] = self._codec.vendor_type_code(item["vendor_type"])
+            item["vendor_type"] = self._session.codec.vendor_type_code(item["vendor_type"])
 
     def delete(
         self,
@@ -228,5 +233,5 @@ class Products(Resource):
             errors=check_errors(errors, bulk=bulk),
             bulk=bulk,
             what="products.delete",
-            check=lambda item: check_item(self._codec, op, item),
+            check=lambda item: check_item(self._session.codec, op, item),
         )

@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from opslib.client import _schemas as S
-from opslib.client._frames import records_to_frame
 from opslib.client._settings import Secret
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import records_to_frame
 from opslib.client.resources import Resource
 from opslib.enums import SettingQueryModel, UserQueryModel
 from opslib.protocol import operations as ops
@@ -114,7 +114,7 @@ class Users(Resource):
             target = user_id if user_id is not None else self._session.user_id
             params = {"query_model": int(UserQueryModel.BY_USER_ID), "user_id": str(target or "")}
         data = self._session.call(ops.USER_QUERY, params)
-        return self._finish(records_to_frame([data], self._schema(S.USER)))
+        return self._session.unsecret(records_to_frame([data], self._session.frame_schema(S.USER)))
 
     def update(
         self,

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import opslib
-from opslib.client import _schemas as S
+from opslib.client.frames import schema as S
 from opslib.dialects import Dialect
 from opslib.protocol import Codec
 

@@ -8,7 +8,7 @@ import pytest
 
 import opslib
 from client.resources.dialected import error_code, own_devices
-from opslib.client import _schemas as S
+from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -17,7 +17,7 @@ from client.resources.dialected import (
     own_devices,
     owners,
 )
-from opslib.client import _schemas as S
+from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

@@ -11,7 +11,7 @@ import pytest
 import opslib
 from client.faults import Faults
 from client.resources.dialected import empty, fleet_events, has_fleet, own_events, owners
-from opslib.client import _schemas as S
+from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

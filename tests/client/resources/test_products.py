@@ -9,7 +9,7 @@ import pytest
 
 import opslib
 from client.resources.dialected import empty, error_code, fleet_devices, product_fields
-from opslib.client import _schemas as S
+from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
     from tests.conftest import Platform

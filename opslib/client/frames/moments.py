@@ -3,15 +3,13 @@
 A page's moments are read by the platform's :class:`~opslib.protocol.times.TimeCodec`
 (:func:`moments_array`): the reference platform's ``YYYY-MM-DD HH:MM:SS`` text (UTC,
 protocol §1) by Arrow's ``strptime`` a column at a time, any other format value by value
-into epoch milliseconds, never through text. Events of the reference platform also carry
-``ts``, their moment in epoch milliseconds, which is cheaper to read and, kept as the
-page's order, lets the read check the platform's order exactly.
+into epoch milliseconds, never through text. (Events of the reference platform also carry
+``ts``, their moment in epoch milliseconds, read by :mod:`~opslib.client.frames.build`.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -19,11 +17,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from opslib.client._arrow import ARROW_TIME, POOL
+from opslib.client.frames.properties import ARROW_TIME, POOL
 from opslib.protocol.times import TimeCodec
 from opslib.timeutil import GMT_FORMAT
 
-__all__ = ["epoch_ms_of", "moments_array", "parse_gmt_text", "seconds_from_ms"]
+__all__ = ["LAST_MS", "moments_array", "out_of_range", "parse_gmt_text"]
 
 
 def moments_array(values: Sequence[Any], times: TimeCodec, name: str) -> pa.Array:
@@ -38,7 +36,7 @@ def moments_array(values: Sequence[Any], times: TimeCodec, name: str) -> pa.Arra
     ms = pa.array(times.column_ms(values, field=name), type=pa.int64(), memory_pool=POOL)
     beyond = pc.or_(pc.less(ms, 0), pc.greater(ms, LAST_MS))
     if pc.any(beyond).as_py():
-        raise _out_of_range(name, values[pc.index(beyond, True).as_py()])
+        raise out_of_range(name, values[pc.index(beyond, True).as_py()])
     return pc.multiply(ms, 1_000_000).view(ARROW_TIME)
 
 
@@ -48,7 +46,7 @@ LAST_MS = np.iinfo(np.int64).max // 1_000_000
 _RANGE = "1970-01-01 00:00:00 to 2262-04-11 23:47:16 UTC"
 
 
-def _out_of_range(field: str, value: object) -> ValueError:
+def out_of_range(field: str, value: object) -> ValueError:
     return ValueError(
         f"{field}: the platform's moment {value!r} is not one a frame holds ({_RANGE})"
     )
@@ -73,7 +71,7 @@ def parse_gmt_text(text: pa.Array, field: str = "gmt") -> pa.Array:
         bad = np.flatnonzero((seconds < 0) | (seconds > LAST_MS // 1000))
         bad = bad[~np.asarray(parsed.is_null())[bad]] if len(bad) else bad
         if len(bad):
-            raise _out_of_range(field, text[int(bad[0])].as_py())
+            raise out_of_range(field, text[int(bad[0])].as_py())
         return parsed.cast(pa.timestamp("ns"), memory_pool=POOL).view(ARROW_TIME)
     values = text.to_pylist()
     try:
@@ -82,7 +80,7 @@ def parse_gmt_text(text: pa.Array, field: str = "gmt") -> pa.Array:
             raise ValueError("before 1970")
         return pa.array(series.astype("datetime64[ns, UTC]"), type=ARROW_TIME)
     except (ValueError, OverflowError):  # OutOfBoundsDatetime is a ValueError
-        raise _out_of_range(field, _first_unreadable(values)) from None
+        raise out_of_range(field, _first_unreadable(values)) from None
 
 
 def _first_unreadable(values: list[Any]) -> Any:
@@ -99,33 +97,3 @@ def _first_unreadable(values: list[Any]) -> Any:
         except (ValueError, OverflowError):
             return value
     return values[0] if values else None
-
-
-def epoch_ms_of(records: Sequence[dict[str, Any]], field: str) -> np.ndarray | None:
-    """Every record's integer ``field`` as int64, or None when one lacks it (or it is not
-    an integer): the moment is then read from its text."""
-    try:
-        values = list(map(itemgetter(field), records))
-        # Refuses text and booleans; a float is truncated to the millisecond (harmless).
-        arr = pa.array(values, type=pa.int64(), from_pandas=False, memory_pool=POOL)
-    except (KeyError, TypeError, pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        return None
-    if arr.null_count:
-        return None
-    ms: np.ndarray = arr.to_numpy()
-    return ms
-
-
-def seconds_from_ms(ms: np.ndarray, field: str = "ts") -> pa.Array:
-    """Epoch ms → timestamp[ns, UTC] truncated to the second (as gmt_create shows it).
-
-    Raises
-    ------
-    ValueError
-        A moment before 1970 or after 2262, naming ``field`` and the milliseconds.
-    """
-    if len(ms) and (ms.min() < 0 or ms.max() > LAST_MS):
-        value = int(ms[(ms < 0) | (ms > LAST_MS)][0])
-        raise _out_of_range(field, f"{value} ms")
-    ns = (ms // 1000) * 1_000_000_000
-    return pa.array(ns, type=pa.int64()).view(ARROW_TIME)

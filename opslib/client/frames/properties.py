@@ -1,12 +1,17 @@
-"""Properties: the members of open objects (an event's ``properties``), as dotted columns
-whose dtypes follow the data.
+"""Typed columns: Arrow arrays to pandas arrays, and the members of open objects (an event's
+``properties``) as dotted columns whose dtypes follow the data.
 
-A page's members are either typed on the page (:func:`typed_property_chunks`: one Arrow
-chunk per member and page, pyarrow inferring the type) or kept as
-:class:`PropertyValues` (the rows that have the member and its values, typed when they are
-of one scalar kind) and typed once for the whole read
-(:func:`join_deferred_properties`). Both give the same columns: ``Int64``, ``Float64``
-(ints and floats together), ``boolean``, ``string``, else ``object``.
+Every column ends here: a column's pages (Arrow arrays, built in the system allocator's
+memory, :data:`POOL`) join into one pandas array (:func:`arrays_to_pandas`).
+
+The members of an open object are typed one way. Each page keeps, per member, the rows
+that have it and its values (:class:`PropertyValues`): an Arrow array when they are of one
+scalar kind (:func:`page_property_values`).
+:func:`join_deferred_properties` types each member once for the whole read: ints,
+floats (ints and floats together), booleans and text become ``Int64``, ``Float64``,
+``boolean`` and ``string``; any other mix (a number and text, nested objects, lists) is
+typed page by page (:func:`typed_property_chunks`) and joined, as typing each page alone
+would have (``object`` where the pages disagree).
 """
 
 from __future__ import annotations
@@ -19,20 +24,127 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from opslib.client._arrow import PANDAS_DTYPES, POOL, arrays_to_pandas, object_array
+from opslib.client import _constants as C
+from opslib.client.frames.schema import BOOL, FLOAT, INT, STRING
 
 __all__ = [
+    "ARROW_TIME",
+    "ARROW_TYPES",
+    "PANDAS_DTYPES",
+    "POOL",
     "SCALAR_TYPES",
     "PropertyChunk",
     "PropertyValues",
+    "arrays_to_pandas",
     "join_deferred_properties",
     "join_property_chunks",
+    "object_array",
     "page_property_values",
-    "property_lists",
     "typed_property_chunks",
     "untyped_values",
 ]
 
+
+# The C library's allocator, not pyarrow's default (mimalloc), which zeroed fresh huge
+# pages for every page's small arrays (docs/performance.md).
+POOL = pa.system_memory_pool()
+ARROW_TIME = pa.timestamp("ns", tz="UTC")
+# A declared column's pandas dtype (by identity) → the Arrow type its pages are built in.
+ARROW_TYPES = {
+    id(STRING): pa.large_string(),
+    id(INT): pa.int64(),
+    id(BOOL): pa.bool_(),
+    id(FLOAT): pa.float64(),
+}
+# Arrow type of a column → its pandas dtype.
+PANDAS_DTYPES: dict[Any, Any] = {
+    pa.large_string(): STRING,
+    pa.int64(): INT,
+    pa.bool_(): BOOL,
+    pa.float64(): FLOAT,
+}
+_NUMPY = {pa.int64(): np.dtype(np.int64), pa.float64(): np.dtype(np.float64)}
+# Whether this pandas reads a NaN from Arrow as missing (pandas 3 does by default), so that
+# _numbers_to_pandas builds what ``Float64Dtype().__from_arrow__`` would.
+_NAN_IS_NA = bool(PANDAS_DTYPES[pa.float64()].__from_arrow__(pa.array([float("nan")])).isna()[0])
+
+
+def _numbers_to_pandas(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
+    """Pages of int64 or float64 straight into one ``Int64``/``Float64`` pandas array.
+
+    Each chunk's values are copied once, into the final numpy array, from a view of its
+    Arrow buffer; joining in Arrow first and then converting (pandas copies again) touched
+    every value twice (docs/scaling.md, the cached read).
+    """
+    dtype = _NUMPY[arrow_type]
+    n = sum(len(c) for c in chunks)
+    values: Any = np.empty(n, dtype=dtype)
+    mask = np.zeros(n, dtype=bool)
+    at = 0
+    for chunk in chunks:
+        size = len(chunk)
+        if not size:
+            continue
+        if chunk.type != arrow_type:
+            chunk = chunk.cast(arrow_type, memory_pool=POOL)
+        if chunk.null_count == size:  # all missing (also a null-typed chunk)
+            values[at : at + size] = 0
+            mask[at : at + size] = True
+        else:
+            validity, data = chunk.buffers()[:2]
+            view = np.frombuffer(data, dtype=dtype, count=chunk.offset + size)
+            values[at : at + size] = view[chunk.offset :]
+            if validity is not None and chunk.null_count:
+                mask[at : at + size] = chunk.is_null().to_numpy(zero_copy_only=False)
+        at += size
+    if dtype.kind == "f":
+        if _NAN_IS_NA:
+            mask |= np.isnan(values)
+        return pd.arrays.FloatingArray(values, mask)
+    return pd.arrays.IntegerArray(values, mask)
+
+
+def arrays_to_pandas(chunks: list[pa.Array], arrow_type: pa.DataType) -> Any:
+    """The pages' arrays of one column as one pandas array.
+
+    Numbers are copied once, straight into the pandas array (:func:`_numbers_to_pandas`);
+    text in large chunks stays chunked; other columns are joined into one Arrow array first (one
+    C++ copy), then converted once: pandas converts a chunked array chunk by chunk, which
+    over a thousand pages cost more than the join (docs/performance.md).
+    """
+    if (
+        arrow_type == pa.large_string()
+        and len(chunks) > 1
+        and sum(map(len, chunks)) >= C.CHUNKED_STRINGS_MIN_ROWS * len(chunks)
+    ):
+        # Large chunks of text (cached windows, not pages) stay chunked: pandas keeps
+        # Arrow memory as it is, so the text is not copied once more (docs/scaling.md).
+        typed = [
+            c if c.type == arrow_type else c.cast(arrow_type, memory_pool=POOL) for c in chunks
+        ]
+        return pd.arrays.ArrowStringArray(pa.chunked_array(typed, type=arrow_type))
+    if arrow_type in _NUMPY and len(chunks) > 1:
+        return _numbers_to_pandas(chunks, arrow_type)
+    joined = chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks, memory_pool=POOL)
+    if joined.type != arrow_type:
+        joined = joined.cast(arrow_type, memory_pool=POOL)
+    if arrow_type == ARROW_TIME:
+        return joined.to_pandas().array
+    if arrow_type == pa.large_string():
+        return pd.arrays.ArrowStringArray(joined)
+    return PANDAS_DTYPES[arrow_type].__from_arrow__(joined)
+
+
+def object_array(values: list[Any]) -> np.ndarray:
+    """Python objects as a 1-D object array, each value one element (lists too).
+
+    ``np.fromiter`` takes each value as it is; assigning a list to an object array makes
+    numpy look into every value for a second dimension, which is much slower.
+    """
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+# -- the members of open objects ----------------------------------------------------------
 
 PropertyChunk: TypeAlias = "pa.Array | list[Any]"
 """One page's values of one column: a typed Arrow array, or Python objects (mixed types)."""
@@ -94,7 +206,8 @@ def _leaf_chunks(name: str, arr: pa.Array) -> Iterable[tuple[str, PropertyChunk]
 
 
 def page_property_values(objects: list[Any]) -> dict[str, PropertyValues]:
-    """An open object's members as (rows, values), one pass over the records."""
+    """An open object's members on one page, each as the rows that have it and its values
+    (one pass over the records: a record holds few of a page's members)."""
     found: dict[str, tuple[list[int], list[Any]]] = {}
     for row, obj in enumerate(objects):
         if obj:
@@ -124,20 +237,6 @@ def _property_values(rows: list[int], values: list[Any]) -> PropertyValues:
         else:
             return PropertyValues(np.array(rows, dtype=np.int64), [], kinds, typed)
     return PropertyValues(np.array(rows, dtype=np.int64), values, kinds, None)
-
-
-def property_lists(objects: list[Any], n: int) -> dict[str, list[Any]]:
-    """Column lists of an open object's members (one pass over the records)."""
-    columns: dict[str, list[Any]] = {}
-    for row, obj in enumerate(objects):
-        if obj:
-            for key, value in obj.items():
-                try:
-                    columns[key][row] = value
-                except KeyError:
-                    column = columns[key] = [None] * n
-                    column[row] = value
-    return columns
 
 
 def untyped_values(member: PropertyValues, rows: int) -> list[Any]:

@@ -7,7 +7,14 @@ dotted columns (``network.ssid``, ``message_config.start``). Open-ended objects
 (``properties``) become ``properties.<key>`` columns after the fixed ones; their dtypes
 follow the data. An empty result has exactly the fixed columns with their dtypes.
 
-The conversion from records to frames lives in ``opslib.client._frames``; this module only declares.
+Some platforms send a device's or a product's secret in their reads (``device_secret``,
+``product_secret``). A frame travels far (notebook outputs, HTML reports, exports), so a
+read drops every column a secret names (:func:`~opslib.client.frames.build.drop_secrets`)
+unless the caller passes ``include_secrets=True``: the schema then has the secret fields as
+string columns (:func:`with_secrets`).
+
+The conversion from records to frames lives in :mod:`opslib.client.frames.build`; this
+module only declares.
 """
 
 from __future__ import annotations
@@ -49,17 +56,18 @@ class Column:
     enum: type[IntEnum] | None = None
     ms_field: str | None = None
     labels: tuple[tuple[int, str], ...] = ()
+    label_name: str = field(init=False, compare=False, repr=False)
+    """The ``*_name`` column beside a coded column ("" for any other)."""
+    label_map: Mapping[int, str] = field(init=False, compare=False, repr=False)
+    """Code -> label of a coded column."""
 
-    @property
-    def label_name(self) -> str:
-        return f"{self.name}_name" if self.enum else ""
-
-    @property
-    def label_map(self) -> Mapping[int, str]:
-        """Code -> label of a coded column."""
-        if self.labels:
-            return dict(self.labels)
-        return enums.labels(self.enum) if self.enum is not None else {}
+    def __post_init__(self) -> None:
+        # Fields, not properties: the frame builder reads them for every column of a read.
+        object.__setattr__(self, "label_name", f"{self.name}_name" if self.enum else "")
+        labels = dict(self.labels) if self.labels else None
+        if labels is None:
+            labels = enums.labels(self.enum) if self.enum is not None else {}
+        object.__setattr__(self, "label_map", labels)
 
     @property
     def enum_key(self) -> str:
@@ -234,7 +242,7 @@ EVENT = FrameSchema(
     key=("event_id",),
     # The platform orders events by (gmt_create in milliseconds, event_id) but shows
     # gmt_create to the second. With its ts (ms) a read checks and restores that exact
-    # order (opslib.client._row_order.dedupe_and_sort); without, sorting by the shown
+    # order (opslib.client.frames.build.dedupe_and_sort); without, sorting by the shown
     # second alone (stably) keeps the pages' order, e.g. an "offline" right after an
     # "online" in one second.
     order=("gmt_create",),
@@ -290,3 +298,28 @@ ALL: dict[str, FrameSchema] = {
         DEVICE_WRITE_RESULT,
     )
 }
+
+
+SECRET_FIELDS = frozenset({"device_secret", "product_secret"})
+"""The fields every dialect treats as secret; a dialect may name more."""
+
+# The secret each frame may carry when the caller asks for it.
+_SCHEMA_SECRETS = {"device": ("device_secret",), "product": ("product_secret",)}
+
+
+def with_secrets(schema: FrameSchema) -> FrameSchema:
+    """``schema`` with its secret fields added as string columns (``include_secrets=True``).
+
+    >>> "device_secret" in with_secrets(DEVICE).dtypes()
+    True
+    """
+    extra = tuple(
+        Column(name, STRING)
+        for name in _SCHEMA_SECRETS.get(schema.name, ())
+        if name not in {c.name for c in schema.columns}
+    )
+    if not extra:
+        return schema
+    return FrameSchema(
+        schema.name, (*schema.columns, *extra), schema.key, schema.order, schema.open_objects
+    )
