@@ -12,21 +12,16 @@ The layout and its guarantees: :mod:`opslib.store._layout`; the sync:
 :mod:`opslib.store._sync`; the views: :mod:`opslib.store._duck`; docs/scaling.md.
 """
 
-from __future__ import annotations
+import typing
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from opslib._lazy import attach as _attach
 
-from opslib.store._info import StoreInfo, freshness, store_info
-from opslib.store._layout import STORE_ENV, StoreLocked, StoreMismatch, default_store_dir
-from opslib.store._read import Store
-from opslib.store._sync import SyncResult, sync
-from opslib.timeutil import Moment
-
-if TYPE_CHECKING:
-    import duckdb
-    import pandas as pd
-    import pyarrow as pa
+if typing.TYPE_CHECKING:
+    from opslib.store._api import arrow, connect, events
+    from opslib.store._info import StoreInfo, freshness, store_info
+    from opslib.store._layout import STORE_ENV, StoreLocked, StoreMismatch, default_store_dir
+    from opslib.store._read import Store
+    from opslib.store._sync import SyncResult, sync
 
 __all__ = [
     "STORE_ENV",
@@ -44,48 +39,22 @@ __all__ = [
     "sync",
 ]
 
+# Each public name -> its module (imported on first use: ``opslib --help`` stays light).
+_HOME = {
+    "STORE_ENV": "opslib.store._layout",
+    "Store": "opslib.store._read",
+    "StoreInfo": "opslib.store._info",
+    "StoreLocked": "opslib.store._layout",
+    "StoreMismatch": "opslib.store._layout",
+    "SyncResult": "opslib.store._sync",
+    "arrow": "opslib.store._api",
+    "connect": "opslib.store._api",
+    "default_store_dir": "opslib.store._layout",
+    "events": "opslib.store._api",
+    "freshness": "opslib.store._info",
+    "store_info": "opslib.store._info",
+    "sync": "opslib.store._sync",
+}
 
-def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection (in memory, time zone UTC) with the store's views: ``events``,
-    ``devices`` (every snapshot), ``device_latest``, ``products``, ``categories``.
-
-    Needs ``pip install 'opslib[store]'``.
-
-    Examples
-    --------
-    >>> con = connect()  # doctest: +SKIP
-    >>> con.sql("SELECT device_id, count(*) AS n FROM events GROUP BY 1 ORDER BY n DESC").df()
-    """
-    return Store(path).connect()
-
-
-def events(
-    start: Moment,
-    end: Moment = "now",
-    *,
-    device_id: str | None = None,
-    user_id: str | None = None,
-    event_type: int | str | None = None,
-    path: str | Path | None = None,
-) -> pd.DataFrame:
-    """The default store's :meth:`Store.events`: equal to ``client.events.list``.
-
-    Examples
-    --------
-    >>> alarms = events("-30d", event_type="alarm")  # doctest: +SKIP
-    """
-    return Store(path).events(
-        start, end, device_id=device_id, user_id=user_id, event_type=event_type
-    )
-
-
-def arrow(
-    start: Moment, end: Moment = "now", *, path: str | Path | None = None, **filters: Any
-) -> pa.Table:
-    """The default store's :meth:`Store.arrow`: the events as a ``pyarrow.Table``.
-
-    Examples
-    --------
-    >>> table = arrow("-30d")  # doctest: +SKIP
-    """
-    return Store(path).arrow(start, end, **filters)
+if not typing.TYPE_CHECKING:
+    __getattr__, __dir__ = _attach(__name__, _HOME)

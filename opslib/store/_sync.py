@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import math
+import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from opslib.timeutil import Moment, to_epoch_ms
 __all__ = ["SyncResult", "Window", "parse_late_window", "sync"]
 
 DEFAULT_LATE_WINDOW = "2d"
+_DURATION = re.compile(r"(-?\d+(?:\.\d+)?)\s*([dhmsDHMS])")
 WHAT = ("all", "events", "devices")
 
 
@@ -87,9 +89,12 @@ def parse_late_window(value: Any) -> int:
     >>> parse_late_window("2d")
     172800000
     """
+    unit_ms = {"d": DAY_MS, "h": 3_600_000, "m": 60_000, "s": 1000}
     try:
         if isinstance(value, int | float) and not isinstance(value, bool):
             ms = int(value)
+        elif isinstance(value, str) and (found := _DURATION.fullmatch(value.strip())):
+            ms = int(float(found.group(1)) * unit_ms[found.group(2).lower()])
         else:
             ms = int(pd.Timedelta(value).total_seconds() * 1000)
     except (TypeError, ValueError):
