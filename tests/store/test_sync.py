@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pandas as pd
 import pytest
+from client.faults import Faults
 from pandas.testing import assert_frame_equal
 
 import opslib
-from client.faults import Faults
 from opslib.cli import main
 from opslib.server.security import demo_device_secret
 from opslib.store import Store, StoreLocked, StoreMismatch, sync
@@ -74,7 +74,8 @@ def store(tmp_path: Path) -> Path:
 def test_a_sync_reads_back_equal_to_events_list(platform: Platform, store: Path) -> None:
     client = platform.connect()
     result = sync(client, since="-4d", store=store, progress=False)
-    assert result.rows > 0 and result.snapshot_day is not None
+    assert result.rows > 0
+    assert result.snapshot_day is not None
     assert len(result.windows) == 5  # 4 whole days and today up to now
     st = Store(store)
     now = now_ms()
@@ -114,7 +115,8 @@ def test_a_second_sync_reads_only_the_late_window_and_today(
     assert earliest >= (today - pd.Timedelta(days=2)).value // 1_000_000
     assert sorted(stored_rows(store)["event_id"]) == sorted(first["event_id"])  # no duplicates
     info = Layout.open(store).queries["fleet"]
-    assert info.watermark is not None and info.watermark > now_ms() - 60_000
+    assert info.watermark is not None
+    assert info.watermark > now_ms() - 60_000
 
 
 def test_a_late_event_appears_after_the_next_sync(fresh_platform: Platform, store: Path) -> None:
@@ -195,7 +197,8 @@ def test_dry_run_reads_no_page_and_writes_nothing(
     client = platform.connect(transport=faults)
     result = sync(client, since="-4d", store=store, dry_run=True)
     assert not store.exists()
-    assert len(result.windows) == 5 and result.estimated_rows["fleet"] > 0
+    assert len(result.windows) == 5
+    assert result.estimated_rows["fleet"] > 0
     sizes = [
         s.body["params"]["page_size"]
         for s in faults.sent
@@ -294,12 +297,15 @@ def test_the_commands(
         monkeypatch.setenv(name, value)
     assert main(["sync", "events", "--since", "-2d", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "fleet: 3 days" in out and "nothing was written" in out
+    assert "fleet: 3 days" in out
+    assert "nothing was written" in out
     assert main(["sync", "--since", "-2d", "--no-progress"]) == 0
     assert "snapshot of" in capsys.readouterr().out
     assert main(["store", "info"]) == 0
     out = capsys.readouterr().out
-    assert "fleet:" in out and "rows in 3 days" in out and "synced" in out
+    assert "fleet:" in out
+    assert "rows in 3 days" in out
+    assert "synced" in out
     assert main(["sql", "SELECT event_type_name, count(*) AS n FROM events GROUP BY 1"]) == 0
     assert "event_type_name" in capsys.readouterr().out
     for name in ("out.csv", "out.parquet"):
@@ -307,7 +313,8 @@ def test_the_commands(
         assert main(["sql", sql, "--out", str(tmp_path / name)]) == 0
     csv = pd.read_csv(tmp_path / "out.csv")
     parquet = pd.read_parquet(tmp_path / "out.parquet")
-    assert csv["n"].tolist() == parquet["n"].tolist() and csv["n"].sum() > 0
+    assert csv["n"].tolist() == parquet["n"].tolist()
+    assert csv["n"].sum() > 0
     assert main(["sql", "SELECT nope FROM events"]) == 2
     assert "nope" in capsys.readouterr().err
     assert main(["sql", "SELECT 1", "--out", str(tmp_path / "x.xlsx")]) == 2
