@@ -67,7 +67,7 @@ def _add_probe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("seed", help="fill a database with deterministic generated data")
     p.add_argument("--db", required=True)
-    p.add_argument("--scale", choices=["small", "demo", "bench", "large"], default="demo")
+    p.add_argument("--scale", choices=["small", "demo", "bench", "large", "year"], default="demo")
     p.add_argument("--seed-value", type=int, default=42, help="random seed (default 42)")
     p.add_argument(
         "--until",
