@@ -21,6 +21,7 @@ if typing.TYPE_CHECKING:
     from opslib.store._info import StoreInfo, freshness, store_info
     from opslib.store._layout import STORE_ENV, StoreLocked, StoreMismatch, default_store_dir
     from opslib.store._read import Store
+    from opslib.store._report_source import report_source, status_per_day
     from opslib.store._sync import SyncResult, sync
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "default_store_dir",
     "events",
     "freshness",
+    "report_source",
+    "status_per_day",
     "store_info",
     "sync",
 ]
@@ -52,6 +55,8 @@ _HOME = {
     "default_store_dir": "opslib.store._layout",
     "events": "opslib.store._api",
     "freshness": "opslib.store._info",
+    "report_source": "opslib.store._report_source",
+    "status_per_day": "opslib.store._report_source",
     "store_info": "opslib.store._info",
     "sync": "opslib.store._sync",
 }

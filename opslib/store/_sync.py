@@ -116,7 +116,7 @@ def _loopback(url: str) -> bool:
         return False
 
 
-def _check_identity(layout: Layout, identity: dict[str, Any]) -> None:
+def check_identity(layout: Layout, identity: dict[str, Any]) -> None:
     """A store holds one platform's and one caller's data. A platform on this machine
     (the embedded one) may come back on another port."""
     mine = layout.identity
@@ -263,13 +263,13 @@ def sync(
     result = SyncResult(layout.root, dry_run)
     if dry_run:
         layout.reload()
-        _check_identity(layout, source.identity())
+        check_identity(layout, source.identity())
         _plan(layout, source, result, what, since_ms, late_ms, now_ms, devices, users, count=True)
         return result
     started = time.perf_counter()
     with layout.writer():
         identity = source.identity()
-        _check_identity(layout, identity)
+        check_identity(layout, identity)
         if not layout.identity.get("base_url"):
             layout.write_identity(identity)
         queries = _plan(
