@@ -16,26 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from opslib.client import _schemas as S
-from opslib.store._format import TS
+from opslib.client.stored import TS, event_columns
 from opslib.store._layout import Layout
 
 if TYPE_CHECKING:
     import duckdb
 
-    from opslib.store._read import Store
-
 __all__ = ["connect_views"]
 
-_DUCK_TYPES: dict[int, str] = {
-    id(S.STRING): "VARCHAR",
-    id(S.INT): "BIGINT",
-    id(S.FLOAT): "DOUBLE",
-    id(S.BOOL): "BOOLEAN",
-    id(S.TIME): "TIMESTAMPTZ",
-}
+_OPTIONS = "union_by_name = true, hive_partitioning = false"
 
 
 def _quote(name: str) -> str:
@@ -94,30 +85,26 @@ def _label_sql(code: str, labels: Mapping[int, str], type_name: str) -> str:
     return f"CAST(CASE {_quote(code)} {cases} END AS {type_name})"
 
 
-def _events_views(con: duckdb.DuckDBPyConnection, store: Store) -> None:
-    schema = store.schema()
-    labels = store.labels()
-    files, several = _event_files(store.layout)
+def _events_views(
+    con: duckdb.DuckDBPyConnection, layout: Layout, labels: Mapping[str, Mapping[int, str]]
+) -> None:
+    columns = event_columns(labels)
+    files, several = _event_files(layout)
     if files:
-        source = (
-            f"read_parquet({_files_sql(files)}, union_by_name = true, hive_partitioning = false)"
-        )
-        found = _columns(con, source)
+        source = f"read_parquet({_files_sql(files)}, {_OPTIONS})"
     else:
-        empty = ", ".join(
-            f"CAST(NULL AS {_DUCK_TYPES[id(c.dtype)]}) AS {_quote(c.name)}" for c in schema.columns
-        )
+        empty = ", ".join(f"CAST(NULL AS {c.sql_type}) AS {_quote(c.name)}" for c in columns)
         source = f"(SELECT {empty}, CAST(NULL AS VARCHAR) AS __properties__, "
         source += f"CAST(NULL AS BIGINT) AS {TS} WHERE false)"
-        found = _columns(con, source)
+    found = _columns(con, source)
     select: list[str] = []
-    for col in schema.columns:
-        select.append(_typed(col.name, found.get(col.name, "VARCHAR")))
-        if col.enum is not None:
-            table = labels.get(col.name) or dict(col.label_map)
-            type_name = _label_type(con, f"{col.name}_label", table)
-            select.append(f"{_label_sql(col.name, table, type_name)} AS {_quote(col.label_name)}")
-    fixed = {c.name for c in schema.columns}
+    for col in columns:
+        select.append(_typed(col.name, found.get(col.name, col.sql_type)))
+        if col.labels is not None:
+            type_name = _label_type(con, f"{col.name}_label", col.labels)
+            sql = _label_sql(col.name, col.labels, type_name)
+            select.append(f"{sql} AS {_quote(col.label_name)}")
+    fixed = {c.name for c in columns}
     members = sorted(n for n in found if n not in fixed and n not in ("__properties__", TS))
     select += [_typed(n, found[n]) for n in members]
     select.append('"__properties__" AS properties')
@@ -135,13 +122,15 @@ def _snapshot_view(con: duckdb.DuckDBPyConnection, name: str, files: list[Path],
             f"CAST(NULL AS TIMESTAMPTZ) AS synced_at, CAST(NULL AS VARCHAR) AS {key} WHERE false"
         )
         return
-    source = f"read_parquet({_files_sql(files)}, union_by_name = true, hive_partitioning = false)"
+    source = f"read_parquet({_files_sql(files)}, {_OPTIONS})"
     found = _columns(con, source)
     select = ", ".join(_typed(n, t) for n, t in found.items())
     con.execute(f"CREATE VIEW {name} AS SELECT {select} FROM {source}")
 
 
-def connect_views(store: Store, **_: Any) -> duckdb.DuckDBPyConnection:
+def connect_views(
+    layout: Layout, labels: Mapping[str, Mapping[int, str]]
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection (time zone UTC) with the store's views."""
     try:
         import duckdb
@@ -149,8 +138,7 @@ def connect_views(store: Store, **_: Any) -> duckdb.DuckDBPyConnection:
         raise ImportError("SQL over the store needs DuckDB: pip install 'opslib[store]'") from None
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
-    _events_views(con, store)
-    layout = store.layout
+    _events_views(con, layout, labels)
     _snapshot_view(con, "devices", layout.snapshot_files("devices"), "device_id")
     con.execute(
         "CREATE VIEW device_latest AS SELECT * FROM devices "

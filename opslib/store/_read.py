@@ -18,10 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from opslib.client import _schemas as S
-from opslib.client._frames import PageColumns, build_frame
-from opslib.client._row_order import dedupe_and_sort
-from opslib.store._format import read_day, select_rows
+from opslib.client.stored import join_days, meta_of_days, read_day, select_rows
 from opslib.store._layout import DAY_MS, Layout, ms_of_day
 from opslib.timeutil import Moment, time_range
 
@@ -66,12 +63,6 @@ class Store:
         """Code → label of each coded event column, as the platform names them."""
         stored = self.layout.identity.get("labels") or {}
         return {name: {int(k): v for k, v in table.items()} for name, table in stored.items()}
-
-    def schema(self) -> S.FrameSchema:
-        labels = self.labels()
-        if not labels:
-            return S.EVENT
-        return S.EVENT.labelled(lambda key, enum: labels.get(key) or {})
 
     def event_kinds(self) -> dict[str, dict[int, str]]:
         stored = self.layout.identity.get("event_kinds") or {}
@@ -173,18 +164,14 @@ class Store:
         jobs = list(self._files(lo, hi))
         dedupe = any(several for *_, several in jobs)
 
-        def one(job: tuple[int, Path, bool, bool]) -> tuple[PageColumns, np.ndarray] | None:
+        def one(job: tuple[int, Path, bool, bool]) -> tuple[Any, np.ndarray] | None:
             _start, path, whole, _several = job
             day = read_day(path, raw=not (whole and not filters))
             return None if day is None else select_rows(day, lo, hi, filters)
 
         with ThreadPoolExecutor(_READ_THREADS, thread_name_prefix="opslib-store") as pool:
             parts = [p for p in pool.map(one, jobs) if p is not None]
-        pages = [cols for cols, _ in parts if cols.rows]
-        orders = [ts for cols, ts in parts if cols.rows]
-        schema = self.schema()
-        order = np.concatenate(orders) if orders else None
-        df = dedupe_and_sort(build_frame(pages, schema), schema, dedupe=dedupe, order=order)
+        df = join_days(parts, self.labels(), dedupe=dedupe)
         df.attrs = {"total": len(df), "event_kinds": self.event_kinds()}
         return df
 
@@ -241,7 +228,7 @@ class Store:
         """A DuckDB connection with the store's views (see :func:`opslib.store.connect`)."""
         from opslib.store._duck import connect_views
 
-        return connect_views(self)
+        return connect_views(self.layout, self.labels())
 
     def to_dask(self, start: Moment, end: Moment = "now", **filters: Any) -> dd.DataFrame:
         """The stored events as a Dask frame, one partition per stored UTC day, each read
@@ -263,18 +250,7 @@ class Store:
 
     def _meta(self, lo: int, hi: int) -> pd.DataFrame:
         """Every stored day's columns over the range, joined as a read joins its pages."""
-        import pyarrow.parquet as pq
-
-        from opslib.client._event_cache import _from_table
-        from opslib.store._format import TS
-
-        pages = []
-        for _start, path, _whole, _several in self._files(lo, hi):
-            table = pq.read_schema(path).empty_table()
-            if TS in table.column_names:
-                table = table.drop_columns([TS])
-            pages.append(_from_table(table).cols)
-        meta = build_frame(pages, self.schema()).iloc[:0]
+        meta = meta_of_days([path for _s, path, *_ in self._files(lo, hi)], self.labels())
         meta.attrs = {"event_kinds": self.event_kinds()}
         return meta
 

@@ -83,13 +83,13 @@ def report_source(client: Any, source: str = "platform", store: str | Path | Non
         raise ValueError(f"source: {source!r} is not one of {list(SOURCES)}")
     if source == "platform":
         return client
-    from opslib.store._source import Source
+    from opslib.client.stored import ClientReads
     from opslib.store._sync import check_identity
 
     st = Store(store or None)
     if not st.layout.identity.get("base_url"):
         raise ValueError(f"source: the store {st.path} is empty; run `opslib sync` first")
-    check_identity(st.layout, Source(client).identity())
+    check_identity(st.layout, ClientReads(client).identity())
     return StoreClient(client, st)
 
 

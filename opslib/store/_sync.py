@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
+from opslib.client.stored import ClientReads
 from opslib.store._format import frame_to_snapshot, write_day, write_snapshot
 from opslib.store._layout import (
     DAY_MS,
@@ -33,7 +34,6 @@ from opslib.store._layout import (
     day_of,
     day_start,
 )
-from opslib.store._source import Source
 from opslib.timeutil import Moment, to_epoch_ms
 
 __all__ = ["SyncResult", "Window", "parse_late_window", "sync"]
@@ -135,7 +135,7 @@ def check_identity(layout: Layout, identity: dict[str, Any]) -> None:
 
 def _queries(
     layout: Layout,
-    source: Source,
+    source: ClientReads,
     devices: Iterable[str] | None,
     users: Iterable[str] | None,
 ) -> list[QueryState]:
@@ -255,10 +255,10 @@ def sync(
     if since_ms is not None and since_ms >= now_ms:
         raise ValueError(f"since: {since!r} is not before now")
     if client is None:
-        import opslib
+        from opslib.client import connect
 
-        client = opslib.connect()
-    source = Source(client)
+        client = connect()
+    source = ClientReads(client)
     layout = Layout.open(store)
     result = SyncResult(layout.root, dry_run)
     if dry_run:
@@ -285,7 +285,7 @@ def sync(
 
 def _plan(
     layout: Layout,
-    source: Source,
+    source: ClientReads,
     result: SyncResult,
     what: str,
     since_ms: int | None,
@@ -325,7 +325,7 @@ def _spans(windows: list[Window]) -> Iterator[tuple[int, int]]:
 
 def _run_events(
     layout: Layout,
-    source: Source,
+    source: ClientReads,
     result: SyncResult,
     since_ms: int | None,
     late_ms: int,
@@ -366,7 +366,7 @@ def _run_events(
 
 
 def _snapshot(
-    layout: Layout, source: Source, result: SyncResult, queries: list[QueryState], now_ms: int
+    layout: Layout, source: ClientReads, result: SyncResult, queries: list[QueryState], now_ms: int
 ) -> None:
     """Today's devices, products and categories, each over the day's earlier snapshot."""
     day = day_of(now_ms)
@@ -374,11 +374,15 @@ def _snapshot(
     users = None
     if not source.has_fleet():
         users = sorted({q.key for q in queries if q.kind == "user" and q.key}) or [source.caller]
-    devices = source.devices(users)
+    client = source.client
+    if users is None:
+        devices = client.devices.list(progress=False)
+    else:
+        devices = client.devices.list(users=users, progress=False)
     frames = {
         "devices": devices,
-        "products": source.products(),
-        "categories": source.categories(),
+        "products": client.products.list(),
+        "categories": client.products.categories(),
     }
     for what, df in frames.items():
         write_snapshot(layout.snapshot_file(what, day), frame_to_snapshot(df, day, synced_at))
