@@ -265,12 +265,13 @@ def test_frames_carry_the_platforms_event_kinds_under_chint(
     from conftest import _copy_db, _demo_fields
 
     from opslib import analysis
-    from opslib.server.chint_edge import seed_as_chint
+    from opslib.dialects import Dialect
     from opslib.server.runner import start_in_thread
+    from opslib.server.seed.dialect import fold_onto_dialect
 
     db = tmp_path / "chint.db"
     _copy_db(seeded_db, db)
-    seed_as_chint(db)
+    fold_onto_dialect(db, Dialect.named("chint"))
     url, stop = start_in_thread(db, dialect="chint")
     try:
         client = Running(base_url=url, db=db, stop=stop, **_demo_fields()).connect(

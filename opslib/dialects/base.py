@@ -234,6 +234,9 @@ class Times:
     """``"datetime"`` (``YYYY-MM-DD HH:MM:SS``), ``"iso"`` (ISO 8601, offset or not),
     ``"epoch_s"`` or ``"epoch_ms"`` (a number or a string of digits). Reading accepts any of
     them; this is what the platform sends."""
+    epoch_text: bool = False
+    """Epoch moments (``gmt_format`` ``epoch_s``/``epoch_ms``) are written as text of
+    digits (``"1714521600000"``), not numbers. Reading accepts either."""
     zone: str = "UTC"
     """The zone of a ``gmt_*`` string without an offset: ``"UTC"``, ``"+08:00"`` or an IANA
     name (``"Asia/Shanghai"``)."""

@@ -251,6 +251,8 @@ PROVENANCE = {
     "business code (2021 examples), never a bare string",
     "times.gmt_format": f"documented: {_Y2021} examples (gmt_* epoch-ms numbers; a few 12-digit "
     f"typos); {_Y2026} types them as strings without a format: both read",
+    "times.epoch_text": "documented: 2021 examples (gmt_* epoch-ms numbers); 2026 types them "
+    "as strings: written as numbers, both read",
     "times.zone": "assumed: epoch milliseconds carry no zone; a zone-less string would be "
     "China time, never seen",
     "times.range_unit": f"documented: {_Y2021} device-service query_record example (start/end "

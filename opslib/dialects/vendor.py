@@ -82,4 +82,6 @@ def vendor_local_dialect() -> Dialect:
 
 def vendor_epoch_dialect() -> Dialect:
     """The vendor platform with ``gmt_*`` as strings of epoch milliseconds."""
-    return vendor_dialect().replace(name="vendor-epoch", times={"gmt_format": "epoch_ms"})
+    return vendor_dialect().replace(
+        name="vendor-epoch", times={"gmt_format": "epoch_ms", "epoch_text": True}
+    )

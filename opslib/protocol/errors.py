@@ -37,7 +37,9 @@ class ErrorCodec:
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
         errors = dialect.errors
-        self.success_code = min(errors.success_codes)
+        # the envelope's own success code (protocol §2) where the dialect reads it as one
+        # (CHINT: 200, and 0 among its authorization codes), else its smallest
+        self.success_code = 200 if 200 in errors.success_codes else min(errors.success_codes)
         self.message_field = errors.message_fields[0]
         # exception class name -> the dialect's first code for it
         self._code_of: dict[str, int] = {}

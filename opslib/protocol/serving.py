@@ -137,14 +137,15 @@ class ServingSide:
         self, op: Operation, params: dict[str, Any], served: Served, required: tuple[str, ...]
     ) -> None:
         """Parameters a dialect requires that the core names otherwise: the 2021 reading's
-        ``user_id`` selecting a user where ``user_id_param`` is absent, and a
-        ``caller_param`` that is the caller itself (not a transfer)."""
+        ``user_id`` selecting a user where ``user_id_param`` is absent (and dropped where it
+        names the caller or the same user: both readings agree), and a ``caller_param``
+        that is the caller itself (not a transfer)."""
         for alias, target in op.aliases.items():
             if alias not in required or alias not in params:
                 continue
             if params.get(target) not in (None, ""):
-                if params[alias] == params[target]:
-                    params.pop(alias)  # both names of the selected user, as clients send
+                if params[alias] in (served.caller, params[target]):
+                    params.pop(alias)  # the caller, or both names of the selected user
                 continue
             meaning = self._mode(op, params)
             if meaning is not None and target in op.modes.get(meaning, ()):

@@ -147,13 +147,17 @@ def _freq(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
 
 
 def _device_status(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
-    labels = dialect.enums.get("device_status", {})
+    from opslib.enums import DeviceStatus
+    from opslib.protocol import Codec
+
+    codec = Codec(dialect)
+    labels = codec.labels("device_status", DeviceStatus)
     text = str(value).strip().lower()
     known = {label.lower() for label in labels.values()}
     if text == "" or text in known or (text.isdigit() and int(text) in labels):
         return value
     allowed = ", ".join(f"{label} ({number})" for number, label in labels.items())
-    where = "" if dialect.name == "opslib" else f" on the {dialect.name} platform"
+    where = "" if codec.plain else f" on the {codec.name} platform"
     raise _refuse(name, value, f"not a device status{where}", f"{allowed}, or empty for all")
 
 

@@ -2,8 +2,8 @@
 
 >>> from opslib.server import create_app
 >>> app = create_app("/tmp/opslib-doctest.db")
->>> sorted(r.path for r in app.routes if r.path.startswith("/user/"))[:2]
-['/user/auth_code', '/user/login']
+>>> len([r for r in app.routes if "POST" in getattr(r, "methods", ())])
+19
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import orjson
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
@@ -23,6 +22,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from opslib.dialects import Dialect
+from opslib.protocol import operations as ops
+from opslib.protocol.codec import Codec
+from opslib.protocol.tables import resolve_dialect
 from opslib.server import routes
 from opslib.server.clock import Clock, SystemClock
 from opslib.server.config import Settings
@@ -30,13 +32,7 @@ from opslib.server.context import Context, Guards
 from opslib.server.database import Database
 from opslib.server.errors import ApiError
 from opslib.server.fields import PROPERTY_VALUE, PROPERTY_VALUE_SCHEMA
-from opslib.server.pipeline import (
-    Platform,
-    build_endpoint,
-    failure,
-    json_response,
-    new_fingerprint_key,
-)
+from opslib.server.pipeline import Platform, build_endpoint, new_fingerprint_key, refusal
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.responses import Failure, TokenFailure
 from opslib.server.routes import token as token_route
@@ -73,7 +69,11 @@ _REF = "#/components/schemas/{model}"
 
 
 def _platform(
-    db_path: str | Path, settings: Settings, clock: Clock, sms_gateway: SmsGateway | None
+    db_path: str | Path,
+    settings: Settings,
+    clock: Clock,
+    sms_gateway: SmsGateway | None,
+    codec: Codec,
 ) -> Platform:
     db = Database(db_path)
     with db.write() as conn:
@@ -86,6 +86,7 @@ def _platform(
         sms=sms_gateway or OutboxGateway(outbox_path(db_path)),
         limiter=RateLimiter(rate=settings.rate_limit_per_s, burst=settings.rate_limit_burst),
         fingerprint_key=key.encode(),
+        codec=codec,
     )
 
 
@@ -114,6 +115,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
                 lambda values, client: _grant(platform, values, client),
                 max_body=platform.settings.max_body_bytes,
                 limiter=platform.prelogin_limiter,
+                codec=platform.codec,
             )
             extra: dict[str, Any] = {"requestBody": token_route.REQUEST_BODY}
         else:
@@ -132,7 +134,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
             methods=["POST"],
             name=route.path.strip("/").replace("/", "_"),
             summary=route.summary,
-            description=f"Role: {route.role.value}. Idempotent write: {route.writes}.",
+            description=f"Role: {route.op.role}. Idempotent write: {route.writes}.",
             tags=[route.tag],
             responses=_responses(route),
             openapi_extra=extra,
@@ -214,9 +216,10 @@ def create_app(
     sms_gateway
         Where codes are delivered; default the outbox file.
     dialect
-        The dialect the platform speaks at its HTTP edge (a :class:`~opslib.dialects.Dialect`
-        or a built-in name, e.g. ``"vendor"``); default the reference platform's, with no
-        edge at all. The core keeps protocol.md's semantics (:mod:`opslib.server.edge`).
+        The dialect the platform speaks (a :class:`~opslib.dialects.Dialect`, a built-in
+        name such as ``"vendor"``, or a profile's table); default the reference
+        platform's. Every request and answer goes through its codec at the one edge
+        (:mod:`opslib.server.wire`); the core keeps protocol.md's semantics.
     docs
         Serve the OpenAPI document (``/openapi.json``) and its pages (``/docs``,
         ``/redoc``); off by default, since a platform users reach need not describe
@@ -227,7 +230,11 @@ def create_app(
     FastAPI
         The ASGI app; all 19 routes are ``POST``.
     """
-    platform = _platform(db_path, settings or Settings(), clock or SystemClock(), sms_gateway)
+    spoken = resolve_dialect(dialect)
+    codec = Codec(spoken)
+    platform = _platform(
+        db_path, settings or Settings(), clock or SystemClock(), sms_gateway, codec
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -249,37 +256,21 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        path = request.url.path
         if exc.status_code == 404:
-            return failure(ApiError(404, "path: no such operation"), "")
+            return refusal(codec, ApiError(404, "path: no such operation"), "", path=path)
         if exc.status_code == 405:  # RFC 9110 §15.5.6: a 405 lists the allowed methods
             allow = {"Allow": "POST"}
-            if request.url.path == "/token/access":  # the token op's failures are flat (§3)
-                body = {
-                    "error_code": 405,
-                    "error": "invalid_request",
-                    "error_description": "method: every operation is POST",
-                }
-                return json_response(405, orjson.dumps(body), {**token_route.NO_STORE, **allow})
-            return failure(ApiError(405, "method: every operation is POST", headers=allow), "")
-        return failure(ApiError(exc.status_code, "request refused"), "")
+            message = "method: every operation is POST"
+            if path == ops.TOKEN.path:  # the token op's failures are flat (§3)
+                return token_route.refused(codec, 405, "invalid_request", message, "", allow)
+            return refusal(codec, ApiError(405, message, headers=allow), "", path=path)
+        return refusal(codec, ApiError(exc.status_code, "request refused"), "", path=path)
 
     @app.exception_handler(Exception)
-    async def internal_error(_: Request, exc: Exception) -> Response:
+    async def internal_error(request: Request, exc: Exception) -> Response:
         log.error("internal error: %s", type(exc).__name__)
-        return failure(ApiError(500, "internal error"), "")
+        return refusal(codec, ApiError(500, "internal error"), "", path=request.url.path)
 
-    spoken = Dialect.named(dialect) if isinstance(dialect, str) else dialect
-    app.state.dialect = spoken or Dialect()
-    if spoken is not None and spoken.name == "chint":
-        from opslib.server.chint_edge import ChintEdge
-
-        app.add_middleware(ChintEdge)  # selectors and enums too: its own edge
-    elif spoken is not None and spoken != Dialect():
-        from opslib.server.edge import DialectEdge
-
-        app.add_middleware(
-            DialectEdge,
-            dialect=spoken,
-            max_body=platform.settings.max_body_bytes,
-        )
+    app.state.dialect = spoken
     return app

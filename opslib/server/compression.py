@@ -19,19 +19,10 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import MutableMapping
-from typing import Any
 
 import zstandard
 
-__all__ = [
-    "CODINGS",
-    "MIN_COMPRESS_BYTES",
-    "choose_coding",
-    "compress",
-    "compress_at_edge",
-    "take_accept_encoding",
-]
+__all__ = ["CODINGS", "MIN_COMPRESS_BYTES", "choose_coding", "compress"]
 
 # An answer that fits in one TCP segment (about 1460 bytes) saves no packet when compressed.
 MIN_COMPRESS_BYTES = 1400
@@ -112,30 +103,3 @@ def compress(body: bytes, coding: str | None) -> tuple[bytes, dict[str, str]]:
     else:
         raise ValueError(f"coding must be one of {', '.join(CODINGS)}, got {coding!r}")
     return out, {"Content-Encoding": coding, "Vary": "Accept-Encoding"}
-
-
-def take_accept_encoding(scope: MutableMapping[str, Any]) -> str | None:
-    """Remove ``Accept-Encoding`` from an ASGI request's headers and return it.
-
-    A dialect's edge rewrites the core's answers, so it asks the core for them plain and
-    compresses what it sends itself (:func:`compress_at_edge`).
-    """
-    kept, accepted = [], None
-    for key, value in scope.get("headers", []):
-        if key.lower() == b"accept-encoding":
-            accepted = value.decode("latin-1")
-        else:
-            kept.append((key, value))
-    scope["headers"] = kept
-    return accepted
-
-
-def compress_at_edge(
-    status: int, body: bytes, headers: list[tuple[bytes, bytes]], accepted: str | None
-) -> tuple[bytes, list[tuple[bytes, bytes]]]:
-    """A translated answer compressed as the core would have: a success (HTTP 200) in the
-    coding the request accepted, its headers saying so."""
-    if status != 200:
-        return body, headers
-    out, extra = compress(body, choose_coding(accepted))
-    return out, headers + [(k.lower().encode(), v.encode()) for k, v in extra.items()]

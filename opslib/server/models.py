@@ -85,11 +85,14 @@ class _Envelope(_Strict):
 
 
 class AuthCodeParams(_Strict):
-    model_config = conditions(when("auth_model", 2, "auth_code"))
+    model_config = conditions(
+        when("auth_model", 1, "code_model"), when("auth_model", 2, "auth_code")
+    )
 
     client_id: ClientId
     auth_model: AuthModelValue
-    code_model: CodeModelValue
+    # a verification without it checks any live code of the phone (protocol §6.1)
+    code_model: CodeModelValue | None = None
     area_code: AreaCode
     phone: Phone
     auth_code: SmsCode | None = None
@@ -97,6 +100,8 @@ class AuthCodeParams(_Strict):
 
     @model_validator(mode="after")
     def _conditional(self) -> AuthCodeParams:
+        if self.auth_model == enums.AuthModel.SEND and self.code_model is None:
+            raise needs("code_model", "auth_model is 1")
         if self.auth_model == enums.AuthModel.VERIFY and self.auth_code is None:
             raise needs("auth_code", "auth_model is 2")
         return self

@@ -1,17 +1,21 @@
 """What every envelope operation goes through, in order.
 
 1. body: at most ``max_body_bytes`` (413), ``Content-Type: application/json`` (400);
-2. validation of the route's request model (400 naming the field);
-3. in a worker thread: authentication (401/403), envelope ``user_id`` = token owner (403),
+2. under a dialect other than the reference one, the request decoded into the core's
+   terms by the platform's codec (:mod:`opslib.server.wire`: 400 for a body orjson does
+   not parse or a parameter the dialect does not allow);
+3. validation of the route's request model (400 naming the field);
+4. in a worker thread: authentication (401/403), envelope ``user_id`` = token owner (403),
    role (403), per-token rate (429);
-4. the handler: reads in one snapshot; idempotent writes in one ``BEGIN IMMEDIATE``
+5. the handler: reads in one snapshot; idempotent writes in one ``BEGIN IMMEDIATE``
    transaction that also checks and records the idempotency key (replay or 409), so two
    identical requests at once write once;
-5. the answer compressed in the coding the request accepts, in the same worker thread
+6. the answer encoded in the dialect (as it is under the reference one), then compressed
+   in the coding the request accepts, in the same worker thread
    (:mod:`opslib.server.compression`).
 
-Every failure becomes the failure envelope; an unexpected exception is logged and answered
-as a 500 "internal error", never with a stack trace.
+Every failure becomes the failure envelope, in the dialect; an unexpected exception is
+logged and answered as a 500 "internal error", never with a stack trace.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from opslib.protocol.codec import Codec
+from opslib.protocol.operations import Operation
+from opslib.protocol.serving import Served
 from opslib.server import replay, security
 from opslib.server.clock import Clock
 from opslib.server.compression import choose_coding, compress
@@ -50,6 +57,7 @@ from opslib.server.services.paging import BucketIndex
 from opslib.server.sms import SmsGateway
 from opslib.server.store import idempotency as idem_store
 from opslib.server.validation import describe_error
+from opslib.server.wire import decode_body, encode_failure, encode_success
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
@@ -86,6 +94,8 @@ class Platform:
     buckets: BucketIndex = field(default_factory=BucketIndex)
     records: int = 0  # idempotency records written by this process
     guards: Guards | None = None
+    codec: Codec = field(default_factory=Codec)
+    """The dialect the platform speaks (the reference one: ``codec.plain``)."""
     _prelogin: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -117,6 +127,25 @@ def failure(exc: ApiError, message_id: str) -> Response:
     return json_response(
         exc.status, failure_body(exc.status, exc.message, message_id, exc.data), headers
     )
+
+
+def refusal(
+    codec: Codec,
+    exc: ApiError,
+    message_id: str,
+    *,
+    path: str,
+    op: Operation | None = None,
+    served: Served | None = None,
+) -> Response:
+    """A failure answered in the platform's dialect (:func:`failure` under the reference
+    one); ``op`` and ``served`` when the request reached an operation."""
+    if codec.plain:
+        return failure(exc, message_id)
+    served = served if served is not None else Served()
+    served.message_id = message_id
+    status, body, headers = encode_failure(codec, path, exc, served, op=op)
+    return json_response(status, body, headers)
 
 
 def _success_body(route: Route, message_id: str, data: Any) -> bytes:
@@ -197,10 +226,11 @@ def missing_token() -> ApiError:
 
 def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
     role = route.role
-    if route.pre_when is not None and route.pre_when(params):
+    if route.sometimes_pre and route.pre(params):
         role = Access.PRE
     if role in (Access.PRE, Access.DEVICE):
         return None
+    assert role is not None  # every route's operation declares one (tests/server/test_routes.py)
     token = params.access_token
     if token is None:
         raise missing_token()
@@ -246,7 +276,7 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
     if not route.writes:
         with db.read():
             return 200, _success_body(route, req.message_id, route.handler(ctx, params))
-    recorded = route.idempotent_when is None or route.idempotent_when(params)
+    recorded = route.recorded(params)
     key: dict[str, str] = {}
     if recorded:
         if caller is not None:
@@ -321,13 +351,14 @@ def _replayed(
 
 def _pre_login(route: Route, req: Any) -> bool:
     """Whether a request needs no sign-in (its worker threads are limited, see Settings)."""
-    if route.role == Access.PRE:
-        return True
-    return route.pre_when is not None and bool(route.pre_when(req.params))
+    return route.pre(req.params) if route.sometimes_pre else route.role == Access.PRE
 
 
-async def _parse(request: Request, route: Route, limit: int) -> Any:
-    """The validated request; else an ApiError whose ``echo`` is the message_id to answer.
+async def _parse(
+    request: Request, route: Route, limit: int, codec: Codec
+) -> tuple[Any, Served | None]:
+    """The validated request and, under a dialect, what its answer needs; else an ApiError
+    whose ``echo`` is the message_id to answer.
 
     The raw body (which may hold a password) and pydantic's error (which holds the
     offending input) stay in this frame and are gone before the ApiError leaves it.
@@ -336,8 +367,11 @@ async def _parse(request: Request, route: Route, limit: int) -> Any:
     assert model is not None
     body = await read_body(request, limit)
     check_json_content_type(request)
+    served = None
+    if not codec.plain:
+        body, served = decode_body(codec, route.op, body)
     try:
-        return model.model_validate_json(body)
+        return model.model_validate_json(body), served
     except ValidationError as exc:
         echo = _echo(body)
         if route.role not in (Access.PRE, Access.DEVICE) and _lacks_token(exc):
@@ -350,13 +384,21 @@ async def _parse(request: Request, route: Route, limit: int) -> Any:
 
 
 def answer(
-    platform: Platform, route: Route, req: Any, client: str, coding: str | None
+    platform: Platform,
+    route: Route,
+    req: Any,
+    client: str,
+    coding: str | None,
+    served: Served | None = None,
 ) -> tuple[int, bytes, dict[str, str]]:
-    """:func:`execute`, then a success's body compressed in ``coding`` in the same worker
-    thread: (status, body, headers)."""
+    """:func:`execute`, then a success's body in the dialect (``served``: what its request
+    said, under a dialect) and compressed in ``coding``, in the same worker thread:
+    (status, body, headers)."""
     status, body = execute(platform, route, req, client)
     if status != 200:
         return status, body, {}
+    if served is not None:
+        body = encode_success(platform.codec, route.op, body, served)
     body, headers = compress(body, coding)
     if route.no_store:
         headers = {**headers, **NO_STORE}
@@ -368,16 +410,21 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
     model = route.request
     assert model is not None
     limit = platform.settings.max_body_bytes
+    codec = platform.codec
+
+    def refused(exc: ApiError, message_id: str, served: Served | None) -> Response:
+        return refusal(codec, exc, message_id, path=route.path, op=route.op, served=served)
 
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         message_id = ""
+        served = None
         try:
-            req = await _parse(request, route, limit)
+            req, served = await _parse(request, route, limit, codec)
             message_id = req.message_id
             client = request.client.host if request.client is not None else ""
             coding = choose_coding(request.headers.get("accept-encoding"))
-            run = functools.partial(answer, platform, route, req, client, coding)
+            run = functools.partial(answer, platform, route, req, client, coding, served)
             if _pre_login(route, req):
                 limiter = platform.prelogin_limiter()
                 status, payload, headers = await anyio.to_thread.run_sync(run, limiter=limiter)
@@ -385,22 +432,20 @@ def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awai
                 status, payload, headers = await run_in_threadpool(run)
             response = json_response(status, payload, headers)
         except ApiError as exc:
-            response = failure(exc, exc.echo or message_id)
+            response = refused(exc, exc.echo or message_id, served)
         except ClientDisconnect:  # nobody is left to answer: not an error of the platform
             gone.info("POST %s: the client went away before its request arrived", route.path)
-            response = failure(ApiError(400, "body: the client went away"), message_id)
+            response = refused(ApiError(400, "body: the client went away"), message_id, served)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 errlog.exception("internal error on %s", route.path)
-                response = failure(ApiError(500, "internal error"), message_id)
+                response = refused(ApiError(500, "internal error"), message_id, served)
             else:
-                response = failure(
-                    ApiError(503, "database busy; retry later", headers={"Retry-After": "1"}),
-                    message_id,
-                )
+                busy = ApiError(503, "database busy; retry later", headers={"Retry-After": "1"})
+                response = refused(busy, message_id, served)
         except Exception:
             errlog.exception("internal error on %s", route.path)
-            response = failure(ApiError(500, "internal error"), message_id)
+            response = refused(ApiError(500, "internal error"), message_id, served)
         log.debug(
             "POST %s %d %.1fms",
             route.path,

@@ -20,9 +20,9 @@ from pathlib import Path
 import uvicorn
 
 from opslib.dialects import Dialect
+from opslib.protocol.tables import resolve_dialect
 from opslib.server import demo as demo_credentials
 from opslib.server.app import create_app
-from opslib.server.chint_edge import seed_as_chint
 from opslib.server.config import Settings
 from opslib.server.deadlines import bounded_protocol
 
@@ -119,8 +119,8 @@ def serve(
         Per-token requests per second (0 turns the limit off); default protocol §8.
     dialect
         The built-in dialect to speak (``opslib.dialects``); default the reference one.
-        Under ``"chint"`` a database seeded now holds only what that platform reports
-        (:func:`opslib.server.chint_edge.seed_as_chint`).
+        Under a dialect whose server maps codes (``"chint"``) a database seeded now holds
+        only what that platform can say (:func:`opslib.server.seed.dialect.fold_onto_dialect`).
     docs
         Serve ``/openapi.json`` and ``/docs`` (off by default).
 
@@ -130,13 +130,17 @@ def serve(
         The process exit status.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    spoken = resolve_dialect(dialect)
     seeded = _seed_if_empty(db_path, seed)
-    if seeded and dialect == "chint":
-        seed_as_chint(db_path)
+    if seeded:
+        from opslib.server.seed.dialect import fold_onto_dialect, folded_codes
+
+        if folded_codes(spoken):
+            fold_onto_dialect(db_path, spoken)
     settings = _settings(rate_limit)
-    app = create_app(db_path, settings=settings, dialect=dialect, docs=docs)
-    spoken = f", dialect {dialect}" if dialect else ""
-    print(f"opslib platform on http://{host}:{port} (database {db_path}{spoken})", flush=True)
+    app = create_app(db_path, settings=settings, dialect=spoken, docs=docs)
+    named = f", dialect {spoken.name}" if dialect else ""
+    print(f"opslib platform on http://{host}:{port} (database {db_path}{named})", flush=True)
     if seeded:
         print("seeded demo credentials:")
         _print_credentials()

@@ -14,7 +14,7 @@ event) or, rarely, a fault alarm (``F`` code) followed later by a recovery.
 Under a platform's dialect (``opslib simulate --dialect chint``) it speaks that dialect
 (its login selector, its page cap) and writes only the event kinds the platform reports:
 under ``chint`` property reports and alarms (its faults), no online/offline or command
-events, as ``seed_as_chint`` leaves the demo data. A platform without a whole-fleet
+events, as ``fold_onto_dialect`` leaves the demo data. A platform without a whole-fleet
 listing has its devices listed per user: the demo plain user's devices report.
 
 What a user does (logging in, listing the fleet) goes through the client

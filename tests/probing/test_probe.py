@@ -155,11 +155,12 @@ def test_opslib_probe_names_chint_and_checks_its_assumed_points_in_a_process(
     from conftest import _copy_db, _demo_fields
     from reliability.wire import ServerProcess
 
-    from opslib.server.chint_edge import seed_as_chint
+    from opslib.dialects import Dialect
+    from opslib.server.seed.dialect import fold_onto_dialect
 
     db = tmp_path / "chint.db"
     _copy_db(seeded_db, db)
-    seed_as_chint(db)
+    fold_onto_dialect(db, Dialect.named("chint"))
     server = ServerProcess(db, tmp_path / "server.log", dialect="chint")
     server.start()
     try:

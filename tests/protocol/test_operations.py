@@ -50,8 +50,21 @@ def test_required_selectors_and_codes_are_parameters_of_the_operation() -> None:
             assert {"page_no", "page_size"} <= set(op.params)
 
 
+def test_no_module_outside_protocol_and_dialects_writes_an_operation_path() -> None:
+    found = []
+    for path in sorted((ROOT / "opslib").rglob("*.py")):
+        relative = path.relative_to(ROOT / "opslib").parts
+        if relative[0] in ("protocol", "dialects"):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if PATH.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
 @pytest.mark.parametrize(
-    "module", ["operations", "times", "meanings", "errors", "codec", "serving", "tables"]
+    "module",
+    ["operation", "operations", "times", "meanings", "errors", "codec", "serving", "tables"],
 )
 def test_the_protocol_modules_examples_hold(module: str) -> None:
     imported = __import__(f"opslib.protocol.{module}", fromlist=["_"])

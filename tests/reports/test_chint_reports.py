@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from conftest import Platform, _copy_db, _demo_fields
 
+from opslib.dialects import Dialect
 from opslib.reports import run_report
-from opslib.server.chint_edge import seed_as_chint
 from opslib.server.runner import start_in_thread
+from opslib.server.seed.dialect import fold_onto_dialect
 
 from .runs import platform_env
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 def chint(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
     db = tmp_path_factory.mktemp("chint-reports") / "chint.db"
     _copy_db(seeded_db, db)
-    seed_as_chint(db)
+    fold_onto_dialect(db, Dialect.named("chint"))
     url, stop = start_in_thread(db, dialect="chint")
     running = Platform(base_url=url, db=db, stop=stop, **_demo_fields())
     yield running

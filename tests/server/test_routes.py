@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
+import opslib.server
 from opslib.server import create_app
 from opslib.server.routes import ROUTES, Access, Route
 
@@ -59,7 +62,10 @@ def test_every_registered_route_declares_a_role(tmp_path: Any) -> None:
 
 def test_a_route_without_a_role_fails_the_check(tmp_path: Any) -> None:
     app = create_app(tmp_path / "x.db")
-    broken = tuple(replace(r, role=None) if r.path == "/device/query" else r for r in ROUTES)  # type: ignore[arg-type]
+    broken = tuple(
+        replace(r, op=replace(r.op, role=None)) if r.path == "/device/query" else r  # type: ignore[arg-type]
+        for r in ROUTES
+    )
     assert route_table_problems(app, broken) == ["/device/query: no role"]
 
     async def rogue() -> None: ...
@@ -92,3 +98,19 @@ def test_roles_and_writes_follow_the_protocol() -> None:
         "/device/update_info",
         "/device/report",
     }
+
+
+def test_no_operation_path_is_written_in_the_server() -> None:
+    """Paths live in the operations table (opslib/protocol/operations.py); the server
+    reads them there. simulate.py is a client of the platform, moving onto the protocol
+    layer on its own."""
+    literal = re.compile(r"""['"]/(user|device|product|token)/[a-z_]+['"]""")
+    root = Path(opslib.server.__file__).parent
+    found = [
+        f"{path.relative_to(root)}:{n}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "simulate.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == []

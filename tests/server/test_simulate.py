@@ -119,12 +119,13 @@ def test_bad_arguments_are_refused(devices: int, rate: float, seconds: float) ->
 def test_under_chint_only_the_kinds_that_platform_reports(seeded_db: Any, tmp_path: Any) -> None:
     from conftest import _copy_db
 
-    from opslib.server.chint_edge import seed_as_chint
+    from opslib.dialects import Dialect
     from opslib.server.runner import start_in_thread
+    from opslib.server.seed.dialect import fold_onto_dialect
 
     db = tmp_path / "chint.db"
     _copy_db(seeded_db, db)
-    seed_as_chint(db)
+    fold_onto_dialect(db, Dialect.named("chint"))
     with sqlite3.connect(db) as conn:
         last = int(conn.execute("SELECT max(rowid) FROM events").fetchone()[0])
     url, stop = start_in_thread(db, dialect="chint")

@@ -1,12 +1,13 @@
-"""The route table: every operation, its request and response models, its role, and
-whether it writes.
+"""The route table: every operation, its request and response models, and its handler.
 
-The app is built from :data:`ROUTES` and nothing else, so a route cannot exist without a
-declared role (``tests/server/test_routes.py`` also checks every registered path).
+The app is built from :data:`ROUTES` and nothing else. What an operation is (its path,
+its role, whether it writes, the shape of its answer) is read from the operations table
+(:mod:`opslib.protocol.operations`), never restated here, so a route cannot exist without
+a declared role (``tests/server/test_routes.py`` also checks every registered path).
 
 Roles (protocol §6, §7): ``pre`` needs no token, ``device`` authenticates with device
 credentials, ``user`` any valid access token, ``ops`` ops or admin, ``admin`` admin only.
-``writes`` routes run in one ``BEGIN IMMEDIATE`` transaction together with their
+Writing routes run in one ``BEGIN IMMEDIATE`` transaction together with their
 idempotency record (protocol §10).
 """
 
@@ -19,7 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from opslib.enums import AuthModel, UpdateModel
+from opslib.protocol import operations as ops
+from opslib.protocol.operations import Operation
 from opslib.server import models as m
 from opslib.server import responses as r
 from opslib.server.routes import device, product, report, user
@@ -38,21 +40,20 @@ class Access(StrEnum):
     ADMIN = "admin"
 
 
+_ACCESS = {a.value: a for a in Access}
+
+
 @dataclass(frozen=True)
 class Route:
-    """One operation.
+    """One operation served.
 
     Attributes
     ----------
-    path, tag, summary
-        Where it lives and how the OpenAPI document names it.
-    role
-        Who may call it; ``pre_when(params)`` true makes one call ``pre`` (update_pwd 2).
-    writes
-        An idempotent write (protocol §10): runs in one write transaction with its
-        idempotency record. ``idempotent_when(params)`` narrows which calls are recorded
-        (auth_code: only sends; a verification still runs in a write transaction).
-        Other routes read in one snapshot, except ``manual``/``oauth`` ones.
+    op
+        The operation (:mod:`opslib.protocol.operations`): its path, role, safety and
+        answer shape.
+    summary
+        How the OpenAPI document names it.
     mode
         ``"envelope"`` (message_id/user_id/params), ``"report"`` (device credentials),
         ``"oauth"`` (query parameters, flat answer) or ``"manual"`` (an envelope operation
@@ -75,18 +76,12 @@ class Route:
         The answer carries a code, a token or a secret: ``Cache-Control: no-store``.
     """
 
-    path: str
-    role: Access
-    writes: bool
-    tag: str
+    op: Operation
     summary: str
     handler: Callable[..., Any] | None = None
     request: type[BaseModel] | None = None
     response: Any = None
     mode: str = "envelope"
-    bare: bool = False
-    pre_when: Callable[[Any], bool] | None = None
-    idempotent_when: Callable[[Any], bool] | None = None
     pre_caller: Callable[[Any], str] | None = None
     prepare: Callable[[Any], Any] | None = None
     precheck: Callable[[Any, Any], None] | None = None
@@ -95,8 +90,52 @@ class Route:
     no_store: bool = False
 
     @property
+    def path(self) -> str:
+        """Where it lives."""
+        return self.op.path
+
+    @property
+    def role(self) -> Access | None:
+        """Who may call it (None: the operation declares no role this server knows)."""
+        return _ACCESS.get(str(self.op.role))
+
+    @property
+    def writes(self) -> bool:
+        """An idempotent write (protocol §10): one write transaction with its record.
+        Other routes read in one snapshot, except ``manual``/``oauth`` ones."""
+        return self.op.writes
+
+    @property
+    def bare(self) -> bool:
+        """Its success answer is a bare JSON string (spec §4.13-4.14)."""
+        return self.op.answer == "bare"
+
+    @property
+    def tag(self) -> str:
+        """The OpenAPI tag: the path's first part (``user``, ``device``...)."""
+        return self.op.path.split("/")[1]
+
+    @property
     def operation(self) -> str:
-        return self.path
+        """The idempotency records' name of the operation."""
+        return self.op.path
+
+    @property
+    def sometimes_pre(self) -> bool:
+        """Some calls need no sign-in, by their selector (update_pwd's reset)."""
+        return bool(self.op.tokenless_when)
+
+    def pre(self, params: BaseModel) -> bool:
+        """This call needs no sign-in (its selector says so: update_pwd 2)."""
+        return self.role == Access.PRE or (
+            self.sometimes_pre and not self.op.needs_token(dict(params))
+        )
+
+    def recorded(self, params: BaseModel) -> bool:
+        """This call of a write is recorded for replay (protocol §10): every one, or those
+        its selector makes writes (auth_code: sends; a verification still runs in a write
+        transaction)."""
+        return not self.op.safety_when or self.op.safety_for(dict(params)) == "write"
 
 
 def _by_phone(p: Any) -> str:
@@ -105,31 +144,21 @@ def _by_phone(p: Any) -> str:
 
 ROUTES: tuple[Route, ...] = (
     Route(
-        "/user/auth_code",
-        Access.PRE,
-        True,
-        "user",
+        ops.AUTH_CODE,
         "Send or verify an SMS code",
         user.auth_code,
         m.AuthCodeRequest,
         r.Ok[r.PublicKeyData],
-        idempotent_when=lambda p: p.auth_model == AuthModel.SEND,
         pre_caller=_by_phone,
     ),
     Route(
-        "/token/access",
-        Access.PRE,
-        False,
-        "token",
+        ops.TOKEN,
         "Exchange a code or refresh a token",
         mode="oauth",
         response=r.TokenData,
     ),
     Route(
-        "/user/login",
-        Access.PRE,
-        False,
-        "user",
+        ops.LOGIN,
         "Log in by password or SMS code",
         user.login,
         m.LoginRequest,
@@ -138,10 +167,7 @@ ROUTES: tuple[Route, ...] = (
         no_store=True,
     ),
     Route(
-        "/user/register",
-        Access.PRE,
-        True,
-        "user",
+        ops.REGISTER,
         "Register with an SMS code",
         user.register,
         m.RegisterRequest,
@@ -154,127 +180,88 @@ ROUTES: tuple[Route, ...] = (
         no_store=True,
     ),
     Route(
-        "/product/query_category",
-        Access.USER,
-        False,
-        "product",
+        ops.QUERY_CATEGORY,
         "List product categories",
         product.query_category,
         m.QueryCategoryRequest,
         r.Ok[r.CategoryListData],
     ),
     Route(
-        "/product/query_list_by_category",
-        Access.USER,
-        False,
-        "product",
+        ops.QUERY_LIST_BY_CATEGORY,
         "List the products of a category",
         product.query_list_by_category,
         m.QueryListByCategoryRequest,
         r.Ok[r.ProductListData],
     ),
     Route(
-        "/device/query_by_user",
-        Access.USER,
-        False,
-        "device",
+        ops.QUERY_BY_USER,
         "Page through bound devices",
         device.query_by_user,
         m.QueryByUserRequest,
         r.Ok[r.DeviceListData],
     ),
     Route(
-        "/device/query_record",
-        Access.USER,
-        False,
-        "device",
+        ops.QUERY_RECORD,
         "Page through event records",
         device.query_record,
         m.QueryRecordRequest,
         r.Ok[r.EventListData],
     ),
     Route(
-        "/device/query",
-        Access.USER,
-        False,
-        "device",
+        ops.DEVICE_QUERY,
         "Read one device",
         device.query,
         m.DeviceQueryRequest,
         r.Ok[r.DeviceOut],
     ),
     Route(
-        "/user/query",
-        Access.USER,
-        False,
-        "user",
+        ops.USER_QUERY,
         "Read a user",
         user.query,
         m.UserQueryRequest,
         r.Ok[r.UserData],
     ),
     Route(
-        "/device/bind",
-        Access.USER,
-        True,
-        "device",
+        ops.BIND,
         "Bind a device to the caller",
         device.bind,
         m.BindRequest,
         r.Ok[r.EmptyData],
     ),
     Route(
-        "/user/query_sys_setting",
-        Access.USER,
-        False,
-        "user",
+        ops.QUERY_SYS_SETTING,
         "Read system settings",
         user.query_sys_setting,
         m.QuerySysSettingRequest,
         r.Ok[r.SysSettingData],
     ),
     Route(
-        "/product/delete",
-        Access.ADMIN,
-        True,
-        "product",
+        ops.DELETE_PRODUCT,
         "Delete a product",
         product.delete,
         m.ProductDeleteRequest,
         str,
-        bare=True,
     ),
     Route(
-        "/product/add",
-        Access.ADMIN,
-        True,
-        "product",
+        ops.ADD_PRODUCT,
         "Create a product",
         product.add,
         m.ProductAddRequest,
         str,
-        bare=True,
     ),
     Route(
-        "/user/update_sys_setting",
-        Access.USER,
-        True,
-        "user",
+        ops.UPDATE_SYS_SETTING,
         "Update message settings",
         user.update_sys_setting,
         m.UpdateSysSettingRequest,
         r.Ok[r.EmptyData],
     ),
     Route(
-        "/user/update_pwd",
-        Access.USER,
-        True,
-        "user",
+        ops.UPDATE_PWD,
         "Change or reset a password",
         user.update_pwd,
         m.UpdatePwdRequest,
         r.Ok[r.EmptyData],
-        pre_when=lambda p: p.update_model == UpdateModel.RESET,
         pre_caller=lambda p: f"reset|{p.area_code}|{p.phone}",
         prepare=lambda p: hash_password(p.new_password),
         precheck=user.update_pwd_precheck,
@@ -282,30 +269,21 @@ ROUTES: tuple[Route, ...] = (
         replay_guard=user.update_pwd_replay_guard,
     ),
     Route(
-        "/user/update_user_info",
-        Access.USER,
-        True,
-        "user",
+        ops.UPDATE_USER_INFO,
         "Update the caller's profile",
         user.update_user_info,
         m.UpdateUserInfoRequest,
         r.Ok[r.EmptyData],
     ),
     Route(
-        "/device/update_info",
-        Access.USER,
-        True,
-        "device",
+        ops.UPDATE_INFO,
         "Update a device binding",
         device.update_info,
         m.UpdateInfoRequest,
         r.Ok[r.EmptyData],
     ),
     Route(
-        "/device/report",
-        Access.DEVICE,
-        True,
-        "device",
+        ops.REPORT,
         "Report device events (extension)",
         report.report,
         m.ReportRequest,

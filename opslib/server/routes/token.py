@@ -1,7 +1,9 @@
 """HTTP glue of ``/token/access`` (protocol §6.2): OAuth 2.0 style, flat JSON.
 
 Parameters come as query parameters, as ``application/x-www-form-urlencoded`` body
-fields, or (client credentials only) as HTTP Basic. A parameter given twice is an
+fields, or (client credentials only) as HTTP Basic; under another dialect only where it
+says (``Codec.token_sources``), and the answers and refusals are the dialect's
+(``Codec.encode_token_answer``, ``encode_token_failure``). A parameter given twice is an
 ``invalid_request`` (RFC 6749 §3.2); unknown parameters are ignored (RFC 6749 §3.2).
 """
 
@@ -21,10 +23,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from opslib.protocol.codec import Codec
 from opslib.server.context import Context
 from opslib.server.errors import BASIC_CHALLENGE, ApiError, OAuthError
 from opslib.server.security import Secret, wire_default
 from opslib.server.services import oauth, throttles
+from opslib.server.wire import encode_token_failure
 
 log = logging.getLogger("opslib.server.access")
 errlog = logging.getLogger("opslib.server.errors")
@@ -98,12 +102,14 @@ def _decode_basic(header: str) -> tuple[str, Secret] | OAuthError:
     return unquote_plus(client_id), Secret(unquote_plus(secret))
 
 
-async def _form_pairs(request: Request, max_body: int) -> list[tuple[str, str]] | Exception:
-    """The query's and the form body's fields in order, or the error (returned: this frame
-    holds them in plain text)."""
-    pairs = list(request.query_params.multi_items())
+async def _form_pairs(
+    request: Request, max_body: int, sources: tuple[str, ...]
+) -> list[tuple[str, str]] | Exception:
+    """The query's and the form body's fields in order, each read only when ``sources``
+    names it, or the error (returned: this frame holds them in plain text)."""
+    pairs = list(request.query_params.multi_items()) if "query" in sources else []
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type != "application/x-www-form-urlencoded":
+    if "form" not in sources or content_type != "application/x-www-form-urlencoded":
         return pairs
     body = b""
     async for chunk in request.stream():
@@ -129,8 +135,8 @@ def _params(pairs: list[tuple[str, str]]) -> Params | OAuthError:
     return values
 
 
-async def _inputs(request: Request, max_body: int) -> Params:
-    pairs = await _form_pairs(request, max_body)
+async def _inputs(request: Request, max_body: int, sources: tuple[str, ...]) -> Params:
+    pairs = await _form_pairs(request, max_body, sources)
     values = pairs if isinstance(pairs, Exception) else _params(pairs)
     del pairs
     if isinstance(values, Exception):
@@ -203,61 +209,62 @@ def _flat(status: int, payload: dict[str, Any]) -> Response:
     return Response(body, status_code=status, media_type="application/json", headers=NO_STORE)
 
 
+def refused(
+    codec: Codec,
+    status: int,
+    error: str,
+    description: str,
+    grant_type: str = "",
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A refused token call, flat, in the dialect (protocol §3 under the reference one)."""
+    status, body, kept = encode_token_failure(
+        codec, status, error, description, grant_type, headers or {}
+    )
+    return Response(
+        body, status_code=status, media_type="application/json", headers={**NO_STORE, **kept}
+    )
+
+
 def build_endpoint(
     run: Callable[[Params, str], dict[str, Any]],
     *,
     max_body: int,
     limiter: Callable[[], anyio.CapacityLimiter] | None = None,
+    codec: Codec | None = None,
 ) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint; ``run(values, client_address)`` performs :func:`grant` in a write
-    transaction, on a worker thread of ``limiter()`` (the pre-login ones) when given."""
+    transaction, on a worker thread of ``limiter()`` (the pre-login ones) when given;
+    ``codec`` the dialect spoken (default the reference one)."""
+    spoken = codec if codec is not None else Codec()
+    sources = spoken.token_sources()
 
     async def token_access(request: Request) -> Response:
         started = time.perf_counter()
+        grant_type = ""
         try:
-            values = await _inputs(request, max_body)
+            values = await _inputs(request, max_body, sources)
+            grant_type = str(values.get("grant_type") or "")
             _check(values)
             client = request.client.host if request.client is not None else ""
             if limiter is None:
                 answer = await run_in_threadpool(run, values, client)
             else:
                 answer = await anyio.to_thread.run_sync(run, values, client, limiter=limiter())
-            response = _flat(200, answer)
+            response = _flat(200, spoken.encode_token_answer(answer))
         except OAuthError as exc:
-            body = {
-                "error_code": exc.status,
-                "error": exc.error,
-                "error_description": exc.description,
-            }
-            response = _flat(exc.status, body)
-            response.headers.update(exc.headers)
+            headers = dict(exc.headers)
             if exc.status == 401:  # every 401 says how to authenticate (RFC 9110 §11.6.1)
-                response.headers["WWW-Authenticate"] = BASIC_CHALLENGE
+                headers["WWW-Authenticate"] = BASIC_CHALLENGE
+            response = refused(spoken, exc.status, exc.error, exc.description, grant_type, headers)
         except ClientDisconnect:  # nobody is left to answer: not an error of the platform
             gone.info("POST /token/access: the client went away before its request arrived")
-            response = _flat(
-                400,
-                {
-                    "error_code": 400,
-                    "error": "invalid_request",
-                    "error_description": "body: the client went away",
-                },
-            )
+            response = refused(spoken, 400, "invalid_request", "body: the client went away")
         except ApiError as exc:  # 413 from the body cap
-            response = _flat(
-                exc.status,
-                {
-                    "error_code": exc.status,
-                    "error": "invalid_request",
-                    "error_description": exc.message,
-                },
-            )
+            response = refused(spoken, exc.status, "invalid_request", exc.message, grant_type)
         except Exception:
             errlog.exception("internal error on /token/access")
-            response = _flat(
-                500,
-                {"error_code": 500, "error": "server_error", "error_description": "internal error"},
-            )
+            response = refused(spoken, 500, "server_error", "internal error", grant_type)
         log.debug(
             "POST /token/access %d %.1fms",
             response.status_code,

@@ -20,10 +20,15 @@ from opslib.server.services import auth, codes, users
 
 
 def auth_code(ctx: Context, p: AuthCodeParams) -> dict[str, Any]:
-    """``/user/auth_code``: send (1) or verify (2) an SMS code."""
+    """``/user/auth_code``: send (1) or verify (2) an SMS code; a verification without
+    ``code_model`` checks any live code of the phone."""
     auth.require_client(ctx.conn, client_id=p.client_id)
     if p.auth_model == AuthModel.SEND:
+        assert p.code_model is not None
         codes.send_code(ctx, area_code=p.area_code, phone=p.phone, purpose=p.code_model)
+    elif p.code_model is None:
+        assert p.auth_code is not None
+        codes.check_any_code(ctx, area_code=p.area_code, phone=p.phone, code=p.auth_code)
     else:
         assert p.auth_code is not None
         codes.check_code(

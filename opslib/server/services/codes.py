@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from opslib.enums import CodeModel
 from opslib.server import security
 from opslib.server.context import Context
@@ -75,12 +78,7 @@ def check_code(
     """
     throttles.check_code(ctx)
     row = sms_store.get_code(ctx.conn, area_code=area_code, phone=phone, purpose=purpose)
-    if (
-        row is None
-        or row["used_at"] is not None
-        or row["expires_at"] <= ctx.now
-        or row["attempts"] >= ctx.settings.sms_code_max_attempts
-    ):
+    if row is None or not _live(ctx, row):
         throttles.code_failed(ctx)
         raise ApiError(422, WRONG_CODE)
     if not security.matches(code, row["code_hash"]):
@@ -91,3 +89,36 @@ def check_code(
         sms_store.mark_used(
             ctx.conn, area_code=area_code, phone=phone, purpose=purpose, now=ctx.now
         )
+
+
+def check_any_code(ctx: Context, *, area_code: str, phone: str, code: Secret) -> None:
+    """Verify ``code`` against every live code of the phone, whatever it is for (a
+    verification that names no ``code_model``, protocol §6.1); it stays usable. A wrong
+    one counts an attempt on each live code (kept even though this raises 422).
+
+    Parameters
+    ----------
+    ctx
+        Inside a write transaction.
+    """
+    throttles.check_code(ctx)
+    live = [
+        row
+        for row in sms_store.codes_of(ctx.conn, area_code=area_code, phone=phone)
+        if _live(ctx, row)
+    ]
+    if any(security.matches(code, row["code_hash"]) for row in live):
+        return
+    for row in live:
+        sms_store.add_attempt(ctx.conn, area_code=area_code, phone=phone, purpose=row["purpose"])
+    throttles.code_failed(ctx)
+    raise ApiError(422, WRONG_CODE, persist=bool(live))
+
+
+def _live(ctx: Context, row: Mapping[str, Any]) -> bool:
+    """A code not used, not expired, not dead of wrong attempts."""
+    return (
+        row["used_at"] is None
+        and row["expires_at"] > ctx.now
+        and row["attempts"] < ctx.settings.sms_code_max_attempts
+    )

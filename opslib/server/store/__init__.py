@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
+from opslib.protocol import operations as ops
+
 SCHEMA_VERSION = 4
 log = logging.getLogger("opslib.server")
 BUSY_TIMEOUT_MS = 5000
@@ -163,9 +165,10 @@ def _phones_v3(conn: sqlite3.Connection) -> None:
                     (*norm(area_code, phone), rowid),
                 )
     # Pre-login writes are keyed by "<client_id or reset>|<area_code>|<phone>" (routes).
+    keyed_by_phone = (ops.AUTH_CODE.path, ops.REGISTER.path, ops.UPDATE_PWD.path)
     for caller, operation, message_id in conn.execute(
-        "SELECT caller, operation, message_id FROM idempotency"
-        " WHERE operation IN ('/user/auth_code', '/user/register', '/user/update_pwd')"
+        "SELECT caller, operation, message_id FROM idempotency WHERE operation IN (?, ?, ?)",
+        keyed_by_phone,
     ).fetchall():
         parts = caller.rsplit("|", 2)
         if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from opslib.server.store._rows import Row, one
+from opslib.server.store._rows import Row, all_rows, one
 
 
 def get_code(conn: sqlite3.Connection, *, area_code: str, phone: str, purpose: int) -> Row | None:
@@ -12,6 +12,15 @@ def get_code(conn: sqlite3.Connection, *, area_code: str, phone: str, purpose: i
         conn,
         "SELECT * FROM sms_codes WHERE area_code = ? AND phone = ? AND purpose = ?",
         (area_code, phone, purpose),
+    )
+
+
+def codes_of(conn: sqlite3.Connection, *, area_code: str, phone: str) -> list[Row]:
+    """Every code of the phone, one per purpose."""
+    return all_rows(
+        conn,
+        "SELECT * FROM sms_codes WHERE area_code = ? AND phone = ? ORDER BY purpose",
+        (area_code, phone),
     )
 
 

@@ -7,10 +7,11 @@ body, ISO times at +08:00, start/end in seconds, pages capped at 100, total in p
 under both proves the client reads a platform that decides the spec's open points
 differently exactly as it reads ours.
 
-Under ``chint`` (``opslib server --dialect chint``, the CHINT smart cloud) the seeded database
-is first folded onto what that platform reports (``seed_as_chint``, once a session): its event
-kinds, statuses and product enums. That platform has no whole-fleet read, so the tests read
-per user there and assert the ``opslib.Unsupported`` a fleet read raises.
+Under ``chint`` (``opslib server --dialect chint``, the CHINT smart cloud) the seeded
+database is first folded onto what that platform reports (``fold_onto_dialect``, once a
+session): its event kinds, node and encryption types and product statuses. That platform
+has no whole-fleet read, so the tests read per user there and assert the
+``opslib.Unsupported`` a fleet read raises.
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ def seeded_db(
     """The seeded database, folded onto the chint platform's data under ``chint`` (once)."""
     if session_dialect != "chint":
         return seeded_db
-    from opslib.server.chint_edge import seed_as_chint
+    from opslib.dialects import Dialect
+    from opslib.server.seed.dialect import fold_onto_dialect
 
     db = tmp_path_factory.mktemp("seeded-chint") / "seeded.db"
     _copy_db(seeded_db, db)
-    seed_as_chint(db)
+    fold_onto_dialect(db, Dialect.named("chint"))
     return db
 
 

@@ -30,7 +30,7 @@ def test_get_the_caller(platform: Platform) -> None:
     assert row["user_id"] == user.user_id
     assert row["phone"] == platform.user_phone
     assert str(df["status"].dtype) == "Int64"
-    # seed_as_chint folds our active (1) onto chint's activated (4)
+    # a chint platform answers our active (1) as its activated (4)
     assert row["status_name"] == ("activated" if platform.dialect == "chint" else "active")
     assert str(df["gmt_register"].dtype) == "datetime64[ns, UTC]"
     assert isinstance(row["network.ssid"], str)

@@ -15,7 +15,7 @@ from ..helpers import Api
 NEW_PHONE = "5559990001"
 
 
-def send_code(api: Api, phone: str, code_model: int, **kw: Any) -> Any:
+def send_code(api: Api, phone: str, code_model: int | None, **kw: Any) -> Any:
     return api.post(
         "/user/auth_code",
         {
@@ -98,6 +98,30 @@ def test_five_wrong_attempts_kill_the_code(api: Api) -> None:
         assert r.json()["error_msg"].startswith("params.auth_code:")
     assert verify_code(api, NEW_PHONE, 1, code).status_code == 422
     assert register(api, NEW_PHONE, code).status_code == 422
+
+
+def test_a_verify_without_code_model_checks_any_live_code(api: Api, clock: FakeClock) -> None:
+    """protocol §6.1: no ``code_model`` on a verify means any live code of the phone (a
+    platform whose verify names no purpose); a wrong code counts on every live one."""
+    phone = api.world["alice"].phone
+    send_code(api, phone, 3)  # reset password
+    reset = api.last_code(phone)
+    clock.advance(seconds=61)
+    send_code(api, phone, 2)  # login
+    login = api.last_code(phone)
+    params = {"client_id": api.world.client_id, "auth_model": 2,
+              "area_code": api.world.area_code, "phone": phone}  # fmt: skip
+    for code in (reset, login):
+        assert api.post("/user/auth_code", {**params, "auth_code": code}).status_code == 200
+    wrong = next(f"{n:06d}" for n in range(10) if f"{n:06d}" not in (reset, login))
+    for _ in range(5):
+        answer = api.post("/user/auth_code", {**params, "auth_code": wrong})
+        assert answer.status_code == 422
+    for code_model, code in ((3, reset), (2, login)):  # both dead of wrong attempts
+        assert verify_code(api, phone, code_model, code).status_code == 422
+    sent = send_code(api, NEW_PHONE, None)  # a send still names its purpose
+    assert sent.status_code == 400
+    assert sent.json()["error_msg"] == "params.code_model: required when auth_model is 1"
 
 
 def test_code_expires_after_ten_minutes(api: Api, clock: FakeClock) -> None:
