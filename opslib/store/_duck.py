@@ -6,7 +6,9 @@ copied), so a year-long group-by reads only the columns it names:
 - ``events``: every stored event, the client's columns in its order (``gmt_create`` a UTC
   timestamp, ``event_type_name`` beside ``event_type`` as an ENUM of the platform's labels,
   ``properties.*`` members typed across the days), then ``properties``, the raw object as
-  JSON text. Where queries overlap (a device synced besides its user), each event once.
+  JSON text, and ``day``, the event's UTC day (a DATE: group by it rather than by
+  ``date_trunc('day', gmt_create)``, which is slower). Where queries overlap (a device
+  synced besides its user), each event once.
 - ``devices``: every snapshot of the device list (``snapshot_day``, ``synced_at``, then the
   columns of ``client.devices.list``, labels as text); ``device_latest``: the latest one.
 - ``products``, ``categories``: the latest snapshot of each.
@@ -108,6 +110,9 @@ def _events_views(
     members = sorted(n for n in found if n not in fixed and n not in ("__properties__", TS))
     select += [_typed(n, found[n]) for n in members]
     select.append('"__properties__" AS properties')
+    # the UTC day from the milliseconds: arithmetic on a plain timestamp, where a
+    # TIMESTAMPTZ's date_trunc goes through the time zone library row by row (3x slower)
+    select.append(f"CAST(make_timestamp({TS} * 1000) AS DATE) AS day")
     body = f"SELECT {', '.join(select)}, {TS} FROM {source}"
     if several:
         body += f" QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY {TS}) = 1"
