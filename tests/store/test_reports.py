@@ -66,3 +66,14 @@ def test_fleet_inventory_and_event_analysis_from_the_store(
         assert "synced" in html
         if name == "fleet_inventory":
             assert "Devices by status on each day" in html
+
+
+def test_the_parameters_sentence_names_the_store() -> None:
+    from opslib.reports._describe import describe_parameters
+
+    assert describe_parameters({"silent_days": 7, "source": "platform", "store": ""}) == (
+        "Whole fleet, silent after 7 days."
+    )
+    assert describe_parameters({"silent_days": 7, "source": "store", "store": "/s"}) == (
+        "Whole fleet, silent after 7 days, events from the local store /s."
+    )
