@@ -226,7 +226,7 @@ class Layout:
         )
 
     @contextlib.contextmanager
-    def writer(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    def writer(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the store's lock (one writer at a time); :class:`StoreLocked` when another
         process holds it for longer than ``timeout`` seconds. Temporary files left by a
         writer that was killed are removed once the lock is held."""
@@ -235,7 +235,7 @@ class Layout:
         self.ensure()
         lock = filelock.FileLock(str(self.root / ".lock"))
         try:
-            lock.acquire(timeout=timeout)
+            lock.acquire(timeout=LOCK_TIMEOUT_S if timeout is None else timeout)
         except filelock.Timeout:
             raise StoreLocked(
                 f"the store {self.root} is being written by another process (lock "

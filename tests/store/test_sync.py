@@ -222,7 +222,10 @@ def test_bad_input_is_refused_naming_the_field(platform: Platform, store: Path) 
     assert not (store / "events").exists()
 
 
-def test_one_writer_at_a_time(platform: Platform, store: Path) -> None:
+def test_one_writer_at_a_time(
+    platform: Platform, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("opslib.store._layout.LOCK_TIMEOUT_S", 0.2)
     layout = Layout.open(store)
     with layout.writer(), pytest.raises(StoreLocked, match="another process"):
         sync(platform.connect(), since="-1d", store=store, progress=False)
