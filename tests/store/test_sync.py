@@ -146,7 +146,8 @@ def test_a_crash_at_any_step_leaves_the_platform_rows_after_the_next_sync(
     fresh_platform: Platform, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failure after each possible step (a day written, its state not yet; the state
-    written, the next day not yet), then a plain sync: exactly the platform's rows."""
+    written, the next day not yet), then a plain sync: exactly the platform's rows. No late
+    window: a day the state claims and no file holds would stay missing."""
     client = fresh_platform.connect()
     since = pd.Timestamp.now(tz="UTC").floor("D") - pd.Timedelta(days=4)
     real_write, real_save = sync_module.write_day, Layout.save_state
@@ -155,7 +156,7 @@ def test_a_crash_at_any_step_leaves_the_platform_rows_after_the_next_sync(
         pass
 
     crashed = 0
-    for step in (2, 1, 3, 5, 2, 4):
+    for i, step in enumerate((2, 1, 2, 1, 3, 1)):
         calls = {"n": 0}
 
         def failing(*args: Any, step: int = step, calls: dict[str, int] = calls) -> None:
@@ -166,11 +167,11 @@ def test_a_crash_at_any_step_leaves_the_platform_rows_after_the_next_sync(
 
         monkeypatch.setattr(sync_module, "write_day", failing)
         try:
-            sync(client, since=since, store=store, progress=False)
+            sync(client, since=since, store=store, progress=False, late_window=0)
         except Crash:
             crashed += 1
         monkeypatch.setattr(sync_module, "write_day", real_write)
-        if step % 3 == 0:  # a new event meanwhile, into a day already stored
+        if i % 2:  # a new event meanwhile, into a day already stored
             report(fresh_platform, a_device(client), [{"event_type": 1, "ts": now_ms() - 5000}])
     assert crashed >= 4
     saves = {"n": 0}
@@ -183,9 +184,9 @@ def test_a_crash_at_any_step_leaves_the_platform_rows_after_the_next_sync(
 
     monkeypatch.setattr(Layout, "save_state", failing_save)
     with pytest.raises(Crash):
-        sync(client, store=store, progress=False)
+        sync(client, store=store, progress=False, late_window=0)
     monkeypatch.setattr(Layout, "save_state", real_save)
-    sync(client, since=since, store=store, progress=False)
+    sync(client, since=since, store=store, progress=False, late_window=0)
     assert not list(store.rglob("*.tmp"))
     assert_holds_platform(client, store, since.value // 1_000_000, now_ms())
 
