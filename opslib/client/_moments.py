@@ -36,7 +36,7 @@ def moments_array(values: Sequence[Any], times: TimeCodec, name: str) -> pa.Arra
         if text is not None:
             return parse_gmt_text(text, name)
     ms = pa.array(times.column_ms(values, field=name), type=pa.int64(), memory_pool=POOL)
-    beyond = pc.greater(ms, LAST_MS)
+    beyond = pc.or_(pc.less(ms, 0), pc.greater(ms, LAST_MS))
     if pc.any(beyond).as_py():
         raise _out_of_range(name, values[pc.index(beyond, True).as_py()])
     return pc.multiply(ms, 1_000_000).view(ARROW_TIME)

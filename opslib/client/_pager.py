@@ -59,6 +59,8 @@ from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from opslib.client import _constants as C
 from opslib.client._frames import PageColumns, build_frame, join_order, page_columns
@@ -174,6 +176,9 @@ class Pager:
     first_fetch
         The fetch of the first page, where it differs from ``fetch`` (a fleet read whose
         first page also learns whether the fleet may be read).
+    window, window_field
+        The time range asked for, ``[start_ms, end_ms)``, and the records' moment that
+        must lie in it (``gmt_create``): else :class:`~opslib.ProtocolError`.
     times
         How the pages' moments are written (the platform's
         :class:`~opslib.protocol.times.TimeCodec`; default epoch milliseconds).
@@ -197,8 +202,12 @@ class Pager:
         operation: str = "",
         first_fetch: FetchPage | None = None,
         times: TimeCodec = DECODED,
+        window: tuple[int, int] | None = None,
+        window_field: str = "",
     ) -> None:
         self.times = times
+        self.window = window
+        self.window_field = window_field
         self._fetch = fetch
         self._first_fetch = first_fetch or fetch
         self._send = send
@@ -368,7 +377,20 @@ class Pager:
         except Exception:
             reads.objects(self.operation, self.list_key, records)  # a record that is not one
             raise
+        if self.window is not None and records:
+            self._check_window(columns)
         return _Page(page_no, total, len(records), columns, keys)
+
+    def _check_window(self, columns: PageColumns) -> None:
+        """Every record of the page in the window asked for (its time field)."""
+        assert self.window is not None
+        field = self.window_field
+        moments = columns.fixed.get(field)
+        if moments is None or len(moments) == moments.null_count:
+            return
+        low, high = pc.min_max(moments.cast(pa.int64())).values()
+        first, last = low.as_py() // 1_000_000, high.as_py() // 1_000_000
+        reads.in_window(self.operation, field, first, last, self.window)
 
     def _take(self, page: _Page) -> None:
         """The checks on each page as the reading thread takes it, in page order: the same

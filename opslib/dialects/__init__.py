@@ -15,9 +15,11 @@ reports. :mod:`opslib.protocol` writes and reads the wire by a dialect;
 
 from __future__ import annotations
 
-from opslib.dialects.base import (
+from opslib.dialects.base import Dialect
+from opslib.dialects.chint import chint_dialect
+from opslib.dialects.reference import opslib_dialect
+from opslib.dialects.sections import (
     Capabilities,
-    Dialect,
     Errors,
     Paging,
     Serving,
@@ -25,8 +27,6 @@ from opslib.dialects.base import (
     TokenCall,
     zone_of,
 )
-from opslib.dialects.chint import chint_dialect
-from opslib.dialects.reference import opslib_dialect
 from opslib.dialects.vendor import vendor_dialect, vendor_epoch_dialect, vendor_local_dialect
 
 __all__ = [

@@ -1,38 +1,47 @@
 """``"chint"``: the CHINT smart cloud, the commercial platform whose public API our
 interface is. ``opslib server --dialect chint`` speaks it.
 
-Every value comes from its published reference (repository ``chintiot/chintiot.github.io``):
-the 2026 OpenAPI documents ``docs/specs/{token,user,device,product}-service.yaml`` (cited
-``T``, ``U``, ``D``, ``P`` with their line numbers) and pages ``docs/api/**``, and the 2021
-reference ``docs/api-reference/*.html`` and ``docs/common-parameters/*.html`` at the
-repository's first commits, which carries request and response examples. Where the two
-disagree the dialect reads both. ``provenance`` says, field by field, ``documented:`` (the
-document and field) or ``assumed:`` (why); ``opslib probe`` checks the assumed points.
+Every value comes from its published reference (repository ``chintiot/chintiot.github.io``),
+cited in ``provenance`` with line numbers:
+
+- ``T``, ``U``, ``D``, ``P`` and lines: the 2026 OpenAPI documents
+  ``docs/specs/{token,user,device,product}-service.yaml`` (commit ``d258678``);
+- ``2021 <page>.html`` and lines: the 2021 reference, ``docs/api-reference/<page>.html``
+  and ``docs/common-parameters/<page>.html`` as last revised in 2021 (commit ``2448769``),
+  which carries the request and response examples
+  (``tests/dialects/golden/chint/*.json`` hold them, each with its source);
+- the 2026 pages ``docs/api/**`` and ``docs/reference/*.html`` are one line each: they are
+  named beside the 2021 page they repeat.
+
+Where the two disagree the dialect reads both. ``provenance`` says, field by field,
+``documented:`` (the documents and their lines) or ``assumed:`` (why); ``opslib probe``
+checks the assumed points a platform shows (not ``serving.*``, opslib's own server's, nor
+``interpretations.*``, readings of the reference only a side effect would test: an SMS
+sent, another user's events).
 
 In short: every selector is 0-based; failures are business codes in the body with
-``error_description``; ``gmt_*`` are epoch milliseconds; pages hold at most 100 records;
-``/device/query_record`` has no whole-fleet mode; device and product reads carry their
-secrets.
+``error_description``; ``gmt_*`` are epoch milliseconds; pages hold at most 100 records
+and ``total`` counts records; ``/device/query_record`` has no whole-fleet mode; device and
+product reads carry their secrets.
 
 >>> from opslib.dialects.chint import chint_dialect
 >>> d = chint_dialect()
 >>> d.selectors["login_model"]["password"], d.capabilities.fleet_events
 (0, False)
->>> d.provenance["paging.max_page_size"]
-'documented: D 131-135, 369-373 (page_size 1..100)'
+>>> d.provenance["paging.total"].split(" (")[0]
+'documented: D 162-164, 408-410'
 """
 
 from __future__ import annotations
 
-from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Serving, Times, TokenCall
+from opslib.dialects.base import Dialect
+from opslib.dialects.sections import Capabilities, Errors, Paging, Serving, Times, TokenCall
 
 __all__ = ["CHINT_CODES", "CHINT_EVENT_KINDS", "chint_dialect"]
 
-_Y2026 = "2026 docs/specs"
-_Y2021 = "2021 docs/api-reference"
-
-# The platform's business codes (2026 docs/api error-code dictionary), each with the opslib
-# exception it means. 200 and 0 are success.
+# The platform's business codes (its error-code dictionary: 2021 code-dict.html 196-431,
+# repeated by the 2026 docs/reference/code-dict.html), each with the opslib exception it
+# means. 200 and 0 are success.
 CHINT_CODES = {
     # common
     400: "BadRequest",
@@ -227,101 +236,140 @@ SERVING = Serving(
 )
 
 PROVENANCE = {
-    "token.params": "documented: T 83-121 (/token/access: query parameters only)",
-    "token.user_id_field": "assumed: openid is 'the unique id of a user or a device' (T 71-74), "
-    "so the login answer's user_id is the user id; probe checks it",
-    "token.expires_in_unit": "documented: T 67-70 (expires_in seconds, 172800)",
-    "errors.signalling": "assumed: no error example is published; HTTP 200 with the code in "
-    "the body is likeliest for such APIs, and both are accepted",
-    "errors.message_fields": "documented: 2026 docs/api parameter list (error_description)",
-    "errors.codes": "documented: 2026 docs/api error-code dictionary (common, authorization, "
-    "user 81xx, device 82xx codes); the exception each maps to is opslib's reading",
-    "errors.success_codes": "documented: 2026 error-code dictionary (200 success; 0 success "
-    "among the authorization codes)",
-    "errors.token_expired_codes": "documented: 2026 error-code dictionary (100001 access token "
-    "expired, 100004 invalidated, 100005 malformed)",
-    "errors.token_refused_codes": "documented: 2026 error-code dictionary (100003 refresh "
-    "token expired or revoked, 100002 code exchange failed)",
-    "errors.write_success": f"documented: {_Y2021} product-service (add and delete answer the "
-    "common envelope with data null, P 228-234, 263-269); a bare string as our spec shows "
-    "is accepted too",
-    "errors.retry_after": "documented: 2026 docs/api error-code dictionary (8108: SMS at most "
-    "1 a minute, 5 an hour, 10 a day); 60 s is the least wait that can clear it",
-    "errors.write_failures": "documented: add and delete fail with the common envelope and a "
-    "business code (2021 examples), never a bare string",
-    "times.gmt_format": f"documented: {_Y2021} examples (gmt_* epoch-ms numbers; a few 12-digit "
-    f"typos); {_Y2026} types them as strings without a format: both read",
-    "times.epoch_text": "documented: 2021 examples (gmt_* epoch-ms numbers); 2026 types them "
-    "as strings: written as numbers, both read",
+    "token.params": "documented: T 82-121 (/token/access: every parameter in: query); 2021 "
+    "token-service.html 291-304 (the request examples are query strings)",
+    "token.user_id_field": "documented: U 200-202 (the login answer's data.user_id, 用户 ID) is "
+    "the common request's user_id (U 692-695, 用户 ID): one name, one meaning; 2021 "
+    "user-service.html 476-489 (the login example's user_id); openid (T 71-74) is not it",
+    "token.expires_in_unit": "documented: T 67-70, 142-145 (expires_in in seconds, 172800); "
+    "2021 token-service.html 393-395 (过期时间时长(秒)), 362-368 (the example)",
+    "errors.signalling": "assumed: no failure example is published (2021 or 2026); HTTP 200 "
+    "with the code in the body (the common response, D 453-468) is likeliest, and both are "
+    "read",
+    "errors.message_fields": "documented: 2021 param-list.html 198-201 (error_description; "
+    "the 2026 parameter list page repeats it); error_msg, msg and message are read after it",
+    "errors.codes": "documented: 2021 code-dict.html 196-243 (common), 265-303 "
+    "(authorization), 325-376 (users, 81xx), 398-431 (devices, 82xx), the same tables as the "
+    "2026 code-dict page; the exception each maps to is opslib's reading",
+    "errors.success_codes": "documented: 2021 code-dict.html 196-199 (200 success), 265-268 "
+    "(0 success among the authorization codes); D 457-460 (error_code 200 is success)",
+    "errors.token_expired_codes": "documented: 2021 code-dict.html 206-211 (401 request auth "
+    "error), 270-273 (100001 access token expired), 285-288 (100004 invalidated), 290-293 "
+    "(100005 malformed)",
+    "errors.token_refused_codes": "documented: 2021 code-dict.html 275-278 (100002 code "
+    "exchange failed), 280-283 (100003 refresh token expired or revoked)",
+    "errors.write_success": "documented: 2021 product-service.html 609-613 (add), 675-679 "
+    "(delete): the common envelope with data null; P 228-234, 263-269 (2026: the common "
+    "response); a bare string as our spec shows is accepted too",
+    "errors.retry_after": "documented: 2021 code-dict.html 360-366 (8108: SMS at most 1 a "
+    "minute, 5 an hour, 10 a day); 60 s is the least wait that can clear it",
+    "errors.write_failures": "documented: P 228-234, 263-269 (add and delete answer the common "
+    "response, P 397-412: error_code, message_id, data), never a bare string; no failure "
+    "example is published",
+    "times.gmt_format": "documented: 2021 device-service.html 533-535, 773-775, 1051-1053, "
+    "user-service.html 514-516, 958-972, product-service.html 487-491 (gmt_* long, "
+    "时间戳(毫秒)), every example a 13-digit number but device-service.html 418, 697 "
+    "(149968121600, 12-digit typos); D 515-517, 540-542, U 206-208, 443-454, P 456-461 type "
+    "them string without a format: both read",
+    "times.epoch_text": "documented: 2021 device-service.html 395-439, 680-699, 966-994, "
+    "user-service.html 476-489, 880-900 (gmt_* numbers in every example); D 515-517, 540-542, "
+    "U 443-454 (2026: typed string): written as numbers, both read",
     "times.zone": "assumed: epoch milliseconds carry no zone; a zone-less string would be "
     "China time, never seen",
-    "times.range_unit": f"documented: {_Y2021} device-service query_record example (start/end "
-    "in epoch ms; D 374-381 int64)",
-    "times.dnd_unit": f"documented: {_Y2021} user-service examples (message_config start/end, "
-    "the do-not-disturb window, in epoch seconds; ours are minutes after midnight); that "
-    "the time of day in times.zone is meant is assumed",
-    "paging.max_page_size": "documented: D 131-135, 369-373 (page_size 1..100)",
-    "paging.total": f"assumed: {_Y2021} examples show total beside one page's list; taken as "
-    "the records of the whole result, probe checks it",
+    "times.range_unit": "documented: 2021 device-service.html 882-896 (query_record example: "
+    "start 1499681215000, end 1499681216000, epoch ms); D 374-381 (int64, no unit)",
+    "times.dnd_unit": "documented: 2021 user-service.html 992-1004, 1129-1146 (message_config "
+    "start/end 1508314232, 1543563423, 1543592223: epoch seconds), 1051-1059 (long, "
+    "免打扰开始时间戳); U 492-499, 571-578 (int64, no unit); that the time of day in "
+    "times.zone is meant is assumed",
+    "paging.max_page_size": "documented: D 131-135, 369-373 (page_size 1..100); 2021 "
+    "device-service.html 374, 933 (大于等于1，小于等于100)",
+    "paging.total": "documented: D 162-164, 408-410 (total 总条数, the number of records); 2021 "
+    "device-service.html 456-458, 1011-1013 (云端总数, the records held in the cloud)",
     "selectors.login_model": "documented: U 168-174 (0 phone + password, 1 phone + SMS code)",
-    "selectors.auth_model": "documented: U 43-52 (0..5 the code's purpose, 6 verify a code)",
+    "selectors.auth_model": "documented: U 41-52 (0..5 the code's purpose, 6 verify a code); "
+    "which purpose a login or reset code takes: interpretations.auth_model",
     "selectors.code_model": "documented: U 53-56 (only 0, SMS)",
     "selectors.update_model": "documented: U 291-297 (0 change, 1 forgotten password)",
-    "selectors.user_query_model": "documented: U 386-393 (0 user_id, 1 phone, 2 identity_id; "
-    "optional)",
+    "selectors.user_query_model": "documented: U 386-393 (0 user_id, 1 phone, 2 identity_id), "
+    "U 380-381 (optional: only access_token is required)",
     "selectors.record_query_model": "documented: D 359-365 (0 by device, 1 by user; no "
     "whole-fleet mode)",
     "selectors.setting_query_model": "documented: U 532-539 (0 all, 1 development settings, "
-    "2 message settings)",
+    "2 message settings), U 553-558 (the development settings are dev_config, ours 3)",
     "selectors.owned": "documented: D 78-84 (0 shared, 1 owned)",
     "enums.event_type": "documented: D 388-394 (2026: 0 property report, 1 fault and system "
-    f"report) and {_Y2021} records (0 info, 1 system warning, 2 fault): both read",
+    "report) and 2021 device-service.html 1039-1041 (records: 0 info, 1 system warning, "
+    "2 fault): both read",
     "enums.device_status": "documented: D 62-71 (0 inactive, 1 online, 2 offline, 3 disabled, "
     "4 activated)",
-    "enums.user_status": f"documented: {_Y2021} user-service repeats the device statuses; "
-    f"{_Y2026} gives no values",
+    "enums.user_status": "documented: 2021 user-service.html 941-944 (the device statuses "
+    "repeated); U 437-439 (2026) gives no values",
     "enums.product_status": "documented: P 213-219 (0 developing, 1 released)",
     "enums.net_type": "documented: P 186-198 (0 Wi-Fi .. 7 other)",
     "enums.node_type": "documented: P 206-212 (0 device, 1 gateway)",
     "enums.encrypt_type": "documented: P 199-205 (0 one secret per product, 1 per device)",
     "enums.vendor_type": "documented: P 179-185 (0 in-house, 1 partner ecosystem)",
-    "enums.popular": "documented: P 220-227 (0, 1, 2 = recommended)",
-    "enums.owned": "documented: D 78-84",
+    "enums.popular": "documented: P 220-227 (0 normal, 1 popular, 2 recommended)",
+    "enums.owned": "documented: D 78-84 (0 shared, 1 owned)",
     "event_kinds": "assumed: from enums.event_type; 1 (fault and system report) is read as "
     "fault, the kind the alarm analyses need; no online/offline events exist",
-    "required": f"documented: {_Y2026} required lists (D 31-39 bind, D 116-120 query_by_user, "
-    "D 197-200 update_info, D 249-252 query, D 346-351 query_record, P 149-159 add, "
-    "U 276-280 update_pwd); device_id of /device/query assumed (the device read)",
+    "required": "documented: U 31-36 auth_code, U 100-105 register, U 159-163 login, "
+    "U 276-280 update_pwd, U 525-527 query_sys_setting, P 31-33 query_category, P 90-93 "
+    "query_list_by_category, P 149-159 add, P 253-255 delete, D 31-39 bind, D 116-120 "
+    "query_by_user, D 197-200 update_info, D 249-251 query, D 346-351 query_record "
+    "(access_token left to the session); device_id of /device/query is assumed (the device "
+    "read; D 259-261 and 2021 device-service.html 671-675 mark it optional)",
     "capabilities.fleet_events": "documented: D 359-365 (query_model 0 by device, 1 by user only)",
     "capabilities.fleet_refusal": "assumed: a read of another user's data is refused with an "
     "error code; probe checks it",
-    "secrets": f"documented: {_Y2021} examples (device_secret in device reads, product_secret "
-    "in product reads)",
+    "secrets": "documented: 2021 device-service.html 395-439, 680-699 (device_secret in the "
+    "device reads), product-service.html 354-398 (product_secret in a category's products); "
+    "D 476-478, P 420-422",
     "filters": "documented: D 388-394 (query_record event_type filter: enum [0, 1] only)",
     "serving.codes_out": "assumed: how our core's codes fold onto theirs when opslib's "
     "server speaks this dialect (each target documented in enums.*)",
     "serving.codes_in": "assumed: theirs onto our core's, for requests (each source "
     "documented in enums.*; popular 2 is not stored by our core)",
-    "serving.error_rules": "documented: 2026 error-code dictionary (460 parameter error, 8104, "
-    "8106, 8108, 8110, 8202, 100001); conflicts other than 8103 have no code there: ours",
-    "serving.token_errors": "documented: 2026 error-code dictionary (100002 code exchange "
-    "failed, 100003 refresh token expired or revoked, 8109 bad client_id, 460)",
+    "serving.error_rules": "documented: 2021 code-dict.html 230-233 (460 parameter error), "
+    "335-338 (8103), 340-343 (8104), 350-353 (8106), 360-366 (8108), 373-376 (8110), 403-406 "
+    "(8202), 270-273 (100001); conflicts other than 8103 have no code there: ours",
+    "serving.token_errors": "documented: 2021 code-dict.html 275-278 (100002 code exchange "
+    "failed), 280-283 (100003 refresh token expired or revoked), 368-371 (8109 bad "
+    "client_id), 230-233 (460)",
     "serving.over_cap": "documented: D 131-135, 369-373 (page_size maximum 100: refused)",
-    "serving.writes": f"documented: {_Y2021} product-service examples (add and delete answer "
-    "the common envelope with data null)",
-    "serving.empty_data": f"documented: {_Y2021} examples (data null for operations that "
-    "return nothing)",
-    "serving.never": "documented: U 452-454 (gmt_* typed string or number, never null); 0 for "
-    "a moment that never happened is assumed",
-    "serving.openid": "documented: T 71-74 (openid, the unique id of a user or a device)",
-    "serving.secret_marker": f"documented: {_Y2021} examples (device_secret and product_secret "
-    "in reads); our core never sends them, so a marker stands in",
-    "other.data_null": f"documented: {_Y2021} examples (data null for operations that return "
-    f"nothing; {_Y2026} overview shows {{}}): both read",
-    "other.area_code": "documented: 2026 area-number page ('0086' style, up to 5 digits)",
-    "other.category_id": "documented: 2026 things model page (categories 0..10, 0 a switch)",
-    "other.record_user_selector": f"documented: {_Y2021} names query_record's user selector "
-    f"user_id, {_Y2026} user_id_param (D 385-387): both sent",
+    "serving.writes": "documented: 2021 product-service.html 609-613, 675-679 (add and delete "
+    "answer the common envelope with data null)",
+    "serving.empty_data": "documented: 2021 device-service.html 299-303, 613-617, "
+    "user-service.html 689-693, 785-789, 1064-1068 (data null for operations that return "
+    "nothing)",
+    "serving.never": "assumed: U 443-454 type a user's gmt_* as strings, not nullable (2021 "
+    "user-service.html 958-972: long), so a moment that never happened is not null; 0 says it",
+    "serving.openid": "documented: T 71-74, 146-149 (openid, the unique id of a user or a "
+    "device: the user's id)",
+    "serving.secret_marker": "documented: 2021 device-service.html 395-439, product-service.html "
+    "354-398 (device_secret and product_secret in reads); our core never sends them, so a "
+    "marker stands in",
+    "other.data_null": "documented: 2021 device-service.html 299-303, product-service.html "
+    "609-613 and the other examples (data null for operations that return nothing); D "
+    "465-468 (data nullable); the 2026 overview page shows {}: both read",
+    "other.area_code": "documented: 2021 area-number.html 180-759 ('0086' style, 3 to 6 "
+    "digits: 007 to 001808); the 2026 area-number page lists 3 to 5",
+    "other.category_id": "documented: 2021 things-model.html 187-235 (categories 0..10, 0 a "
+    "switch); P 176-178 and 2021 product-service.html 571-574 (an integer on /product/add, "
+    "sent as one whatever type the caller gives), D 88-90, 506-508 and 2021 "
+    "device-service.html 291-294 (a string on devices)",
+    "other.record_user_selector": "documented: 2021 device-service.html 952-956 (query_record "
+    "names its user selector user_id, required when query_model is 1), D 385-387 (2026: "
+    "user_id_param) beside a required user_id (D 348, 356-358): both sent",
+    "interpretations.auth_model": "assumed: U 41-52 name no purpose 'login' or 'reset "
+    "password'; a login code is sent with 1 (登录确认, login confirmation), a reset code with "
+    "4 (修改密码, password change); register 3 and verify 6 are documented, 0, 2 and 5 are "
+    "never sent",
+    "interpretations.record_user_id": "assumed: /device/query_record's required params.user_id "
+    "(D 348, 356-358, 用户 ID) is the selected user when one is selected (query_model 1), as "
+    "the 2021 reference reads it (device-service.html 952-956), else the caller (the common "
+    "request's user_id, D 442-445); 2026 does not say which",
 }
 
 

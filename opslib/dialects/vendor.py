@@ -21,7 +21,8 @@ UTC+8), ``"vendor-epoch"`` with ``gmt_*`` as strings of epoch milliseconds.
 
 from __future__ import annotations
 
-from opslib.dialects.base import Capabilities, Dialect, Errors, Paging, Times, TokenCall
+from opslib.dialects.base import Dialect
+from opslib.dialects.sections import Capabilities, Errors, Paging, Times, TokenCall
 
 __all__ = ["VENDOR_CODES", "vendor_dialect", "vendor_epoch_dialect", "vendor_local_dialect"]
 

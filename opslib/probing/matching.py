@@ -6,7 +6,10 @@ A finding agrees with a dialect when the dialect says what was seen, not all of 
 codes seen are among the dialect's, its first message field is the one seen, a dialect
 that reads errors both ways agrees with either, a zone agrees by its offset now. The
 ``serving`` section (what opslib's own server needs to speak a dialect) is nothing a
-platform shows, so its assumed points are not the probe's to check.
+platform shows, and ``interpretations`` (how opslib reads a point its reference leaves
+open: which ``auth_model`` a login code takes) would show only through a side effect the
+probe does not cause (an SMS sent, another user's data read): their assumed points are not
+the probe's to check.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ __all__ = ["agrees", "assumed", "conclude"]
 
 # The sections a probe learns, in the order the dialect is read.
 LEARNED = ("token", "errors", "times", "paging", "capabilities")
-# What a platform never shows: opslib's own server's data.
-NOT_OBSERVABLE = ("serving.",)
+# What the probe does not check: opslib's own server's data, and readings of a reference
+# that only a side effect would test.
+NOT_OBSERVABLE = ("serving.", "interpretations.")
 _REFERENCE_CODES = Dialect().errors.codes
 
 

@@ -36,6 +36,7 @@ Nothing here knows the client: records are plain decoded JSON.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
@@ -353,3 +354,41 @@ class Keys:
     def duplicates(self) -> int:
         """Rows that repeated a record already seen."""
         return self._rows - self.unique
+
+
+def in_window(
+    operation: str, field: str, first_ms: int | None, last_ms: int | None, window: tuple[int, int]
+) -> None:
+    """A page's earliest and latest moment against the window asked for, ``[start, end)``:
+    a record outside it is the platform answering another question (a unit it misread, a
+    filter it ignored), never rows to keep. Moments shown to the second are compared with
+    the window widened to whole seconds.
+
+    Raises
+    ------
+    opslib.ProtocolError
+        Naming the operation, the field, the moment and the window.
+
+    Examples
+    --------
+    >>> in_window("/device/query_record", "gmt_create", 1_500, 2_000, (1_500, 3_000))
+    >>> in_window("/device/query_record", "gmt_create", 0, 2_000, (1_500, 3_000))
+    ... # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    opslib.exceptions.ProtocolError: /device/query_record: gmt_create is
+    '1970-01-01T00:00:00Z'; expected a moment in the window asked for, ...
+    """
+    start, end = window
+    lo, hi = start - start % 1000, -(-end // 1000) * 1000
+    for moment in (first_ms, last_ms):
+        if moment is not None and not lo <= moment < hi:
+            raise ProtocolError(
+                operation=operation,
+                field=field,
+                value=_iso(moment),
+                expected=f"a moment in the window asked for, {_iso(lo)} to {_iso(hi)}",
+            )
+
+
+def _iso(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -96,8 +96,18 @@ class ServingSide:
             return doc, served
         required = self.dialect.required.get(op.path, ())
         for name in required:
-            if params.get(name) in (None, ""):
-                raise Refused(f"params.{name}", "required")
+            if params.get(name) not in (None, ""):
+                continue
+            if name == "user_id" and served.caller:
+                # the 2021 reference names the user in the envelope only; the 2026 lists
+                # require it in params too: either is the caller
+                params[name] = served.caller
+                continue
+            raise Refused(f"params.{name}", "required")
+        for name, kind in op.params.items():
+            number = whole_number(params.get(name))
+            if kind == "str" and number is not None:
+                params[name] = str(number)  # a string there; published examples give numbers
         if op.window and self.times.times.range_unit != "ms":
             for name in op.window:
                 number = whole_number(params.get(name))

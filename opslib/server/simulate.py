@@ -188,7 +188,7 @@ class Simulator:
         self.devices: list[_Device] = []
         self.dialect = Dialect.named(dialect)
         self.codec = Codec(self.dialect)
-        self._kinds = set(self.dialect.event_kinds.values())
+        self._kinds = set(self.codec.event_kinds()["kinds"].values())
 
     # ----------------------------------------------------------------- platform calls
 
@@ -206,7 +206,7 @@ class Simulator:
         opslib.OpsError
             The platform cannot be reached or refused the login.
         """
-        fleet = self.dialect.capabilities.fleet_events
+        fleet = self.codec.fleet_events
         return connect(
             self.base_url,
             client_id=demo.CLIENT_ID,
@@ -236,7 +236,7 @@ class Simulator:
         list
             The devices with their derived demo secrets, status and properties.
         """
-        owner = None if self.dialect.capabilities.fleet_events else client.user_id
+        owner = None if self.codec.fleet_events else client.user_id
         frame = client.devices.list(owner, limit=self.n_devices, progress=False)
         found = []
         for row in frame.to_dict("records"):

@@ -104,6 +104,8 @@ class Events(Resource):
             first_fetch=self._fleet_first(params) if learning else None,
             on_data=on_page,
             schema=self._schema(S.EVENT),
+            window=(start_ms, end_ms),
+            window_field=_RECORDS.paged.time_field if _RECORDS.paged else "",
             page_size=page_size,
             limit=limit,
             progress=progress,

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import opslib
+import opslib.protocol
 from client import bent
 from client.faults import Faults, Sent
 from client.resources.dialected import dialect
@@ -349,3 +350,47 @@ def test_a_rate_limit_code_is_retried_after_the_documented_wait(platform: Platfo
     assert len(user.users.get()) == 1
     assert slept == [2.0]
     assert faults.count("/user/query") == 2
+
+
+# -- 5. moments in the wrong unit, or outside the window asked for --------------------------
+
+
+def _moments(platform: Platform, change: Callable[[int], Any]) -> bent.Answer:
+    """Every event's ``gmt_create`` as the platform wrote it, changed: ``change(ms)`` gives
+    what to send instead (``ts``, the reference platform's exact ms, is left out)."""
+    times = opslib.protocol.Codec(dialect(platform)).times
+
+    def answer(body: Any, params: dict[str, Any]) -> Any:
+        for record in (body.get("data") or {}).get("events_list") or []:
+            record.pop("ts", None)
+            ms = times.ms(record["gmt_create"], field="gmt_create")
+            record["gmt_create"] = change(ms) if ms is not None else None
+        return body
+
+    return answer
+
+
+def test_events_outside_the_window_asked_for_raise(platform: Platform) -> None:
+    """Before: a platform answering last month's events to a question about this week gave
+    a frame of last month, without an error."""
+    times = opslib.protocol.Codec(dialect(platform)).times
+    faults = Faults()
+    month = 30 * 86_400_000
+    bent.bend(faults, RECORDS, _moments(platform, lambda ms: times.write(ms - month)))
+    user = bent_user(platform, faults)
+    plain = platform.connect("user")
+    start = plain.events.list("-3650d", end="2100-01-01", user_id=plain.user_id, limit=1)
+    first = start["gmt_create"].iloc[0]
+    with pytest.raises(opslib.ProtocolError, match=r"gmt_create is .* in the window asked for"):
+        user.events.list(first, end=first + pd.Timedelta(days=1), user_id=user.user_id)
+
+
+def test_seconds_where_milliseconds_are_due_raise(platform: Platform) -> None:
+    """Before: under chint a platform writing epoch seconds gave events of January 1970."""
+    if dialect(platform).times.gmt_format != "epoch_ms":
+        pytest.skip("this dialect writes gmt_* as text, not epoch milliseconds")
+    faults = Faults()
+    bent.bend(faults, RECORDS, _moments(platform, lambda ms: ms // 1000))
+    user = bent_user(platform, faults)
+    with pytest.raises(opslib.ProtocolError, match=r"gmt_create is \d+; expected epoch milli"):
+        events(user)
