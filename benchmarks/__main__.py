@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import _platform, cache_dask, network, report, server
+from benchmarks import store as store_bench
 
 UNTIL = "2026-11-01T00:00:00+00:00"
 RESULTS = Path(__file__).parent / "results"
@@ -139,7 +140,14 @@ CASES = [
     "report",
     "cache",
     "dask",
+    "store",
 ]
+# not in a default run: seeding a year (about 12M events) takes minutes the first time
+EXTRA_CASES = ["store_year"]
+STORE_COLUMNS = [
+    "case", "seconds", "rows", "rows_per_s", "peak_rss_mb", "requests", "store_mb",
+    "bytes_per_event", "groups", "speedup_vs_pandas", "same_total", "speedup_vs_platform",
+]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only",
         nargs="*",
         default=CASES,
-        help=" ".join(CASES),
+        help=" ".join(CASES + EXTRA_CASES) + " (store_year only when named)",
     )
     args = ap.parse_args(argv)
     start, end = _window()
@@ -205,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in results["links"]:
             for other in row["old"]:
                 print(f"{row['case']} by {other['code']}: {other}")
+<<<<<<< HEAD
     h2 = [name.removeprefix("http2_") for name in args.only if name.startswith("http2_")]
     if h2:
         results["http2"] = network.run_http2(h2, UNTIL, args.repeat, _run_once)
@@ -234,6 +243,24 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             demo.stop()
     if not set(args.only) - {*links, "events_demo", *(f"http2_{n}" for n in h2)}:
+=======
+    if "store_year" in args.only:
+        year_db = _platform.ensure_db("year", UNTIL)
+        year = _platform.start(year_db)
+        try:
+            end_ms = _window()[1]
+            results["store_year"] = store_bench.run(
+                year.base_url, end_ms - 365 * 86_400_000, end_ms, args.repeat
+            )
+        finally:
+            year.stop()
+        _print_table(
+            "9. the local store, the demo fleet over a year (about 12M events)",
+            results["store_year"],
+            STORE_COLUMNS,
+        )
+    if not set(args.only) - set(links) - {"store_year"}:
+>>>>>>> store
         return _save(results)
 
     t0 = time.perf_counter()
@@ -348,6 +375,15 @@ def main(argv: list[str] | None = None) -> int:
                     "cluster_start_s",
                     "vs_single",
                 ],
+            )
+        if "store" in args.only:
+            results["store"] = store_bench.run(
+                platform.base_url, start, end, args.repeat, analysis_days=30
+            )
+            _print_table(
+                "8. the local store, 30 days (1M events): sync, SQL vs pandas, analysis",
+                results["store"],
+                STORE_COLUMNS,
             )
     finally:
         platform.stop()

@@ -40,6 +40,7 @@ if typing.TYPE_CHECKING:
         VerificationFailed,
     )
     from opslib.probing import ProbeResult, probe
+    from opslib.store import sync
 
 __all__ = [
     "APIError",
@@ -68,6 +69,7 @@ __all__ = [
     "connect",
     "gc_threshold",
     "probe",
+    "sync",
 ]
 
 # Each public name -> the module that defines it (imported on first use): the errors'
@@ -80,6 +82,7 @@ _HOME = {name: "opslib.exceptions" for name in __all__} | {
     "Dialect": "opslib.dialects",
     "ProbeResult": "opslib.probing",
     "probe": "opslib.probing",
+    "sync": "opslib.store",
 }
 
 

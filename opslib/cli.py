@@ -67,7 +67,7 @@ def _add_probe(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _add_seed(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("seed", help="fill a database with deterministic generated data")
     p.add_argument("--db", required=True)
-    p.add_argument("--scale", choices=["small", "demo", "bench", "large"], default="demo")
+    p.add_argument("--scale", choices=["small", "demo", "bench", "large", "year"], default="demo")
     p.add_argument("--seed-value", type=int, default=42, help="random seed (default 42)")
     p.add_argument(
         "--until",
@@ -271,6 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_alerts(sub)
     _add_products(sub)
     _add_cache(sub)
+    from opslib.store._cli import add_commands
+
+    add_commands(sub)
     return parser
 
 
@@ -305,8 +308,29 @@ def join_parameters(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def join_values(argv: Sequence[str], options: Sequence[str] = ("--since",)) -> list[str]:
+    """``--since -365d`` as ``--since=-365d``: argparse takes a value starting with '-'
+    for an option.
+
+    >>> join_values(["sync", "--since", "-365d"])
+    ['sync', '--since=-365d']
+    """
+    out: list[str] = []
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in options and i + 1 < len(tokens):
+            out.append(f"{tokens[i]}={tokens[i + 1]}")
+            i += 2
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(join_parameters(sys.argv[1:] if argv is None else argv))
+    tokens = join_values(join_parameters(sys.argv[1:] if argv is None else argv))
+    args = build_parser().parse_args(tokens)
     if args.command == "server":
         from opslib.server.runner import serve
 
@@ -359,6 +383,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from opslib.client import cache_command
 
         return cache_command(args.cache_command, older_than=getattr(args, "older_than", None))
+    if args.command in ("sync", "store", "sql"):
+        from opslib.store import _cli
+
+        command = {"sync": _cli.sync_command, "store": _cli.store_command, "sql": _cli.sql_command}
+        return command[args.command](args)
     raise AssertionError(args.command)  # argparse refuses unknown commands
 
 

@@ -38,7 +38,8 @@ config profile, which must name the same platform.
 
 This module knows Dask, not the platform: ``client.events.to_dask`` (in
 :mod:`opslib.client.resources.events`) gives it a window reader and the columns, and it
-makes the partitions.
+makes the partitions. ``opslib.store.Store.to_dask`` gives it the local store's days the
+same way: one partition per stored UTC day, read from the store's files by the worker.
 """
 
 from __future__ import annotations

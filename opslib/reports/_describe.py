@@ -136,6 +136,9 @@ def describe_parameters(
     if p.get("audit_log"):
         parts.append(f"audit log {p['audit_log']}")
     p.pop("audit_log", None)
+    source, store = p.pop("source", "platform"), p.pop("store", "")
+    if source == "store":  # the platform is where events come from unless said otherwise
+        parts.append(f"events from the local store {store}" if store else "events from the store")
     parts.extend(
         f"{name.replace('_', ' ')} {value}" for name, value in p.items() if value not in ([], "")
     )  # an empty list or text means "not given": nothing to say

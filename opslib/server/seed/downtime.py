@@ -1,7 +1,7 @@
 """Downtime episodes: a device goes down (an offline event or a fault alarm), later comes
 back (an online event), and has no events in between.
 
-Episodes are kept sorted by a key ``(device << 32) | (ts - window start)``, so that whether a
+Episodes are kept sorted by a key ``(device << SHIFT) | (ts - window start)``, so that whether a
 moment falls inside one is a single ``searchsorted`` (hence the window's 49-day limit).
 """
 
@@ -15,6 +15,10 @@ from opslib.server.seed.arrays import I64, BoolArray, IntArray
 from opslib.server.seed.fleet import Fleet
 from opslib.server.seed.scales import DAY_MS, MINUTE_MS, Run
 
+# A search key is (device << SHIFT) | ms since the window's start: 40 bits of offset hold
+# windows up to 34 years, the other 23 bits millions of devices.
+SHIFT = 40
+
 __all__ = ["Gaps", "plan_gaps"]
 
 
@@ -27,7 +31,7 @@ class Gaps:
     dev, start, end
         Device, moment it went down and moment it came back (epoch ms) of each episode.
     key_s, key_e
-        ``(dev << 32) | (start - origin)`` and the same for ``end``: the search keys.
+        ``(dev << SHIFT) | (start - origin)`` and the same for ``end``: the search keys.
     origin
         Start of the event window.
     """
@@ -55,8 +59,8 @@ class Gaps:
         """
         if not len(self.key_s):
             return np.zeros(len(dev), dtype=bool), np.full(len(dev), -1, dtype=I64)
-        rel = np.clip(ts - self.origin, 0, (1 << 32) - 1)
-        key = (dev << 32) | rel
+        rel = np.clip(ts - self.origin, 0, (1 << SHIFT) - 1)
+        key = (dev << SHIFT) | rel
         i = np.searchsorted(self.key_s, key, side="right") - 1
         inside = (i >= 0) & (key <= self.key_e[np.maximum(i, 0)])
         return inside, np.where(inside, i, -1)
@@ -76,7 +80,7 @@ class Gaps:
         numpy.ndarray
             Epoch ms, one per pair.
         """
-        key = (dev << 32) | np.clip(ts - self.origin, 0, (1 << 32) - 1)
+        key = (dev << SHIFT) | np.clip(ts - self.origin, 0, (1 << SHIFT) - 1)
         if not len(self.key_e):
             return boot
         i = np.searchsorted(self.key_e, key, side="right") - 1
@@ -123,11 +127,11 @@ def plan_gaps(run: Run, fleet: Fleet) -> tuple[Gaps, BoolArray]:
     g_fault = rng.random(len(g_dev)) < 0.12
     ok = g_end < f.t1[g_dev] - MINUTE_MS
     g_dev, g_start, g_end, g_fault = g_dev[ok], g_start[ok], g_end[ok], g_fault[ok]
-    key_s = (g_dev << 32) | (g_start - start)
+    key_s = (g_dev << SHIFT) | (g_start - start)
     order = np.argsort(key_s, kind="stable")
     g_dev, g_start, g_end, g_fault = g_dev[order], g_start[order], g_end[order], g_fault[order]
     key_s = key_s[order]
-    key_e = (g_dev << 32) | (g_end - start + MINUTE_MS)
+    key_e = (g_dev << SHIFT) | (g_end - start + MINUTE_MS)
     if len(key_s):
         prev_end = np.concatenate([[-1], np.maximum.accumulate(key_e)[:-1]])
         keep = key_s > prev_end
@@ -136,8 +140,8 @@ def plan_gaps(run: Run, fleet: Fleet) -> tuple[Gaps, BoolArray]:
         dev=g_dev,
         start=g_start,
         end=g_end,
-        key_s=(g_dev << 32) | (g_start - start),
-        key_e=(g_dev << 32) | (g_end - start),
+        key_s=(g_dev << SHIFT) | (g_start - start),
+        key_e=(g_dev << SHIFT) | (g_end - start),
         origin=start,
     )
     return gaps, g_fault

@@ -57,6 +57,8 @@ SCALES: dict[str, Scale] = {
     "large": Scale("large", 6, 60, 5_000, 50_000, 20_000_000, 30),
     # benchmarks: the fleet of 50,000 devices with demo's million events (seeds in seconds)
     "bench": Scale("bench", 6, 60, 5_000, 50_000, 1_000_000, 30),
+    # the local store's benchmarks: the demo fleet over a year (about 12M events)
+    "year": Scale("year", 6, 40, 500, 5_000, 12_000_000, 365),
 }
 
 
@@ -108,7 +110,7 @@ class Run:
         Raises
         ------
         ValueError
-            The window is 49 days or longer (event keys pack its offsets into 32 bits).
+            The window is 34 years or longer (search keys pack its offsets into 40 bits).
 
         Examples
         --------
@@ -116,8 +118,8 @@ class Run:
         1799740800000
         """
         window = scale.days * DAY_MS
-        if window >= 1 << 32:
-            raise ValueError("the event window must be shorter than 49 days")
+        if window >= 1 << 40:
+            raise ValueError("the event window must be shorter than 34 years")
         return cls(
             scale=scale,
             rng=np.random.default_rng(seed_value),
