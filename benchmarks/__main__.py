@@ -213,7 +213,6 @@ def main(argv: list[str] | None = None) -> int:
         for row in results["links"]:
             for other in row["old"]:
                 print(f"{row['case']} by {other['code']}: {other}")
-<<<<<<< HEAD
     h2 = [name.removeprefix("http2_") for name in args.only if name.startswith("http2_")]
     if h2:
         results["http2"] = network.run_http2(h2, UNTIL, args.repeat, _run_once)
@@ -242,8 +241,6 @@ def main(argv: list[str] | None = None) -> int:
             )
         finally:
             demo.stop()
-    if not set(args.only) - {*links, "events_demo", *(f"http2_{n}" for n in h2)}:
-=======
     if "store_year" in args.only:
         year_db = _platform.ensure_db("year", UNTIL)
         year = _platform.start(year_db)
@@ -259,8 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             results["store_year"],
             STORE_COLUMNS,
         )
-    if not set(args.only) - set(links) - {"store_year"}:
->>>>>>> store
+    if not set(args.only) - {*links, "events_demo", "store_year", *(f"http2_{n}" for n in h2)}:
         return _save(results)
 
     t0 = time.perf_counter()
