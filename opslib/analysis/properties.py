@@ -1,7 +1,7 @@
 """Numeric properties of events: which ``properties.<key>`` columns are numbers, their
 statistics, and a command's ``value`` split by command.
 
-Every function takes an event frame of :data:`opslib.client._schemas.EVENT`.
+Every function takes an event frame of :data:`opslib.client.frames.schema.EVENT`.
 """
 
 from __future__ import annotations

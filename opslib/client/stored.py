@@ -32,10 +32,9 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from opslib.client import _schemas as S
 from opslib.client._event_cache import RAW, Stored, _from_table, _to_table, frame_to_columns
-from opslib.client._frames import PageColumns, build_frame, page_columns
-from opslib.client._row_order import dedupe_and_sort
+from opslib.client.frames import schema as S
+from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort, page_columns
 from opslib.exceptions import Unsupported
 
 __all__ = [
@@ -166,7 +165,7 @@ class ClientReads:
         """The platform and the caller a store is bound to, and the labels and event
         kinds its frames carry (JSON-ready: codes as text)."""
         events = self.client.events
-        schema = events._schema(S.EVENT)
+        schema = events._session.frame_schema(S.EVENT)
         labels = {
             col.name: {str(k): v for k, v in col.label_map.items()}
             for col in schema.columns
@@ -178,7 +177,7 @@ class ClientReads:
         return {
             "base_url": self.base_url,
             "caller": self.caller,
-            "dialect": events._codec.name,
+            "dialect": events._session.codec.name,
             "labels": labels,
             "event_kinds": kinds,
         }
@@ -221,7 +220,7 @@ class ClientReads:
         pager = events._pager(
             self._query(kind, key), lo, hi, progress=False, page_size=page_size, on_page=raw.add
         )
-        return raw.align(events._finish(pager.frame()))
+        return raw.align(events._session.unsecret(pager.frame()))
 
 
 # -- a day as a table, and back --------------------------------------------------------
@@ -250,7 +249,7 @@ def read_day(path: Path, *, raw: bool) -> DayRows | None:
     import pyarrow.dataset as ds
     from pyarrow import fs
 
-    from opslib.client._arrow import POOL
+    from opslib.client.frames.properties import POOL
 
     try:
         # Files are replaced, never rewritten: mapped, not read; decoded into the allocator
