@@ -43,26 +43,29 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
 
 from opslib.client import _constants as C
-from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort, page_columns
+from opslib.client._event_table import (
+    RAW,
+    Stored,
+    frame_to_columns,
+    from_table,
+    slice_rows,
+    to_table,
+)
+from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort
 from opslib.client.frames.properties import POOL
-from opslib.client.frames.schema import BOOL, EVENT, FLOAT, INT, STRING, TIME, FrameSchema
+from opslib.client.frames.schema import EVENT, FrameSchema
 
 __all__ = [
     "EventCache",
-    "RawProperties",
-    "Stored",
     "cache_dir",
-    "frame_to_columns",
     "read_cached",
     "windows",
 ]
@@ -71,25 +74,12 @@ log = logging.getLogger("opslib")
 
 FORMAT = "v1"  # bump when the stored layout changes; old windows are then ignored
 KEY_FILE = "key.json"
-_JSON_COLUMNS = b"opslib.json_columns"  # schema metadata: members stored as JSON text
-RAW = "__properties__"  # each row's raw properties object, JSON text
 # lz4 without dictionary pages reads faster than the default snappy with them, for a few
 # more bytes (docs/scaling.md).
 _PARQUET: dict[str, Any] = {"compression": "lz4", "use_dictionary": False}
-_OPEN = FrameSchema("event_properties", (), open_objects=EVENT.open_objects)
-_TIME_ARROW = pa.timestamp("ns", tz="UTC")
-# pandas dtype of a column → the Arrow type it is stored as
-_STORED: list[tuple[object, pa.DataType]] = [
-    (STRING, pa.large_string()),
-    (INT, pa.int64()),
-    (FLOAT, pa.float64()),
-    (BOOL, pa.bool_()),
-    (TIME, _TIME_ARROW),
-]
-
 FetchFrame = Callable[[int, int], tuple[pd.DataFrame, list[str | None]]]
 """``fetch(start_ms, end_ms)`` → the uncached typed frame of ``[start_ms, end_ms)`` and each
-row's raw ``properties`` as JSON text (see :class:`RawProperties`)."""
+row's raw ``properties`` as JSON text (see :class:`~opslib.client._event_table.RawProperties`)."""
 
 
 def cache_dir() -> Path:
@@ -120,173 +110,6 @@ def windows(start_ms: int, end_ms: int, size_ms: int) -> list[tuple[int, int]]:
     """
     first = start_ms - start_ms % size_ms
     return [(w, w + size_ms) for w in range(first, end_ms, size_ms)]
-
-
-# -- frames <-> stored columns -----------------------------------------------------------
-
-
-def _stored_type(dtype: object) -> pa.DataType | None:
-    for pandas_dtype, arrow_type in _STORED:
-        if dtype == pandas_dtype:
-            return arrow_type
-    return None
-
-
-def _one_array(values: pa.ChunkedArray) -> pa.Array:
-    """The chunks as one array; a single chunk as it is (combine_chunks would copy it)."""
-    if values.num_chunks == 1:
-        return values.chunk(0)
-    return values.combine_chunks()
-
-
-def _as_arrow(values: Any, arrow_type: pa.DataType) -> pa.Array:
-    if isinstance(values, pa.ChunkedArray):
-        arr = _one_array(values)
-    elif isinstance(values, pa.Array):
-        arr = values
-    else:
-        arr = pa.array(values)  # pandas arrays hand over their Arrow memory
-        if isinstance(arr, pa.ChunkedArray):
-            arr = _one_array(arr)
-    return arr if arr.type == arrow_type else arr.cast(arrow_type)
-
-
-def frame_to_columns(df: pd.DataFrame, schema: FrameSchema = EVENT) -> PageColumns:
-    """A typed frame back to the columns :func:`~opslib.client.frames.build.build_frame` joins.
-
-    Fixed columns become Arrow arrays of their declared type; members become Arrow arrays
-    of their dtype, or Python objects for ``object`` columns (all-missing ones: nulls).
-    Label columns are left out: build_frame computes them from the codes.
-
-    Examples
-    --------
-    >>> from opslib.client.frames.build import records_to_frame
-    >>> df = records_to_frame([{"event_id": "e1", "properties": {"on": True}}], EVENT)
-    >>> cols = frame_to_columns(df)
-    >>> cols.rows, sorted(cols.properties)
-    (1, ['properties.on'])
-    """
-    fixed: dict[str, pa.Array] = {}
-    for col in schema.columns:
-        arrow_type = _stored_type(col.dtype)
-        assert arrow_type is not None, col
-        fixed[col.name] = _as_arrow(df[col.name].array, arrow_type)
-    labels = {c.label_name for c in schema.columns if c.enum is not None}
-    members: dict[str, Any] = {}
-    for name in df.columns:
-        if name in fixed or name in labels:
-            continue
-        series = df[name]
-        arrow_type = _stored_type(series.dtype)
-        if arrow_type is not None:
-            members[name] = _as_arrow(series.array, arrow_type)
-            continue
-        values = series.tolist()  # build_frame's object members hold None for missing
-        if all(v is None for v in values):
-            members[name] = pa.nulls(len(values))
-        else:
-            members[name] = values
-    return PageColumns(len(df), fixed, members)
-
-
-class RawProperties:
-    """Each fetched record's raw ``properties`` as JSON text, by event_id (an ``on_page``
-    hook of the read), then lined up with the frame's rows by :meth:`align`."""
-
-    def __init__(self) -> None:
-        self._by_id: dict[str, str | None] = {}
-
-    def add(self, data: Mapping[str, Any]) -> None:
-        for record in data.get("events_list") or []:
-            props = record.get("properties")
-            text = None if props is None else orjson.dumps(props).decode()
-            self._by_id[str(record.get("event_id"))] = text
-
-    def align(self, df: pd.DataFrame) -> tuple[pd.DataFrame, list[str | None]]:
-        return df, [self._by_id.get(e) for e in df["event_id"].tolist()]
-
-
-@dataclass
-class Stored:
-    """One window: its typed columns, and the rows' raw properties when they were asked for."""
-
-    cols: PageColumns
-    raw: list[str | None] | None
-
-
-def _to_table(stored: Stored) -> pa.Table:
-    """Stored form: fixed and typed members as they are, object members and the raw
-    properties as JSON text."""
-    arrays: dict[str, pa.Array] = dict(stored.cols.fixed)
-    json_names = []
-    for name, chunk in stored.cols.properties.items():
-        if isinstance(chunk, list):
-            json_names.append(name)
-            arrays[name] = pa.array(
-                [None if v is None else orjson.dumps(v).decode() for v in chunk],
-                type=pa.large_string(),
-            )
-        else:
-            arrays[name] = chunk
-    arrays[RAW] = pa.array(stored.raw or [None] * stored.cols.rows, type=pa.large_string())
-    table = pa.table(arrays)
-    return table.replace_schema_metadata({_JSON_COLUMNS: orjson.dumps(json_names)})
-
-
-def _from_table(table: pa.Table, schema: FrameSchema = EVENT) -> Stored:
-    """The stored form back to build_frame's columns (checked against the schema)."""
-    meta = table.schema.metadata or {}
-    json_names = set(orjson.loads(meta.get(_JSON_COLUMNS, b"[]")))
-    fixed: dict[str, pa.Array] = {}
-    for col in schema.columns:
-        arrow_type = _stored_type(col.dtype)
-        fixed[col.name] = _as_arrow(table.column(col.name), arrow_type)
-    members: dict[str, Any] = {}
-    raw = None
-    for name in table.column_names:
-        if name in fixed:
-            continue
-        column = _one_array(table.column(name))
-        if name == RAW:
-            raw = column.to_pylist()
-        elif name in json_names:
-            members[name] = _json_values(column)
-        else:
-            members[name] = column
-    return Stored(PageColumns(table.num_rows, fixed, members), raw)
-
-
-def _json_values(column: pa.Array) -> list[Any]:
-    """A member stored as JSON text back to its Python objects (None where missing).
-
-    Only the present values are decoded: such members are mostly missing, and listing
-    every row from Arrow cost more.
-    """
-    values: list[Any] = [None] * len(column)
-    present = np.flatnonzero(column.is_valid().to_numpy(zero_copy_only=False))
-    for i, text in zip(present.tolist(), column.drop_null().to_pylist(), strict=True):
-        values[i] = orjson.loads(text)
-    return values
-
-
-def _slice(stored: Stored, lo_ms: int, hi_ms: int) -> PageColumns:
-    """Rows with ``lo_ms <= gmt_create < hi_ms`` (whole seconds; the rows are in order).
-
-    A part of a window gets its property columns from its rows' raw objects, as a page of
-    those rows would: the window's own columns may hold members and types of other rows.
-    """
-    cols = stored.cols
-    times = cols.fixed["gmt_create"].cast(pa.int64()).to_numpy(zero_copy_only=False)
-    i, j = np.searchsorted(times, [lo_ms * 1_000_000, hi_ms * 1_000_000], side="left")
-    i, j = int(i), int(j)
-    if (i, j) == (0, cols.rows):
-        return cols
-    assert stored.raw is not None, "a part of a window needs the raw properties"
-    records = [
-        {"properties": None if text is None else orjson.loads(text)} for text in stored.raw[i:j]
-    ]
-    fixed = {k: v.slice(i, j - i) for k, v in cols.fixed.items()}
-    return PageColumns(j - i, fixed, {}, deferred=page_columns(records, _OPEN).deferred)
 
 
 # -- the store ---------------------------------------------------------------------------
@@ -364,7 +187,7 @@ class EventCache:
             window_file = ds.dataset(path, format="parquet", filesystem=mapped)
             names = [n for n in window_file.schema.names if raw or n != RAW]
             table = window_file.to_table(columns=names, memory_pool=POOL, use_threads=False)
-            return _from_table(table)
+            return from_table(table)
         except FileNotFoundError:
             return None
         except (OSError, pa.ArrowException, KeyError, ValueError, orjson.JSONDecodeError) as exc:
@@ -377,7 +200,7 @@ class EventCache:
         """Write a window atomically; a failure to write is logged, never raised."""
         import pyarrow.parquet as pq
 
-        table = _to_table(stored)
+        table = to_table(stored)
         try:
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             key_path = self.dir / KEY_FILE
@@ -479,7 +302,7 @@ def read_cached(
             return None
         assert window is not None
         stored = cache.load(window, raw=(lo, hi) != window)
-        return None if stored is None else _slice(stored, lo, hi)
+        return None if stored is None else slice_rows(stored, lo, hi)
 
     # Parquet decoding releases the GIL: windows load side by side.
     with ThreadPoolExecutor(C.CACHE_READ_THREADS, thread_name_prefix="opslib-cache") as pool:
@@ -494,7 +317,7 @@ def read_cached(
         df, raw = fetch(*window)
         whole = Stored(frame_to_columns(df), raw)
         cache.store(window, whole)
-        return _slice(whole, lo, hi)
+        return slice_rows(whole, lo, hi)
 
     if todo:
         log.debug("event cache: %d of %d parts to fetch", len(todo), len(pieces))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from opslib.client import _constants as C
-from opslib.client._event_cache import frame_to_columns
+from opslib.client._event_table import frame_to_columns
 from opslib.client._pager import Pager
 from opslib.client._session import Session, check_concurrency, check_page_size
 from opslib.client._settings import Secret

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
-from opslib.client._event_cache import frame_to_columns
+from opslib.client._event_table import frame_to_columns
 from opslib.client.frames.build import build_frame, dedupe_and_sort
 from opslib.client.frames.schema import FrameSchema
 

@@ -32,7 +32,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from opslib.client._event_cache import RAW, Stored, _from_table, _to_table, frame_to_columns
+from opslib.client._event_table import RAW, Stored, frame_to_columns, from_table, to_table
 from opslib.client.frames import schema as S
 from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort, page_columns
 from opslib.exceptions import Unsupported
@@ -240,7 +240,7 @@ class DayRows:
 
 def day_table(day: DayRows) -> pa.Table:
     """The table a day is stored as."""
-    return _to_table(day.stored).append_column(TS, pa.array(day.ts, type=pa.int64()))
+    return to_table(day.stored).append_column(TS, pa.array(day.ts, type=pa.int64()))
 
 
 def read_day(path: Path, *, raw: bool) -> DayRows | None:
@@ -264,7 +264,7 @@ def read_day(path: Path, *, raw: bool) -> DayRows | None:
         log.warning("store: skipping the unreadable file %s: %s", path, exc)
         return None
     ts = np.asarray(table.column(TS).to_numpy(), dtype=np.int64)
-    stored = _from_table(table.drop_columns([TS]))
+    stored = from_table(table.drop_columns([TS]))
     return DayRows(stored, ts)
 
 
@@ -321,5 +321,5 @@ def meta_of_days(paths: Sequence[Path], labels: Labels) -> pd.DataFrame:
         table = pq.read_schema(path).empty_table()
         if TS in table.column_names:
             table = table.drop_columns([TS])
-        pages.append(_from_table(table).cols)
+        pages.append(from_table(table).cols)
     return build_frame(pages, event_schema(labels)).iloc[:0]

@@ -18,7 +18,8 @@ from pandas.testing import assert_frame_equal
 from client.faults import Faults
 from opslib.client import _constants as C
 from opslib.client import _event_cache
-from opslib.client._event_cache import EventCache, Stored, cache_dir, frame_to_columns
+from opslib.client._event_cache import EventCache, cache_dir
+from opslib.client._event_table import Stored, frame_to_columns
 from opslib.client.frames.build import records_to_frame
 from opslib.client.frames.schema import EVENT
 from opslib.server.security import demo_device_secret

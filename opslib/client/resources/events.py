@@ -240,7 +240,8 @@ class Events(Resource):
         progress: bool | None,
         page_size: int,
     ) -> pd.DataFrame:
-        from opslib.client._event_cache import EventCache, RawProperties, read_cached
+        from opslib.client._event_cache import EventCache, read_cached
+        from opslib.client._event_table import RawProperties
 
         start_ms, end_ms = time_range(start, end)
         query = self._query(device_id, user_id, event_type)
