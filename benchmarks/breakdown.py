@@ -19,6 +19,10 @@ opslib's own read path (the pager of ``events.list``), and times each step in th
 - ``join``: ``build_frame`` and ``dedupe_and_sort`` over the pages (the end of a read;
   wall time, as it joins columns on two threads), scaled by pages.
 
+- ``codecs``: each of the first 4 pages' JSON (uncompressed, as the platform builds it)
+  compressed 30 times with zstd and with zlib's deflate (gzip's), levels 1 and 3/6: the
+  size and the time of each (the platform uses level 1 of both).
+
 The steps run one at a time in one thread: what they add up to is the least CPU the
 reading process needs; a read's own client CPU (``make bench``, case ``events``) above it
 is what running the pages in a pool of threads adds.
@@ -31,6 +35,7 @@ import statistics
 import sys
 import time
 import uuid
+import zlib
 from typing import Any
 
 import orjson
@@ -58,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         client = _client(platform.base_url)
         pager = client.events._pager({"query_model": 3}, start, end)
         http = client._session.http._client  # the session's httpx.Client
+        plain: list[bytes] = []
         token = str(client._session.tokens.access_token())
         exchange, send, unzstd, parse, typing, pages = [], [], [], [], [], []
         for no in range(1, args.pages + 1):
@@ -73,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
                 packed = b"".join(raw.iter_raw())
                 coding = raw.headers.get("content-encoding")
             assert coding == "zstd", (coding, raw.status_code, packed[:200])
+            if len(plain) < 4:
+                plain.append(zstandard.ZstdDecompressor().decompressobj().decompress(packed))
             unzstd.append(_cpu(zstandard.ZstdDecompressor().decompressobj().decompress, packed)[0])
             text = orjson.dumps(data)
             parse.append(_cpu(orjson.loads, text)[0])
@@ -101,6 +109,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} | {median * 1000:.2f} | {median * scale:.2f}")
     per_page = join / args.pages
     print(f"join (build_frame, dedupe_and_sort) | {per_page * 1000:.2f} | {per_page * scale:.2f}")
+    print(f"\ncodec | kB a page (JSON: {statistics.median(map(len, plain)) / 1000:.1f}) | ms")
+    print("--- | --- | ---")
+    for name, fn in (
+        ("zstd-1", zstandard.ZstdCompressor(level=1).compress),
+        ("zstd-3", zstandard.ZstdCompressor(level=3).compress),
+        ("deflate-1 (gzip-1)", lambda b: zlib.compress(b, 1)),
+        ("deflate-6 (gzip-6)", lambda b: zlib.compress(b, 6)),
+    ):
+        times, sizes = [], []
+        for body in plain:
+            for _ in range(30):
+                seconds, out = _cpu(fn, body)
+                times.append(seconds)
+            sizes.append(len(out))
+        size = statistics.median(sizes) / 1000
+        print(f"{name} | {size:.1f} | {statistics.median(times) * 1000:.2f}")
     return 0
 
 
