@@ -29,7 +29,7 @@ chromium:
 
 # One worker per core, at most 4; a test file stays on one worker (its fixtures are shared).
 test: $(STAMP) chromium lint
-	$(BIN)/pytest -m "not slow" -n auto --maxprocesses=4 --dist loadfile
+	$(BIN)/pytest -m "not slow" -n auto --maxprocesses=4 --dist loadfile --durations=25
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -m slow

@@ -291,7 +291,8 @@ def select_rows(
     records = [{"properties": None if t is None else orjson.loads(t)} for t in texts]
     take = pa.array(idx, type=pa.int64())
     fixed = {k: v.take(take) for k, v in cols.fixed.items()}
-    return PageColumns(len(idx), fixed, page_columns(records, _OPEN).properties), day.ts[idx]
+    rebuilt = page_columns(records, _OPEN).deferred
+    return PageColumns(len(idx), fixed, {}, deferred=rebuilt), day.ts[idx]
 
 
 def join_days(

@@ -211,19 +211,6 @@ class Store:
             con.close()
         return table
 
-    def polars(self, start: Moment, end: Moment = "now", **filters: Any) -> Any:
-        """The rows of :meth:`arrow` as a Polars DataFrame (``pip install opslib[polars]``).
-
-        Examples
-        --------
-        >>> df = Store().polars("-7d")  # doctest: +SKIP
-        """
-        try:
-            import polars as pl
-        except ImportError:
-            raise ImportError("Store.polars needs Polars: pip install 'opslib[polars]'") from None
-        return pl.from_arrow(self.arrow(start, end, **filters))
-
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with the store's views (see :func:`opslib.store.connect`)."""
         from opslib.store._duck import connect_views

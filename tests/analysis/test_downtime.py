@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from opslib import analysis
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 
 from .frames import T0, typed_frame
 

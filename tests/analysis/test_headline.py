@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from opslib import analysis
-from opslib.client import _schemas
+from opslib.client.frames import schema as _schemas
 
 from .frames import T0, WEEK, make_devices, make_events, typed_frame
 

@@ -34,7 +34,7 @@ def test_a_copy_in_another_folder_warns_and_the_mailed_copy_draws(
     page.screenshot(path=str(tmp_path / "copy.png"), full_page=True)
 
     # what a notification attaches: one file that draws anywhere
-    (mailed,) = _attachments([result], set(), tmp_path / "mail").paths
+    (mailed,) = _attachments([(result.report, result.html)], set(), tmp_path / "mail").paths
     page = open_report(chromium, mailed)
     requests: list[str] = []
     page.on("request", lambda req: requests.append(req.url))

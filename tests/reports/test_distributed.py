@@ -107,7 +107,7 @@ def _rows(index: Path) -> list[tuple[str, ...]]:
     latest = page[page.index('id="latest"') : page.index('id="history"')]
     pattern = (
         r'<tr class="[^"]*"><td>([^<]*)</td><td class="outcome">([^<]*)</td>.*?'
-        r"<td><code>([^<]*)</code></td>"
+        r"<td>([^<]*)</td><td><a href="
     )
     return sorted(re.findall(pattern, latest))
 

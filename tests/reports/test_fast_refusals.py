@@ -50,7 +50,7 @@ def test_a_misspelt_parameter_is_refused_at_once_naming_the_right_one(tmp_path: 
     assert lines == [
         "opslib report run: unknown parameter 'strat' (did you mean 'start'?); valid "
         "parameters: start, end, device_id, user_id, users, event_types, freq, tz, "
-        "interactive, output_dir; nothing was run"
+        "interactive, output_dir, source, store; nothing was run"
     ]
     assert not HEAVY & imported, sorted(HEAVY & imported)  # no notebook machinery, no pandas
     assert cpu < LIMIT_S, cpu

@@ -303,8 +303,14 @@ def test_run_all_carries_on_past_a_failed_report_and_indexes_every_run(
     assert batch.stopped == ""
     assert batch.index == (tmp_path / "out" / "index.html").resolve()
     page = batch.index.read_text()
-    # the parameters as a sentence
-    for text in ("Sleep s 0.1.", "Fail True.", "quick/short", "quick/broken", "quick/after"):
+    # the parameters (with their defaults) as a sentence
+    for text in (
+        "Sleep s 0.1, fail False.",
+        "Sleep s 0.0, fail True.",
+        "quick/short",
+        "quick/broken",
+        "quick/after",
+    ):
         assert text in page
     assert 'href="quick/' in page
     # The index lists every run found under the output directory, not only this batch.

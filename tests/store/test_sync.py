@@ -325,15 +325,3 @@ def test_the_commands(
     monkeypatch.delenv("OPSLIB_BASE_URL")
     assert main(["sync"]) == 2
     assert "--profile" in capsys.readouterr().err
-
-
-def test_polars_gets_the_arrow_rows(platform: Platform, store: Path) -> None:
-    pl = pytest.importorskip("polars")
-    sync(platform.connect(), since="-4d", store=store, progress=False)
-    st = Store(store)
-    frame = st.polars("-5d", event_type="alarm")
-    assert isinstance(frame, pl.DataFrame)
-    assert (
-        frame["event_id"].to_list() == st.arrow("-5d", event_type="alarm")["event_id"].to_pylist()
-    )
-    assert frame.height == len(st.events("-5d", event_type="alarm"))

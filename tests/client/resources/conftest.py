@@ -25,6 +25,26 @@ from conftest import Platform, _copy_db, _start
 DIALECTS = ("opslib", "vendor", "chint")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``@pytest.mark.dialects(when)``: the test is made only for the dialects whose
+    :class:`~opslib.dialects.Dialect` ``when`` holds for (a case that cannot happen under
+    a dialect is not run there, rather than skipped)."""
+    from opslib.dialects import Dialect
+
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("dialects")
+        name = getattr(getattr(item, "callspec", None), "params", {}).get("session_dialect")
+        if marker is None or name is None:
+            kept.append(item)
+            continue
+        spoken = Dialect() if name == "opslib" else Dialect.named(name)
+        (kept if marker.args[0](spoken) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.fixture(scope="session", params=DIALECTS)
 def session_dialect(request: pytest.FixtureRequest) -> str:
     return str(request.param)

@@ -88,6 +88,7 @@ def test_a_total_that_is_not_a_count_raises(platform: Platform, read: str, value
 # -- 2. more rows than the total -----------------------------------------------------------
 
 
+@pytest.mark.dialects(lambda d: d.paging.total != "pages")  # pages: checked below
 @pytest.mark.parametrize(
     ("bend", "page_size"),
     [(bent.total_counts_pages(), 10), (bent.understated(5), PAGE)],
@@ -98,8 +99,6 @@ def test_more_rows_than_the_total_raise(
 ) -> None:
     """Before: a total counting pages (2 for 13 devices in pages of 10) read as 2 records:
     one page was read and 10 of 13 devices returned; a total 5 too low returned 10."""
-    if dialect(platform).paging.total == "pages":
-        pytest.skip("a total counting pages is what this dialect says (checked below)")
     faults = Faults()
     bent.bend(faults, DEVICES, bend)
     user = bent_user(platform, faults)
@@ -181,6 +180,7 @@ def test_a_record_read_whose_data_is_not_the_record_raises(platform: Platform, v
 # -- 6. rows deleted during a read, total in pages --------------------------------------------
 
 
+@pytest.mark.dialects(lambda d: d.paging.total == "pages")
 def test_rows_deleted_during_a_read_counted_in_pages_raise(
     platform_factory: Callable[..., Platform], platform: Platform
 ) -> None:
@@ -189,8 +189,6 @@ def test_rows_deleted_during_a_read_counted_in_pages_raise(
     (as many as page 3 holds) after it was read: page 3 is now empty and the pages say 2.
     Before, the read took 2 pages for the whole and returned 10 of 13 devices, the 3
     unbound ones among them, without an error."""
-    if dialect(platform).paging.total != "pages":
-        pytest.skip("this dialect's total counts records")
     fresh = platform_factory()
     user = fresh.connect("user")
     before = devices(user)
@@ -323,12 +321,11 @@ def test_a_rate_limited_sms_send_is_never_sent_again(platform: Platform) -> None
     assert info.value.retry_after == dialect(platform).errors.retry_after.get(code)
 
 
+@pytest.mark.dialects(lambda d: bool(d.errors.retry_after))  # a documented wait
 def test_a_documented_wait_longer_than_the_client_waits_is_raised(platform: Platform) -> None:
     """chint documents 60 s for 8108 (SMS 1 a minute): a read refused so is not retried
     at once but raised with that wait, which the caller can honour."""
     errors = dialect(platform).errors
-    if not errors.retry_after:
-        pytest.skip("this dialect documents no wait for its rate-limit codes")
     code, wait = next(iter(errors.retry_after.items()))
     faults = Faults()
     faults.error_in_200("/user/query", code, times=None)
@@ -385,10 +382,9 @@ def test_events_outside_the_window_asked_for_raise(platform: Platform) -> None:
         user.events.list(first, end=first + pd.Timedelta(days=1), user_id=user.user_id)
 
 
+@pytest.mark.dialects(lambda d: d.times.gmt_format == "epoch_ms")
 def test_seconds_where_milliseconds_are_due_raise(platform: Platform) -> None:
     """Before: under chint a platform writing epoch seconds gave events of January 1970."""
-    if dialect(platform).times.gmt_format != "epoch_ms":
-        pytest.skip("this dialect writes gmt_* as text, not epoch milliseconds")
     faults = Faults()
     bent.bend(faults, RECORDS, _moments(platform, lambda ms: ms // 1000))
     user = bent_user(platform, faults)
