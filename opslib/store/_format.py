@@ -20,7 +20,8 @@ from opslib.store._layout import atomic_write
 
 __all__ = ["PARQUET", "frame_to_snapshot", "write_day", "write_snapshot"]
 
-# lz4 without dictionary pages read fastest for the event cache (docs/scaling.md)
+# lz4 without dictionary pages, as the event cache: the layout that decodes fastest for its
+# size (docs/scaling.md)
 PARQUET: dict[str, Any] = {"compression": "lz4", "use_dictionary": False}
 
 
