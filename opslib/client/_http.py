@@ -20,6 +20,9 @@ Answers come compressed (protocol §2): every request offers the codings httpx d
 than its bytes cost on any link, and a platform behind a tunnel has a loopback address
 and a network between (docs/performance.md, "Compression").
 
+Answers are parsed one at a time (:data:`DECODING`), while the requests themselves go
+out and come back side by side.
+
 Every 429 or 503 is counted (:attr:`HTTP.throttles`): the platform's rate limit is per
 token, so every read of the session slows down when the count moves.
 
@@ -139,9 +142,16 @@ def reveal(form: Mapping[str, str | Secret]) -> dict[str, str]:
     return {k: v.get_secret_value() if isinstance(v, Secret) else v for k, v in form.items()}
 
 
+DECODING = threading.Lock()
+"""Held while an answer is parsed or a page typed (:mod:`opslib.client._pager`): the threads
+of a read take turns on it instead of contending for the GIL, which cost a 1M-event read
+on loopback about a sixth more CPU (docs/performance.md, "Where the time goes")."""
+
+
 def _loads(response: httpx.Response) -> Any:
     try:
-        return orjson.loads(response.content)
+        with DECODING:
+            return orjson.loads(response.content)
     except orjson.JSONDecodeError:
         return None
 

@@ -6,9 +6,8 @@
    call, :meth:`Session.call <opslib.client._session.Session.call>`, with its retries,
    token refresh and errors), which reveals ``total``;
 2. a pool of threads fetches the next pages through the same session, as many at once as
-   :class:`InFlight` says (it adapts to the link, up to ``concurrency``), and each thread
-   types the page it fetched into Arrow columns
-   (:func:`~opslib.client.frames.build.page_columns`);
+   :class:`InFlight` says (up to ``concurrency``), and each thread types the page it
+   fetched (:func:`~opslib.client.frames.build.page_columns`, one page at a time);
 3. the calling thread takes the pages in page order and checks each; :meth:`Pager.frame`
    joins them (:func:`~opslib.client.frames.build.build_frame`), :meth:`Pager.pages`
    yields one frame a page.
@@ -37,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from opslib.client import _constants as C
-from opslib.client._http import Safety
+from opslib.client._http import DECODING, Safety
 from opslib.client._session import Session, check_limit, check_page_size
 from opslib.client.frames.build import (
     PageColumns,
@@ -297,8 +296,9 @@ class Pager:
         try:
             if self._on_data is not None:
                 self._on_data(data)
-            keys = self._keys.hashes(records) if self._keys is not None else None
-            columns = page_columns(records, self.schema, times=self.times)
+            with DECODING:  # one page typed at a time: threads take turns, not the GIL
+                keys = self._keys.hashes(records) if self._keys is not None else None
+                columns = page_columns(records, self.schema, times=self.times)
         except Exception:
             reads.objects(self.operation, self.list_key, records)  # a record that is not one
             raise
