@@ -237,9 +237,8 @@ def changes_lines(
 
     Examples
     --------
-    >>> changes_lines({"against": {"started_at": "2026-11-24T05:00:00+00:00"},
-    ...                "metrics": [], "sets": [], "steady": 4})
-    ['Since the last run (2026-11-24 05:00 UTC): nothing moved (4 figures steady).']
+    >>> changes_lines({"metrics": [], "sets": [], "steady": 4}, heading="Since Monday")
+    ['Since Monday: nothing moved (4 figures steady).']
     """
     if not changes:
         return []
