@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from opslib.server import demo
+from benchmarks.cache_dask import _connect
 
 DAY_MS = 86_400_000
 PER_PRODUCT_DAY = """
@@ -41,21 +41,6 @@ FROM events e JOIN device_latest d USING (device_id)
 WHERE e.gmt_create >= to_timestamp(?) AND e.gmt_create < to_timestamp(?)
 GROUP BY ALL ORDER BY ALL
 """
-
-
-def _connect(base: str) -> Any:
-    import opslib
-
-    client = opslib.connect(
-        base,
-        client_id=demo.CLIENT_ID,
-        client_secret=demo.CLIENT_SECRET,
-        area_code=demo.AREA_CODE,
-        phone=demo.OPS_PHONE,
-        password=demo.OPS_PASSWORD,
-    )
-    client.events._query(None, None, None)  # log in and learn the fleet before the clock
-    return client
 
 
 def sync_first(base: str, opts: dict[str, Any]) -> dict[str, Any]:

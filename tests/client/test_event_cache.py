@@ -5,24 +5,22 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pandas as pd
 import pyarrow as pa
 import pytest
 from pandas.testing import assert_frame_equal
 
 from client.faults import Faults
+from client.records import report
 from opslib.client import _constants as C
 from opslib.client import _event_cache
 from opslib.client._event_cache import EventCache, cache_dir
 from opslib.client._event_table import Stored, frame_to_columns
 from opslib.client.frames.build import records_to_frame
 from opslib.client.frames.schema import EVENT
-from opslib.server.security import demo_device_secret
 
 if TYPE_CHECKING:
     from tests.conftest import Platform
@@ -50,19 +48,6 @@ def _reads(faults: Faults) -> list[tuple[int, int]]:
 
 def _windows(root: Path | None = None) -> list[Path]:
     return sorted((root or cache_dir()).rglob("*.parquet"))
-
-
-def _report(platform: Platform, device_id: str, events: list[dict[str, Any]]) -> None:
-    r = httpx.post(
-        f"{platform.base_url}/device/report",
-        json={
-            "message_id": str(uuid.uuid4()),
-            "device_id": device_id,
-            "device_secret": demo_device_secret(device_id),
-            "events": events,
-        },
-    )
-    assert r.status_code == 200, r.text
 
 
 def _a_device(platform: Platform) -> str:
@@ -133,7 +118,7 @@ def test_properties_absent_from_some_windows_keep_the_uncached_dtypes(
     device = _a_device(fresh_platform)
     day0 = _now_ms() - _now_ms() % DAY - 3 * DAY
     noon = 12 * 3_600_000
-    _report(
+    report(
         fresh_platform,
         device,
         [
@@ -174,7 +159,7 @@ def test_a_member_of_mixed_kinds_in_one_window_reads_back_as_uncached(
         {"event_type": 3, "ts": day0 + 3_600_000 * (i + 1), "properties": props}
         for i, props in enumerate([{"v": v} for v in values] + [{"other": 1}] * 3)
     ]
-    _report(fresh_platform, device, events)
+    report(fresh_platform, device, events)
     client = fresh_platform.connect()
     start, end = day0, day0 + DAY
     uncached = client.events.list(start, end, device_id=device)
@@ -194,7 +179,7 @@ def test_sub_second_edges_are_exact(fresh_platform: Platform) -> None:
     range starting at .5 s holds only the second, on the platform and from the cache."""
     device = _a_device(fresh_platform)
     second = _now_ms() - _now_ms() % DAY - 2 * DAY + 12 * 3_600_000
-    _report(
+    report(
         fresh_platform,
         device,
         [

@@ -5,19 +5,17 @@ equal to ``client.events.list``, and answers SQL through DuckDB."""
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pandas as pd
 import pytest
 from client.faults import Faults
+from client.records import report
 from pandas.testing import assert_frame_equal
 
 import opslib
 from opslib.cli import main
-from opslib.server.security import demo_device_secret
 from opslib.store import Store, StoreLocked, StoreMismatch, sync
 from opslib.store import _sync as sync_module
 from opslib.store._layout import DAY_MS, Layout
@@ -28,19 +26,6 @@ if TYPE_CHECKING:
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def report(platform: Platform, device_id: str, events: list[dict[str, Any]]) -> None:
-    r = httpx.post(
-        f"{platform.base_url}/device/report",
-        json={
-            "message_id": str(uuid.uuid4()),
-            "device_id": device_id,
-            "device_secret": demo_device_secret(device_id),
-            "events": events,
-        },
-    )
-    assert r.status_code == 200, r.text
 
 
 def a_device(client: Any) -> str:
