@@ -15,7 +15,6 @@ requests in flight, while 127.0.0.3 logs in again and again.
 from __future__ import annotations
 
 import multiprocessing
-import sqlite3
 import statistics
 import threading
 import time
@@ -118,11 +117,10 @@ def _flooder(base_url: str, seconds: float, results: Any) -> None:
 def test_a_login_from_another_address_succeeds_during_a_20_s_flood(
     seeded_db: Path, tmp_path: Path
 ) -> None:
+    from conftest import _copy_db
+
     db = tmp_path / "fair.db"
-    source, target = sqlite3.connect(seeded_db), sqlite3.connect(db)
-    source.backup(target)
-    source.close()
-    target.close()
+    _copy_db(seeded_db, db)
     server = ServerProcess(db, tmp_path / "server.log")
     server.start()
     try:

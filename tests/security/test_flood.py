@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-import sqlite3
 import statistics
 import threading
 import time
@@ -104,11 +103,10 @@ def _reads(base_url: str, auth: tuple[str, str], until: float) -> list[float]:
 def test_a_pre_login_flood_costs_bounded_memory_and_latency(
     seeded_db: Path, tmp_path: Path
 ) -> None:
+    from conftest import _copy_db
+
     db = tmp_path / "flood.db"
-    source, target = sqlite3.connect(seeded_db), sqlite3.connect(db)
-    source.backup(target)
-    source.close()
-    target.close()
+    _copy_db(seeded_db, db)
     server = ServerProcess(db, tmp_path / "server.log")
     server.start()
     assert server.proc is not None
