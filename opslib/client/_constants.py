@@ -50,7 +50,8 @@ DEFAULT_CONCURRENCY = MAX_CONCURRENCY
 INITIAL_IN_FLIGHT = 4
 SLOW_START_GROWTH = 1.125  # slow start goes on while a round's throughput grows this much
 # Pages queued beyond what the link and the platform hold (Little's law, see InFlight):
-# fewer than QUEUE_LOW, one more in flight; more than QUEUE_HIGH, one fewer.
+# fewer than QUEUE_LOW, one more in flight; more than QUEUE_HIGH, one fewer. Pages of the
+# largest size: a read of smaller pages lets as many rows queue (100-row pages: 10x the pages).
 QUEUE_LOW = 2.0
 QUEUE_HIGH = 4.0
 # Pages started per second at most: protocol §8's per-token bucket (1000/s, burst 2000).
@@ -76,6 +77,9 @@ CACHE_CLOSED_MARGIN_MS = 3_600_000
 CACHE_FETCH_CONCURRENCY = 2
 CACHE_READ_THREADS = 2  # cached windows decoded at once (Parquet releases the GIL)
 BUILD_THREADS = 2  # columns of a large frame joined at once (Arrow and numpy release the GIL)
+# A read of pages smaller than this types their records together, this many rows at once:
+# typing costs a fixed time per call and per page joined (100-row pages of a capped platform).
+TYPING_BATCH_ROWS = 1000
 # A text column whose pages average at least this many rows stays chunked in the frame
 # (cached windows); smaller pages are joined, as many small chunks slow every later step.
 CHUNKED_STRINGS_MIN_ROWS = 10_000

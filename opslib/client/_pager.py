@@ -2,19 +2,19 @@
 
 :class:`Pager` holds the session, the operation and its params, and reads in one loop:
 
-1. the calling thread fetches the first page (:meth:`Pager.fetch`: the session's regular
-   call, :meth:`Session.call <opslib.client._session.Session.call>`, with its retries,
-   token refresh and errors), which reveals ``total``;
+1. the calling thread fetches the first page (:meth:`Pager.fetch`: the session's call,
+   with its retries, token refresh and errors), which reveals ``total``;
 2. a pool of threads fetches the next pages through the same session, as many at once as
    :class:`InFlight` says (up to ``concurrency``), and each thread types the page it
-   fetched (:func:`~opslib.client.frames.build.page_columns`, one page at a time);
+   fetched (:func:`~opslib.client.frames.build.page_columns`, one page at a time); pages
+   under ``TYPING_BATCH_ROWS`` rows are typed by :meth:`Pager.frame`, that many at once;
 3. the calling thread takes the pages in page order and checks each; :meth:`Pager.frame`
    joins them (:func:`~opslib.client.frames.build.build_frame`), :meth:`Pager.pages`
    yields one frame a page.
 
-Reading goes on to the last page the first page's ``total`` says (or the limit), whatever
-the size of the pages between; where ``total`` counts pages the last page is read second,
-to count its rows; a page cap below the size asked is followed (:meth:`Pager._follow_cap`).
+Reading goes on to the last page the first page's ``total`` says (or the limit); where
+``total`` counts pages the last page is read second, to count its rows; a page cap below
+the size asked is followed (:meth:`Pager._follow_cap`).
 
 The invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row
 the platform says exists, each once, or raises :class:`~opslib.IncompleteRead`; a page
@@ -24,6 +24,7 @@ after dropping duplicates, :meth:`Pager.pages` counts each record's key once (ha
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections import deque
@@ -60,21 +61,9 @@ class _Page:
     page_no: int
     total: int  # as the page says it (records, or pages: Paging.total)
     rows: int
-    columns: PageColumns
+    columns: PageColumns | None  # None: ``records`` are typed with the next pages' (frame)
     keys: np.ndarray | None = None  # its records' hashed keys, where the read counts them
-
-
-@dataclass
-class _Tally:
-    """What one read was told and what it got, to check the invariant at its end."""
-
-    first_no: int = 1
-    last_no: int = 1
-    size: int = 0
-    total: int = 0  # the records the platform's total stands for
-    rows: int = 0  # rows received, duplicates included
-    short: list[int] | None = None  # pages before the last with fewer rows than served
-    pages: int | None = None  # the first page's total where it counts pages
+    records: list[dict[str, Any]] | None = None
 
 
 class Pager:
@@ -84,21 +73,18 @@ class Pager:
     Parameters
     ----------
     session
-        The session every page is read through; its codec gives the paging and the
-        moments, its ``concurrency`` the most pages in flight.
-    op, params
+        Every page is read through it; its codec gives the paging and the moments, its
+        ``concurrency`` the most pages in flight.
+    op, params, schema
         A paged operation of :mod:`opslib.protocol.operations`, its params but
-        ``page_no`` and ``page_size``.
-    schema
-        The frame schema of one record.
+        ``page_no`` and ``page_size``, and the frame schema of one record.
     page_size, limit, progress, desc
         As documented on the list methods; ``desc`` labels the progress bar.
     on_data
         Sees each page's ``data`` before it is typed (the event cache's raw properties).
     own
-        A fleet read by a caller not yet known to may read the fleet: the first page tells
-        (:meth:`_fetch_first`); where the answer is no, these params (the caller's own
-        devices') are read instead.
+        A fleet read by a caller not yet known to may read the fleet: where the first page
+        (:meth:`_fetch_first`) says no, these params (the caller's devices') are read.
     concurrency, paging
         Where they differ from the session's (tests).
     """
@@ -138,34 +124,43 @@ class Pager:
         self.progress = progress
         self.desc = desc
         self._on_data = on_data
-        self._tally = _Tally()
+        self._tally = reads.Tally()
         self._key = reads.key_fields(self.operation, self.list_key, schema.key)
         self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
         self._stash: tuple[int, dict[str, Any]] | None = None  # read ahead of its turn
+        self._batch = False  # frame(): small pages' records are typed together
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
         if self.limit == 0:
             return self.schema.empty()
         columns: list[PageColumns] = []
-        for page in self._pages(1):
-            if page.rows or page.page_no == 1:
+        held: list[dict[str, Any]] = []  # small pages' records, typed together
+        self._batch = True
+        for page in self._pages(1):  # the first page typed alone, the rest alike
+            if page.columns is not None and (page.rows or page.page_no == 1):
                 columns.append(page.columns)
+            held += page.records or ()
+            if len(held) >= C.TYPING_BATCH_ROWS:
+                columns.append(self._typed(held))
+                held = []
+        if held:
+            columns.append(self._typed(held))
         order = join_order(columns)
         df = build_frame(columns, self.schema)
         del columns
         df = dedupe_and_sort(df, self.schema, order=order)
-        total = self._check(len(df), self._tally.rows - len(df))
+        duplicates = self._tally.rows - len(df)
+        total = self._tally.check(self.operation, len(df), limit=self.limit, duplicates=duplicates)
         if self.limit is not None and len(df) > self.limit:
             df = df.iloc[: self.limit].reset_index(drop=True)
         df.attrs = {"total": total}
         return df
 
     def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
-        """One typed frame per page, from ``page_no`` on, in page order (``attrs``:
-        ``page_no``, ``page_size``, ``total``); stopping early drops the pages in flight.
-        Rows repeating an earlier page's record stay, but each record's key is counted once
-        (hashed): a page of repeats raises at once, a count unlike the total at the end."""
+        """One typed frame per page from ``page_no`` on, in order (``attrs``: ``page_no``,
+        ``page_size``, ``total``); stopping early drops the pages in flight. Repeated rows
+        stay, each key counted once: a page of repeats raises, so does a wrong count."""
         if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
             raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
         if self.limit == 0:
@@ -173,6 +168,7 @@ class Pager:
         keys = self._keys = reads.Keys(self.operation, self._key)
         seen = 0
         for page in self._pages(page_no):
+            assert page.columns is not None  # only frame() types pages together
             df = build_frame([page.columns], self.schema)
             total = self._tally.total
             df.attrs = {"page_no": page.page_no, "page_size": self.page_size, "total": total}
@@ -182,7 +178,7 @@ class Pager:
             if page.rows:
                 yield df
         unique = keys.unique
-        self._check(unique, keys.rows - unique)
+        self._tally.check(self.operation, unique, limit=self.limit, duplicates=keys.rows - unique)
 
     def fetch(self, page_no: int) -> dict[str, Any]:
         """Page ``page_no``'s ``data`` by the session's call, moments as the platform wrote them."""
@@ -197,16 +193,21 @@ class Pager:
         sent = time.monotonic()
         data = self._fetch_first(first_no)
         received = time.monotonic()
-        first = self._page(first_no, data)
+        first = self._page(first_no, data, alone=True)
         del data
         typed = time.monotonic()
         throttles = self.session.throttles
-        flight = InFlight(self.concurrency, latency=received - sent, per_page=typed - received)
+        flight = InFlight(
+            self.concurrency,
+            latency=received - sent,
+            per_page=typed - received,
+            rows=self.page_size,
+        )
         self._follow_cap(first_no, first)
         pages = first.total if self.paging.total == "pages" else None
         total = first.total if pages is None else self._records_of_pages(first_no, first)
         last_no = self._last_page(first_no, total)
-        tally = _Tally(first_no, last_no, self.page_size, total, first.rows, [], pages)
+        tally = reads.Tally(first_no, last_no, self.page_size, total, first.rows, [], pages)
         self._tally = tally
         self._take(first)
         yield first
@@ -234,7 +235,6 @@ class Pager:
                 self._take(page)
                 tally.rows += page.rows
                 if page.rows < self.page_size and page.page_no < last_no:
-                    assert tally.short is not None
                     tally.short.append(page.page_no)
                 if bar is not None:
                     bar.update(1)
@@ -288,38 +288,50 @@ class Pager:
         self.params = own
         return self.fetch(page_no)
 
-    def _page(self, page_no: int, data: dict[str, Any] | None = None) -> _Page:
-        """Type one page in the thread running this, fetching it unless ``data`` is given."""
+    def _page(self, page_no: int, data: dict[str, Any] | None = None, alone: bool = False) -> _Page:
+        """Type one page in the thread running this, fetching it unless ``data`` is given;
+        in :meth:`frame`, a small page but the first (``alone``) is left to type with others."""
         if data is None:
             data = self.fetch(page_no)
         records, total = reads.page(self.operation, self.list_key, data)
-        try:
-            if self._on_data is not None:
+        if self._on_data is not None:
+            with self._objects(records):
                 self._on_data(data)
-            with DECODING:  # one page typed at a time: threads take turns, not the GIL
-                keys = self._keys.hashes(records) if self._keys is not None else None
-                columns = page_columns(records, self.schema, times=self.times)
-        except Exception:
-            reads.objects(self.operation, self.list_key, records)  # a record that is not one
-            raise
+        if self._batch and not alone and self.page_size < C.TYPING_BATCH_ROWS:
+            return _Page(page_no, total, len(records), None, records=records)
+        with DECODING, self._objects(records):  # threads take turns on it, not on the GIL
+            keys = None if self._keys is None else self._keys.hashes(records)
+        return _Page(page_no, total, len(records), self._typed(records), keys)
+
+    def _typed(self, records: list[dict[str, Any]]) -> PageColumns:
+        """Records typed into columns, checked against the time range asked for."""
+        with DECODING, self._objects(records):
+            columns = page_columns(records, self.schema, times=self.times)
         span = moment_span(columns, self.time_field) if self.time_field and records else None
         if span is not None:  # every record in the time range asked for
             window = (self.params[self.op.window[0]], self.params[self.op.window[1]])
             reads.in_window(self.operation, self.time_field, *span, window)
-        return _Page(page_no, total, len(records), columns, keys)
+        return columns
+
+    @contextlib.contextmanager
+    def _objects(self, records: list[Any]) -> Iterator[None]:
+        """Where the body fails on ``records``, one that is not a record is named."""
+        try:
+            yield
+        except Exception:
+            reads.objects(self.operation, self.list_key, records)
+            raise
 
     def _take(self, page: _Page) -> None:
-        """The checks on each page as the reading thread takes it, in page order: the same
-        count of pages on every page where ``total`` counts them; no page that only repeats
-        records already read, where keys are counted."""
+        """The checks on each page taken, in page order: the same count of pages on each where
+        ``total`` counts them; no page of repeats only, where keys are counted."""
         t = self._tally
         if t.pages is not None and page.page_no != t.first_no:
             reads.same_pages(
                 self.operation, first=t.pages, page_no=page.page_no, pages=page.total, size=t.size
             )
         if self._keys is not None and page.keys is not None:
-            expected = max(0, t.total - (t.first_no - 1) * t.size)
-            self._keys.add(page.page_no, page.keys, expected=expected)
+            self._keys.add(page.page_no, page.keys, expected=t.expected)
 
     def _follow_cap(self, first_no: int, first: _Page) -> None:
         """A first page with fewer rows than asked while more exist: the platform caps its
@@ -333,24 +345,18 @@ class Pager:
         if not more:
             return
         if first.rows == 0 or first_no != 1:
-            raise IncompleteRead(
-                operation=self.operation,
-                expected=first.total,
-                got=first.rows,
-                detail=(
-                    f"page {first_no} held {first.rows} rows where {self.page_size} were asked "
-                    f"and the total says more exist (paging.total counts "
-                    f"{self.paging.total}); if the platform caps its pages, set "
-                    "paging.max_page_size in its dialect"
-                ),
+            detail = (
+                f"page {first_no} held {first.rows} rows where {self.page_size} were asked and "
+                f"the total says more exist (paging.total counts {self.paging.total}); if the "
+                "platform caps its pages, set paging.max_page_size in its dialect"
             )
+            op, expected, got = self.operation, first.total, first.rows
+            raise IncompleteRead(operation=op, expected=expected, got=got, detail=detail)
         self.page_size = first.rows
 
     def _records_of_pages(self, first_no: int, first: _Page) -> int:
         """The records a total counting pages stands for: full pages but the last, whose
-        rows are counted (one request more when it is not the first); the last page must
-        hold what the count allows and say the same count
-        (:func:`~opslib.protocol.reads.records_of_pages`)."""
+        rows are counted (read now unless it is the first; :func:`reads.records_of_pages`)."""
         pages, size = first.total, self.page_size
         if pages < first_no:
             return 0  # read past the end: any row there is more than the total
@@ -362,23 +368,6 @@ class Pager:
         self._stash = (pages, data)  # typed in its turn, not fetched again
         return reads.records_of_pages(self.operation, pages=pages, rows=len(records), size=size)
 
-    def _check(self, got: int, duplicates: int) -> int:
-        """The invariant at a read's end, ``got`` records against the total (returned)."""
-        t = self._tally
-        short = f"; short pages: {t.short[:10]}" if t.short else ""
-        reads.check_count(
-            self.operation,
-            expected=max(0, t.total - (t.first_no - 1) * t.size),
-            got=got,
-            limit=self.limit,
-            duplicates=duplicates,
-            detail=(
-                f"{t.rows} rows came in {t.last_no - t.first_no + 1} pages of "
-                f"{t.size}{short}, duplicates dropped"
-            ),
-        )
-        return t.total
-
     def _last_page(self, first_no: int, total: int) -> int:
         last = math.ceil(total / self.page_size)
         if self.limit is not None:
@@ -386,40 +375,36 @@ class Pager:
         return last
 
     def _bar(self, pages: int) -> Any:
-        show = self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES
-        if not show:
+        if not (self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES):
             return None
         from tqdm.auto import tqdm
 
-        return tqdm(
-            total=pages, initial=1, unit="page", desc=self.desc or self.list_key, leave=False
-        )
+        desc = self.desc or self.list_key
+        return tqdm(total=pages, initial=1, unit="page", desc=desc, leave=False)
 
 
 class InFlight:
     """How many pages a read keeps in flight (:attr:`limit`), fed by the reading thread.
 
     A far platform needs many requests in flight to keep its link busy (40 ms of round
-    trip and 4 ms of a page on the wire: about 11), a near one few. The number is found as
-    the read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests:
+    trip, 4 ms of a page on the wire: about 11), a near one few. The number is found as the
+    read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests (the names in
+    capitals are :mod:`~opslib.client._constants`'):
 
     - **the start**: one round trip of pages, the first page's latency over the time it
-      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`):
-      measured, whatever the platform's address;
+      took to type it (at least INITIAL_IN_FLIGHT), whatever the platform's address;
     - **rounds**: every ``limit`` pages taken end a round; by Little's law ``throughput ×
-      the first page's latency`` pages are all the link and the platform hold, and
-      ``limit`` minus that queue somewhere, buying nothing. Slow start doubles the limit
-      each round while throughput grows by an eighth and nothing queues; then it grows by
-      one while fewer than :data:`~opslib.client._constants.QUEUE_LOW` pages queue and
-      shrinks by one when more than :data:`~opslib.client._constants.QUEUE_HIGH` do;
+      the first page's latency`` pages are all the link and the platform hold, the rest
+      queue. Slow start doubles the limit each round while throughput grows by an eighth
+      and nothing queues; then +1 below QUEUE_LOW pages queued, -1 above QUEUE_HIGH
+      (pages of MAX_PAGE_SIZE rows: as many rows in pages of ``rows``);
     - **a 429 or a 503** (:meth:`throttled`) halves it and ends slow start;
-    - **the platform's rate**: pages start no faster than
-      :data:`~opslib.client._constants.MAX_PAGE_RATE` a second, with a burst of
-      :data:`~opslib.client._constants.PAGE_RATE_BURST` (protocol §8's per-token bucket).
+    - **the platform's rate**: no more than MAX_PAGE_RATE starts a second, a burst of
+      PAGE_RATE_BURST (protocol §8's per-token bucket).
 
     ``latency`` is what the first page took alone, ``per_page`` what typing it took (None:
-    unknown), ``clock`` a monotonic clock in seconds (tests pass a fake one).
-    """
+    unknown), ``rows`` the rows a page, ``clock`` a monotonic clock in seconds (tests pass
+    a fake one)."""
 
     def __init__(
         self,
@@ -427,13 +412,14 @@ class InFlight:
         *,
         latency: float,
         per_page: float | None = None,
+        rows: int = C.MAX_PAGE_SIZE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cap = max(1, cap)
-        start = C.INITIAL_IN_FLIGHT
-        if per_page is not None and per_page > 0:
-            start = max(start, math.ceil(latency / per_page))
-        self.limit = min(start, self.cap)
+        smaller = C.MAX_PAGE_SIZE / max(1, min(rows, C.MAX_PAGE_SIZE))
+        self.queue = (C.QUEUE_LOW * smaller, C.QUEUE_HIGH * smaller)  # pages queued: bounds
+        start = math.ceil(latency / per_page) if per_page is not None and per_page > 0 else 0
+        self.limit = min(max(C.INITIAL_IN_FLIGHT, start), self.cap)
         self.base_latency = max(latency, 1e-6)
         self.slow_start = True
         self._clock = clock
@@ -457,9 +443,8 @@ class InFlight:
         if self._round_pages < self.limit:
             return
         now = self._clock()
-        elapsed = now - self._round_start
-        if elapsed > 0:
-            self._end_round(self._round_pages / elapsed)
+        if now > self._round_start:
+            self._end_round(self._round_pages / (now - self._round_start))
         self._round_start = now
         self._round_pages = 0
 
@@ -471,13 +456,14 @@ class InFlight:
         queued = self.limit - rate * self.base_latency
         grew = rate >= self._last_rate * C.SLOW_START_GROWTH
         self._last_rate = rate
-        if self.slow_start and grew and queued < C.QUEUE_LOW:
+        low, high = self.queue
+        if self.slow_start and grew and queued < low:
             self.limit = min(self.cap, self.limit * 2)
             return
         self.slow_start = False
-        if queued < C.QUEUE_LOW:
+        if queued < low:
             self.limit = min(self.cap, self.limit + 1)
-        elif queued > C.QUEUE_HIGH:
+        elif queued > high:
             self.limit = max(1, self.limit - 1)
 
     def start(self) -> bool:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -48,6 +49,7 @@ from opslib.protocol.operations import OPERATIONS, Operation
 
 __all__ = [
     "Keys",
+    "Tally",
     "check_count",
     "is_count",
     "key_fields",
@@ -270,6 +272,35 @@ def check_count(
             duplicates=duplicates,
             detail=detail,
         )
+
+
+@dataclass
+class Tally:
+    """What one paged read was told and what it got, checked at its end (:meth:`check`)."""
+
+    first_no: int = 1
+    last_no: int = 1
+    size: int = 0
+    total: int = 0  # the records the platform's total stands for
+    rows: int = 0  # rows received, duplicates included
+    short: list[int] = field(default_factory=list)  # pages but the last with fewer rows
+    pages: int | None = None  # the first page's total where it counts pages
+
+    @property
+    def expected(self) -> int:
+        """The records the total stands for from the first page read on."""
+        return max(0, self.total - (self.first_no - 1) * self.size)
+
+    def check(self, operation: str, got: int, *, limit: int | None, duplicates: int) -> int:
+        """``got`` records against the total (:func:`check_count`); the total."""
+        short = f"; short pages: {self.short[:10]}" if self.short else ""
+        pages = self.last_no - self.first_no + 1
+        detail = f"{self.rows} rows came in {pages} pages of {self.size}{short}, duplicates dropped"
+        check_count(
+            operation, expected=self.expected, got=got, limit=limit, duplicates=duplicates,
+            detail=detail,
+        )  # fmt: skip
+        return self.total
 
 
 class Keys:

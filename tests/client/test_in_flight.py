@@ -77,6 +77,15 @@ def test_a_full_link_settles_just_above_its_bandwidth_delay_product() -> None:
     assert 10 + C.QUEUE_LOW <= flight.limit <= 10 + C.QUEUE_HIGH + 1
 
 
+def test_smaller_pages_let_as_many_rows_queue_as_the_largest() -> None:
+    # the same link, 100-row pages: 10 pages fill it, and ten times the pages may queue
+    clock = Clock()
+    flight = InFlight(32, latency=0.04, rows=100, clock=clock)
+    for _ in range(60):
+        take(flight, clock, flight.limit, latency=0.04, bandwidth=250)
+    assert 10 + 10 * C.QUEUE_LOW <= flight.limit <= 32
+
+
 def test_rising_latency_shrinks_the_window() -> None:
     flight, clock = window(latency=0.04)
     for _ in range(20):

@@ -495,6 +495,37 @@ def test_iter_pages_over_the_platform_equals_the_read(
     assert [p.attrs["page_no"] for p in pages] == list(range(1, len(pages) + 1))
 
 
+def test_small_pages_are_typed_together_into_the_frame_of_large_ones(
+    platform: Platform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of pages under TYPING_BATCH_ROWS rows types their records that many at a time
+    (typing costs a fixed time per call and per page joined): the first page alone, then
+    batches; the frame is the one 1000-row pages make."""
+    from opslib.client import _pager
+
+    client = platform.connect()
+    large = client.events.list("-30d", end="2100-01-01")
+    typed: list[int] = []
+    page_columns = _pager.page_columns
+
+    def spy(records: list[dict[str, Any]], *args: Any, **kw: Any) -> Any:
+        typed.append(len(records))
+        return page_columns(records, *args, **kw)
+
+    monkeypatch.setattr(_pager, "page_columns", spy)
+    monkeypatch.setattr(C, "TYPING_BATCH_ROWS", 5 * PAGE, raising=False)  # a small seed
+    assert_frame_equal(whole, large)
+    small = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    assert_frame_equal(small, large)
+    assert len(large) > 3 * C.TYPING_BATCH_ROWS  # several batches
+    assert typed[0] == PAGE
+    assert all(n >= C.TYPING_BATCH_ROWS for n in typed[1:-1])
+    assert sum(typed) == len(large)
+    typed.clear()
+    pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
+    assert typed == [len(page) for page in pages]  # one frame a page: typed a page at a time
+
+
 def first_try(pages: range) -> Callable[[Sent], bool]:
     """The first request of each page of ``pages`` (its retry then goes through)."""
     tried: set[int] = set()
