@@ -27,9 +27,12 @@ lint: $(STAMP)
 chromium:
 	bash .ci/ensure-chromium
 
-# One worker per core, at most 4; a test file stays on one worker (its fixtures are shared).
+# One worker per core and one more, at most 4: report runs and browser tests wait on their
+# kernels and pages, and a third worker fills two cores where two leave a quarter idle.
+# A test file stays on one worker (its fixtures are shared).
+WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
 test: $(STAMP) chromium lint
-	$(BIN)/pytest -m "not slow" -n auto --maxprocesses=4 --dist loadfile --durations=25
+	$(BIN)/pytest -m "not slow" -n $(WORKERS) --dist loadfile --durations=25
 
 test-slow: $(STAMP)
 	$(BIN)/pytest -m slow
