@@ -142,10 +142,10 @@ class Pager:
                 columns.append(page.columns)
             held += page.records or ()
             if len(held) >= C.TYPING_BATCH_ROWS:
-                columns.append(self._typed(held))
+                columns.append(self._typed(held)[0])
                 held = []
         if held:
-            columns.append(self._typed(held))
+            columns.append(self._typed(held)[0])
         order = join_order(columns)
         df = build_frame(columns, self.schema)
         del columns
@@ -299,19 +299,22 @@ class Pager:
                 self._on_data(data)
         if self._batch and not alone and self.page_size < C.TYPING_BATCH_ROWS:
             return _Page(page_no, total, len(records), None, records=records)
-        with DECODING, self._objects(records):  # threads take turns on it, not on the GIL
-            keys = None if self._keys is None else self._keys.hashes(records)
-        return _Page(page_no, total, len(records), self._typed(records), keys)
+        columns, keys = self._typed(records, hashed=True)
+        return _Page(page_no, total, len(records), columns, keys)
 
-    def _typed(self, records: list[dict[str, Any]]) -> PageColumns:
-        """Records typed into columns, checked against the time range asked for."""
-        with DECODING, self._objects(records):
+    def _typed(
+        self, records: list[dict[str, Any]], hashed: bool = False
+    ) -> tuple[PageColumns, np.ndarray | None]:
+        """Records typed into columns, checked against the time range asked for, and their
+        keys hashed where ``hashed`` and the read counts them."""
+        with DECODING, self._objects(records):  # threads take turns on it, not on the GIL
+            keys = self._keys.hashes(records) if hashed and self._keys is not None else None
             columns = page_columns(records, self.schema, times=self.times)
         span = moment_span(columns, self.time_field) if self.time_field and records else None
         if span is not None:  # every record in the time range asked for
             window = (self.params[self.op.window[0]], self.params[self.op.window[1]])
             reads.in_window(self.operation, self.time_field, *span, window)
-        return columns
+        return columns, keys
 
     @contextlib.contextmanager
     def _objects(self, records: list[Any]) -> Iterator[None]:
