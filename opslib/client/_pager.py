@@ -128,7 +128,6 @@ class Pager:
         self._key = reads.key_fields(self.operation, self.list_key, schema.key)
         self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
         self._stash: tuple[int, dict[str, Any]] | None = None  # read ahead of its turn
-        self._batch = False  # frame(): small pages' records are typed together
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -136,7 +135,6 @@ class Pager:
             return self.schema.empty()
         columns: list[PageColumns] = []
         held: list[dict[str, Any]] = []  # small pages' records, typed together
-        self._batch = True
         for page in self._pages(1):  # the first page typed alone, the rest alike
             if page.columns is not None and (page.rows or page.page_no == 1):
                 columns.append(page.columns)
@@ -158,9 +156,10 @@ class Pager:
         return df
 
     def pages(self, page_no: int = 1) -> Iterator[pd.DataFrame]:
-        """One typed frame per page from ``page_no`` on, in order (``attrs``: ``page_no``,
-        ``page_size``, ``total``); stopping early drops the pages in flight. Repeated rows
-        stay, each key counted once: a page of repeats raises, so does a wrong count."""
+        """One typed frame per page, from ``page_no`` on, in page order (``attrs``:
+        ``page_no``, ``page_size``, ``total``); stopping early drops the pages in flight.
+        Rows repeating an earlier page's record stay, but each record's key is counted once
+        (hashed): a page of repeats raises at once, a count unlike the total at the end."""
         if isinstance(page_no, bool) or not isinstance(page_no, int) or page_no < 1:
             raise ValueError(f"page_no must be an int >= 1, got {page_no!r}")
         if self.limit == 0:
@@ -289,26 +288,25 @@ class Pager:
         return self.fetch(page_no)
 
     def _page(self, page_no: int, data: dict[str, Any] | None = None, alone: bool = False) -> _Page:
-        """Type one page in the thread running this, fetching it unless ``data`` is given;
-        in :meth:`frame`, a small page but the first (``alone``) is left to type with others."""
+        """Type one page in the thread running this, fetching it unless ``data`` is given; a
+        small page but the first (``alone``) of a read that counts no keys (:meth:`frame`) is
+        left to type with the next ones."""
         if data is None:
             data = self.fetch(page_no)
         records, total = reads.page(self.operation, self.list_key, data)
         if self._on_data is not None:
             with self._objects(records):
                 self._on_data(data)
-        if self._batch and not alone and self.page_size < C.TYPING_BATCH_ROWS:
+        if self._keys is None and not alone and self.page_size < C.TYPING_BATCH_ROWS:
             return _Page(page_no, total, len(records), None, records=records)
-        columns, keys = self._typed(records, hashed=True)
+        columns, keys = self._typed(records)
         return _Page(page_no, total, len(records), columns, keys)
 
-    def _typed(
-        self, records: list[dict[str, Any]], hashed: bool = False
-    ) -> tuple[PageColumns, np.ndarray | None]:
+    def _typed(self, records: list[dict[str, Any]]) -> tuple[PageColumns, np.ndarray | None]:
         """Records typed into columns, checked against the time range asked for, and their
-        keys hashed where ``hashed`` and the read counts them."""
+        keys hashed where the read counts them."""
         with DECODING, self._objects(records):  # threads take turns on it, not on the GIL
-            keys = self._keys.hashes(records) if hashed and self._keys is not None else None
+            keys = self._keys.hashes(records) if self._keys is not None else None
             columns = page_columns(records, self.schema, times=self.times)
         span = moment_span(columns, self.time_field) if self.time_field and records else None
         if span is not None:  # every record in the time range asked for
@@ -348,13 +346,17 @@ class Pager:
         if not more:
             return
         if first.rows == 0 or first_no != 1:
-            detail = (
-                f"page {first_no} held {first.rows} rows where {self.page_size} were asked and "
-                f"the total says more exist (paging.total counts {self.paging.total}); if the "
-                "platform caps its pages, set paging.max_page_size in its dialect"
+            raise IncompleteRead(
+                operation=self.operation,
+                expected=first.total,
+                got=first.rows,
+                detail=(
+                    f"page {first_no} held {first.rows} rows where {self.page_size} were asked "
+                    f"and the total says more exist (paging.total counts "
+                    f"{self.paging.total}); if the platform caps its pages, set "
+                    "paging.max_page_size in its dialect"
+                ),
             )
-            op, expected, got = self.operation, first.total, first.rows
-            raise IncompleteRead(operation=op, expected=expected, got=got, detail=detail)
         self.page_size = first.rows
 
     def _records_of_pages(self, first_no: int, first: _Page) -> int:
@@ -378,36 +380,42 @@ class Pager:
         return last
 
     def _bar(self, pages: int) -> Any:
-        if not (self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES):
+        show = self.progress if self.progress is not None else pages > C.PROGRESS_MIN_PAGES
+        if not show:
             return None
         from tqdm.auto import tqdm
 
-        desc = self.desc or self.list_key
-        return tqdm(total=pages, initial=1, unit="page", desc=desc, leave=False)
+        return tqdm(
+            total=pages, initial=1, unit="page", desc=self.desc or self.list_key, leave=False
+        )
 
 
 class InFlight:
     """How many pages a read keeps in flight (:attr:`limit`), fed by the reading thread.
 
     A far platform needs many requests in flight to keep its link busy (40 ms of round
-    trip, 4 ms of a page on the wire: about 11), a near one few. The number is found as the
-    read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests (the names in
-    capitals are :mod:`~opslib.client._constants`'):
+    trip and 4 ms of a page on the wire: about 11), a near one few. The number is found as
+    the read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests:
 
     - **the start**: one round trip of pages, the first page's latency over the time it
-      took to type it (at least INITIAL_IN_FLIGHT), whatever the platform's address;
+      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`):
+      measured, whatever the platform's address;
     - **rounds**: every ``limit`` pages taken end a round; by Little's law ``throughput ×
-      the first page's latency`` pages are all the link and the platform hold, the rest
-      queue. Slow start doubles the limit each round while throughput grows by an eighth
-      and nothing queues; then +1 below QUEUE_LOW pages queued, -1 above QUEUE_HIGH
-      (pages of MAX_PAGE_SIZE rows: as many rows in pages of ``rows``);
+      the first page's latency`` pages are all the link and the platform hold, and
+      ``limit`` minus that queue somewhere, buying nothing. Slow start doubles the limit
+      each round while throughput grows by an eighth and nothing queues; then it grows by
+      one while fewer than :data:`~opslib.client._constants.QUEUE_LOW` pages queue and
+      shrinks by one when more than :data:`~opslib.client._constants.QUEUE_HIGH` do
+      (pages of the largest size: as many rows in pages of ``rows``);
     - **a 429 or a 503** (:meth:`throttled`) halves it and ends slow start;
-    - **the platform's rate**: no more than MAX_PAGE_RATE starts a second, a burst of
-      PAGE_RATE_BURST (protocol §8's per-token bucket).
+    - **the platform's rate**: pages start no faster than
+      :data:`~opslib.client._constants.MAX_PAGE_RATE` a second, with a burst of
+      :data:`~opslib.client._constants.PAGE_RATE_BURST` (protocol §8's per-token bucket).
 
     ``latency`` is what the first page took alone, ``per_page`` what typing it took (None:
     unknown), ``rows`` the rows a page, ``clock`` a monotonic clock in seconds (tests pass
-    a fake one)."""
+    a fake one).
+    """
 
     def __init__(
         self,
@@ -419,10 +427,12 @@ class InFlight:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cap = max(1, cap)
+        start = C.INITIAL_IN_FLIGHT
+        if per_page is not None and per_page > 0:
+            start = max(start, math.ceil(latency / per_page))
+        self.limit = min(start, self.cap)
         smaller = C.MAX_PAGE_SIZE / max(1, min(rows, C.MAX_PAGE_SIZE))
         self.queue = (C.QUEUE_LOW * smaller, C.QUEUE_HIGH * smaller)  # pages queued: bounds
-        start = math.ceil(latency / per_page) if per_page is not None and per_page > 0 else 0
-        self.limit = min(max(C.INITIAL_IN_FLIGHT, start), self.cap)
         self.base_latency = max(latency, 1e-6)
         self.slow_start = True
         self._clock = clock
@@ -446,8 +456,9 @@ class InFlight:
         if self._round_pages < self.limit:
             return
         now = self._clock()
-        if now > self._round_start:
-            self._end_round(self._round_pages / (now - self._round_start))
+        elapsed = now - self._round_start
+        if elapsed > 0:
+            self._end_round(self._round_pages / elapsed)
         self._round_start = now
         self._round_pages = 0
 

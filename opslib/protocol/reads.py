@@ -297,9 +297,13 @@ class Tally:
         pages = self.last_no - self.first_no + 1
         detail = f"{self.rows} rows came in {pages} pages of {self.size}{short}, duplicates dropped"
         check_count(
-            operation, expected=self.expected, got=got, limit=limit, duplicates=duplicates,
+            operation,
+            expected=self.expected,
+            got=got,
+            limit=limit,
+            duplicates=duplicates,
             detail=detail,
-        )  # fmt: skip
+        )
         return self.total
 
 

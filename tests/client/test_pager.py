@@ -513,7 +513,7 @@ def test_small_pages_are_typed_together_into_the_frame_of_large_ones(
         return page_columns(records, *args, **kw)
 
     monkeypatch.setattr(_pager, "page_columns", spy)
-    monkeypatch.setattr(C, "TYPING_BATCH_ROWS", 5 * PAGE, raising=False)  # a small seed
+    monkeypatch.setattr(C, "TYPING_BATCH_ROWS", 5 * PAGE)  # the small seed has few events
     assert_frame_equal(whole, large)
     small = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
     assert_frame_equal(small, large)
