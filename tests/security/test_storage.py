@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher
+from server.factories import password_hash
 from server.helpers import Api
 
-from opslib.server import FakeClock
+from opslib.server import FakeClock, security
 
 from .flows import UNREGISTERED, login_code, login_password, register, reset_password, send_code
 
@@ -193,6 +195,20 @@ def test_passwords_are_argon2id(api: Api, flow: Secrets) -> None:
         assert m >= 19 * 1024
         assert t >= 2
         assert p >= 1
+
+
+def test_a_cheap_hasher_one_test_swaps_in_leaves_later_worlds_argon2id_at_strength(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worlds' hashes are cached per hasher: the fuzz run's cheap one must not leak."""
+    with monkeypatch.context() as mp:
+        mp.setattr(security, "_hasher", PasswordHasher(time_cost=1, memory_cost=64, parallelism=1))
+        cheap = ARGON2ID.match(password_hash("hasher-order-password"))
+    strong = ARGON2ID.match(password_hash("hasher-order-password"))
+    assert cheap
+    assert int(cheap.group(1)) == 64
+    assert strong
+    assert int(strong.group(1)) >= 19 * 1024
 
 
 def test_no_secret_in_any_column(api: Api, flow: Secrets) -> None:
