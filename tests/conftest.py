@@ -196,10 +196,22 @@ def run_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path | N
 
 @pytest.fixture(scope="session")
 def seeded_db(run_once: Callable[..., Path]) -> Path:
-    """A database seeded once per pytest run (small scale); never served, only copied."""
+    """A database seeded once per pytest run (small scale); never served, only copied.
+
+    Its accounts' password hashes are argon2id at the cheapest parameters
+    (tests/cheap_passwords.py): logins verify in microseconds, not 0.16 s of CPU each.
+    """
+    from cheap_passwords import cheapen
+
+    from opslib.server import demo
     from opslib.server.seed import seed_database
 
-    built = run_once("seeded-db", lambda d: seed_database(d / "template.db", scale=SEED_SCALE))
+    def build(directory: Path) -> None:
+        seed_database(directory / "template.db", scale=SEED_SCALE)
+        passwords = (demo.OPS_PASSWORD, demo.ADMIN_PASSWORD, demo.USER_PASSWORD)
+        assert cheapen(directory / "template.db", {*passwords, demo.SEEDED_USER_PASSWORD})
+
+    built = run_once("seeded-db", build)
     assert built is not None  # it waits
     return built / "template.db"
 

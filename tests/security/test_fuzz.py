@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 import pytest
 import schemathesis
-from argon2 import PasswordHasher
+from cheap_passwords import CHEAP
 from hypothesis import HealthCheck, assume, settings
 from schemathesis.config import SchemathesisConfig
 from server.factories import build_world
@@ -88,7 +88,7 @@ def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, st
     """The app over a small world, a cheap password hasher, no rate limit; an admin token."""
     with pytest.MonkeyPatch.context() as mp:
         # argon2 at full strength would make every generated login or register cost 50+ ms
-        mp.setattr(security, "_hasher", PasswordHasher(time_cost=1, memory_cost=64, parallelism=1))
+        mp.setattr(security, "_hasher", CHEAP)
         clock = FakeClock()
         db = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
         world = build_world(db, now=clock.now_ms(), events_per_device=20)

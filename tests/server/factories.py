@@ -1,17 +1,18 @@
 """Build a small platform world through the store functions (no seed generator needed).
 
 Users, a client, categories, products, devices, bindings and events, with known ids.
-Password hashes are computed once per password (argon2 is deliberately slow).
+Password hashes are argon2id at the cheapest parameters, one per password
+(tests/cheap_passwords.py): the platform verifies them as any other, in microseconds.
 """
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
+from cheap_passwords import cheap_hash
 
 from opslib.enums import Role, UserStatus
 from opslib.server import demo, security, store
@@ -21,14 +22,8 @@ BUCKET_MS = 600_000
 
 
 def password_hash(password: str) -> str:
-    """The platform's hash of ``password``, cached per hasher: a test that swaps in a cheap
-    hasher (the fuzz run) must not leave its weak hashes to the worlds built after it."""
-    return _hash(security._hasher, password)
-
-
-@functools.cache
-def _hash(hasher: object, password: str) -> str:
-    return security.hash_password(password)
+    """An argon2id hash at the cheapest parameters (tests/cheap_passwords.py)."""
+    return cheap_hash(password)
 
 
 @dataclass(frozen=True)
