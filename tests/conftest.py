@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import collections
 import os
 import shutil
 import sqlite3
@@ -318,7 +319,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """One node id per test. Under pytest 9.2 every operation of Schemathesis's
     ``@schema.parametrize`` gets the test function's bare id, and pytest-xdist (``make
     test``) schedules by node id, so it would run one operation of the 19. The operation's
-    label is put back as the id's parameters (tests/test_collection.py checks)."""
+    label is put back as the id's parameters (tests/test_collection.py checks); any other
+    id collected twice stops the run, naming it."""
     for item in items:
         label = getattr(item, "operation_label", None)
         if label and not item.nodeid.endswith("]"):
@@ -326,3 +328,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item._id = item._id.with_params(label)
             else:
                 item._nodeid = f"{item.nodeid}[{label}]"
+    counts = collections.Counter(item.nodeid for item in items)
+    twice = sorted(nodeid for nodeid, n in counts.items() if n > 1)
+    if twice:
+        raise pytest.UsageError(f"collected twice under one node id (xdist runs one): {twice}")
