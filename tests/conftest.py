@@ -39,7 +39,7 @@ DONE = ".built"  # in a run_once directory: its build finished
 
 
 @dataclass
-class Platform:
+class ServedPlatform:
     """A running reference platform and the demo credentials of its seed."""
 
     base_url: str
@@ -217,17 +217,17 @@ def seeded_db(run_once: Callable[..., Path]) -> Path:
     return built / "template.db"
 
 
-def _start(db: Path, settings: Any = None, dialect: str | None = None) -> Platform:
+def _start(db: Path, settings: Any = None, dialect: str | None = None) -> ServedPlatform:
     from opslib.server.runner import start_in_thread
 
     base_url, stop = start_in_thread(db, settings=settings, dialect=dialect)
-    return Platform(
+    return ServedPlatform(
         base_url=base_url.rstrip("/"), db=db, stop=stop, dialect=dialect, **_demo_fields()
     )
 
 
 @pytest.fixture(scope="session")
-def platform(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+def platform(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedPlatform]:
     """The shared platform (session scope) over a copy of the seeded database."""
     db = tmp_path_factory.mktemp("platform") / "platform.db"
     _copy_db(seeded_db, db)
@@ -238,7 +238,9 @@ def platform(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 @pytest.fixture(scope="session")
 def report_run(
-    run_once: Callable[..., Path], platform: Platform, tmp_path_factory: pytest.TempPathFactory
+    run_once: Callable[..., Path],
+    platform: ServedPlatform,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Callable[..., Any]:
     """``report_run(report, parameters=None, label="", out="report-runs") -> RunResult``:
     that report run against the shared platform (its ops account) once per pytest run
@@ -283,16 +285,16 @@ def platform_dialect() -> str | None:
 @pytest.fixture
 def platform_factory(
     seeded_db: Path, tmp_path: Path, platform_dialect: str | None
-) -> Iterator[Callable[..., Platform]]:
+) -> Iterator[Callable[..., ServedPlatform]]:
     """Start platforms of the test's own: ``platform_factory(**server_settings)``.
 
     Keyword arguments replace fields of ``opslib.server.config.Settings`` (e.g.
     ``access_token_ttl_s=2``); ``dialect=`` names the dialect it speaks (default
     ``platform_dialect``). Each platform serves its own copy of the seeded database.
     """
-    started: list[Platform] = []
+    started: list[ServedPlatform] = []
 
-    def make(dialect: str | None = None, **settings: Any) -> Platform:
+    def make(dialect: str | None = None, **settings: Any) -> ServedPlatform:
         server_settings = None
         if settings:
             from opslib.server.config import Settings
@@ -310,7 +312,7 @@ def platform_factory(
 
 
 @pytest.fixture
-def fresh_platform(platform_factory: Callable[..., Platform]) -> Platform:
+def fresh_platform(platform_factory: Callable[..., ServedPlatform]) -> ServedPlatform:
     """A platform of this test's own, with the default settings."""
     return platform_factory()
 

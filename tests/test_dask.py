@@ -20,7 +20,7 @@ from opslib.client.frames import schema as S
 from opslib.dask import conform, partition_windows
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 pytest.importorskip("distributed")
 
@@ -28,7 +28,9 @@ DAY = 86_400_000
 
 
 @pytest.fixture(scope="module")
-def dask_cluster(platform: Platform, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def dask_cluster(
+    platform: ServedPlatform, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
     """Two worker processes for the module. Their environment names the shared platform
     (for auth="environment"); the token tests do not need it."""
     from distributed import Client, LocalCluster
@@ -60,7 +62,7 @@ def _range() -> tuple[int, int]:
 
 
 def test_the_dask_frame_computes_to_the_rows_of_events_list(
-    platform: Platform, dask_cluster: Any
+    platform: ServedPlatform, dask_cluster: Any
 ) -> None:
     client = platform.connect()
     start, end = _range()
@@ -77,7 +79,7 @@ def test_the_dask_frame_computes_to_the_rows_of_events_list(
     )
 
 
-def test_declared_properties_fix_the_columns(platform: Platform, dask_cluster: Any) -> None:
+def test_declared_properties_fix_the_columns(platform: ServedPlatform, dask_cluster: Any) -> None:
     client = platform.connect()
     start, end = _range()
     expected = client.events.list(start, end)
@@ -95,7 +97,7 @@ def test_declared_properties_fix_the_columns(platform: Platform, dask_cluster: A
     assert ddf["device_id"].nunique().compute() == expected["device_id"].nunique()
 
 
-def test_filters_and_partitions(platform: Platform, dask_cluster: Any) -> None:
+def test_filters_and_partitions(platform: ServedPlatform, dask_cluster: Any) -> None:
     client = platform.connect()
     start, end = _range()
     device = client.events.list(start, end)["device_id"].mode().iloc[0]
@@ -106,7 +108,7 @@ def test_filters_and_partitions(platform: Platform, dask_cluster: Any) -> None:
         assert_frame_equal(ddf.compute().reset_index(drop=True), expected)
 
 
-def test_a_plain_user_reads_its_own(platform: Platform, dask_cluster: Any) -> None:
+def test_a_plain_user_reads_its_own(platform: ServedPlatform, dask_cluster: Any) -> None:
     user = platform.connect("user")
     start, end = _range()
     expected = user.events.list(start, end)
@@ -114,7 +116,7 @@ def test_a_plain_user_reads_its_own(platform: Platform, dask_cluster: Any) -> No
     assert_frame_equal(user.events.to_dask(start, end).compute().reset_index(drop=True), expected)
 
 
-def test_no_password_or_client_secret_travels(platform: Platform, dask_cluster: Any) -> None:
+def test_no_password_or_client_secret_travels(platform: ServedPlatform, dask_cluster: Any) -> None:
     import cloudpickle
 
     client = platform.connect()
@@ -132,14 +134,16 @@ def test_no_password_or_client_secret_travels(platform: Platform, dask_cluster: 
         assert platform.base_url.encode() in blob
 
 
-def test_workers_may_log_in_from_their_environment(platform: Platform, dask_cluster: Any) -> None:
+def test_workers_may_log_in_from_their_environment(
+    platform: ServedPlatform, dask_cluster: Any
+) -> None:
     client = platform.connect()
     start, end = _range()
     ddf = client.events.to_dask(start, end, auth="environment")
     assert_frame_equal(ddf.compute().reset_index(drop=True), client.events.list(start, end))
 
 
-def test_a_revoked_token_says_what_to_do(fresh_platform: Platform, dask_cluster: Any) -> None:
+def test_a_revoked_token_says_what_to_do(fresh_platform: ServedPlatform, dask_cluster: Any) -> None:
     creds = fresh_platform.credentials("user")
     client = fresh_platform.connect("user")
     ddf = client.events.to_dask(*_range(), properties={})
@@ -148,7 +152,7 @@ def test_a_revoked_token_says_what_to_do(fresh_platform: Platform, dask_cluster:
         ddf.compute()
 
 
-def test_bad_arguments(platform: Platform) -> None:
+def test_bad_arguments(platform: ServedPlatform) -> None:
     client = platform.connect()
     with pytest.raises(ValueError, match="partition must be a duration"):
         client.events.to_dask("-1d", partition="daily")
@@ -215,7 +219,7 @@ def test_import_opslib_starts_no_dask(tmp_path: Path) -> None:
 
 
 def test_a_window_is_read_with_the_token_alone_through_the_pager(
-    platform: Platform, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker reads its window as ``Client.from_token`` would: no login, no refresh, the
     caller's token in every request, its pages through the one pager (a 503 on page 3 is
@@ -261,7 +265,7 @@ def test_frames_carry_the_platforms_event_kinds_under_chint(
     import sqlite3
 
     import dask
-    from conftest import Platform as Running
+    from conftest import ServedPlatform as Running
     from conftest import _copy_db, _demo_fields
 
     from opslib import analysis

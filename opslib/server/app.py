@@ -33,7 +33,7 @@ from opslib.server.context import Context, Guards
 from opslib.server.database import Database
 from opslib.server.errors import ApiError
 from opslib.server.fields import PROPERTY_VALUE, PROPERTY_VALUE_SCHEMA
-from opslib.server.pipeline import Platform, build_endpoint, new_fingerprint_key, refusal
+from opslib.server.pipeline import PlatformState, build_endpoint, new_fingerprint_key, refusal
 from opslib.server.ratelimit import RateLimiter
 from opslib.server.responses import Failure, TokenFailure
 from opslib.server.routes import token as token_route
@@ -76,12 +76,12 @@ def _platform(
     clock: Clock,
     sms_gateway: SmsGateway | None,
     codec: Codec,
-) -> Platform:
+) -> PlatformState:
     db = Database(db_path)
     with db.write() as conn:
         key = idem_store.fingerprint_key(conn, new_key=new_fingerprint_key())
         idem_store.purge(conn, before=clock.now_ms() - settings.idempotency_window_ms)
-    return Platform(
+    return PlatformState(
         db=db,
         settings=settings,
         clock=clock,
@@ -117,7 +117,7 @@ def _responses(route: routes.Route) -> dict[int | str, dict[str, Any]]:
     return {200: ok, **{s: _answer(d, _model(Failure)) for s, d in FAILURE_STATUSES.items()}}
 
 
-def _add_routes(app: FastAPI, platform: Platform) -> None:
+def _add_routes(app: FastAPI, platform: PlatformState) -> None:
     for route in routes.ROUTES:
         if route.mode == "oauth":
             endpoint = token_route.build_endpoint(
@@ -150,7 +150,7 @@ def _add_routes(app: FastAPI, platform: Platform) -> None:
         )
 
 
-def _grant(platform: Platform, values: token_route.Params, client: str) -> dict[str, Any]:
+def _grant(platform: PlatformState, values: token_route.Params, client: str) -> dict[str, Any]:
     db = platform.db
     ctx = Context(
         db=db,

@@ -79,7 +79,7 @@ NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
 @dataclass
-class Platform:
+class PlatformState:
     """Everything the handlers share: database, settings, clock, gateway, limiter."""
 
     db: Database
@@ -224,7 +224,9 @@ def missing_token() -> ApiError:
     )
 
 
-def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int) -> Caller | None:
+def _authorize(
+    platform: PlatformState, route: Route, req: Any, params: Any, now: int
+) -> Caller | None:
     role = route.role
     if route.sometimes_pre and route.pre(params):
         role = Access.PRE
@@ -248,7 +250,7 @@ def _authorize(platform: Platform, route: Route, req: Any, params: Any, now: int
     return caller
 
 
-def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tuple[int, bytes]:
+def execute(platform: PlatformState, route: Route, req: Any, client: str = "") -> tuple[int, bytes]:
     """Run one validated request (in a worker thread); returns (status, body).
 
     ``client`` is the caller's address (for the device-secret throttle).
@@ -326,7 +328,7 @@ def execute(platform: Platform, route: Route, req: Any, client: str = "") -> tup
 
 
 def _replayed(
-    platform: Platform,
+    platform: PlatformState,
     route: Route,
     ctx: Context,
     params: Any,
@@ -384,7 +386,7 @@ async def _parse(
 
 
 def answer(
-    platform: Platform,
+    platform: PlatformState,
     route: Route,
     req: Any,
     client: str,
@@ -405,7 +407,9 @@ def answer(
     return status, body, headers
 
 
-def build_endpoint(platform: Platform, route: Route) -> Callable[[Request], Awaitable[Response]]:
+def build_endpoint(
+    platform: PlatformState, route: Route
+) -> Callable[[Request], Awaitable[Response]]:
     """The ASGI endpoint of an envelope (or report) route."""
     model = route.request
     assert model is not None

@@ -11,10 +11,10 @@ import opslib
 from client.faults import Faults
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def test_call_returns_the_decoded_data(platform: Platform) -> None:
+def test_call_returns_the_decoded_data(platform: ServedPlatform) -> None:
     client = platform.connect()
     data = client.call("/product/query_category")
     assert data["client_id"] == platform.client_id
@@ -23,7 +23,7 @@ def test_call_returns_the_decoded_data(platform: Platform) -> None:
     assert client.call("/device/query", {"device_id": device})["device_id"] == device
 
 
-def test_call_refuses_the_token_op_and_unknown_paths(platform: Platform) -> None:
+def test_call_refuses_the_token_op_and_unknown_paths(platform: ServedPlatform) -> None:
     client = platform.connect()
     with pytest.raises(ValueError, match="exchange_code"):
         client.call("/token/access", {})
@@ -31,7 +31,7 @@ def test_call_refuses_the_token_op_and_unknown_paths(platform: Platform) -> None
         client.call("/device/nope", {})
 
 
-def test_call_product_add_and_delete_return_the_bare_string(fresh_platform: Platform) -> None:
+def test_call_product_add_and_delete_return_the_bare_string(fresh_platform: ServedPlatform) -> None:
     admin = fresh_platform.connect("admin")
     params = {
         "product_id": "p-call-1",
@@ -45,7 +45,7 @@ def test_call_product_add_and_delete_return_the_bare_string(fresh_platform: Plat
     assert admin.call("/product/delete", {"product_id": "p-call-1"}) == "success"
 
 
-def test_a_client_from_a_token_calls_with_it_alone(platform: Platform) -> None:
+def test_a_client_from_a_token_calls_with_it_alone(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
     client.users.get()
@@ -68,7 +68,7 @@ def test_a_client_from_a_token_calls_with_it_alone(platform: Platform) -> None:
     assert seen.count("/token/access") == seen.count("/user/login") == 0
 
 
-def test_close_and_context_manager(platform: Platform) -> None:
+def test_close_and_context_manager(platform: ServedPlatform) -> None:
     client = platform.connect()
     with client as same:
         assert same is client

@@ -11,7 +11,7 @@ from client.faults import Faults, Sent
 from opslib.client import _constants as C
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 RECORDS = "/device/query_record"
 
@@ -38,7 +38,7 @@ class Codings(httpx.BaseTransport):
         self.inner.close()
 
 
-def test_compression_is_offered_to_every_platform_loopback_too(platform: Platform) -> None:
+def test_compression_is_offered_to_every_platform_loopback_too(platform: ServedPlatform) -> None:
     """Whatever the address (a tunnel's is a loopback one, with a network behind it), every
     request offers zstd first; the platform's pages come compressed."""
     seen = Codings()
@@ -49,7 +49,7 @@ def test_compression_is_offered_to_every_platform_loopback_too(platform: Platfor
     assert {coding for path, _, coding in seen.answers if path == RECORDS} == {"zstd"}
 
 
-def test_compressed_pages_are_decoded_into_the_same_frame(platform: Platform) -> None:
+def test_compressed_pages_are_decoded_into_the_same_frame(platform: ServedPlatform) -> None:
     """Pages read compressed make the frame the same pages make uncompressed (a transport
     that offers no coding: httpx then sends ``identity``)."""
 
@@ -69,7 +69,7 @@ def test_compressed_pages_are_decoded_into_the_same_frame(platform: Platform) ->
     assert {coding for path, _, coding in seen.answers if path == RECORDS} == {"zstd"}
 
 
-def test_a_page_that_does_not_decode_is_read_again(platform: Platform) -> None:
+def test_a_page_that_does_not_decode_is_read_again(platform: ServedPlatform) -> None:
     """A zstd answer that is not zstd (a broken proxy, a cut body): that page is asked for
     again, as a lost answer is, and the frame is whole."""
     whole = platform.connect().events.list("-30d", end="2100-01-01", page_size=20)

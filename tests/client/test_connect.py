@@ -11,10 +11,10 @@ import pytest
 import opslib
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def test_connect_with_arguments(platform: Platform) -> None:
+def test_connect_with_arguments(platform: ServedPlatform) -> None:
     with platform.connect() as client:
         assert isinstance(client, opslib.Client)
         assert client.base_url == platform.base_url
@@ -26,7 +26,9 @@ def test_connect_with_arguments(platform: Platform) -> None:
         )
 
 
-def test_connect_from_the_environment(platform: Platform, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connect_from_the_environment(
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
     creds = platform.credentials("user")
     monkeypatch.setenv("OPSLIB_BASE_URL", platform.base_url)
     for key, value in creds.items():
@@ -36,7 +38,7 @@ def test_connect_from_the_environment(platform: Platform, monkeypatch: pytest.Mo
     assert client.users.get()["phone"].item() == platform.user_phone
 
 
-def test_connect_from_a_profile(platform: Platform, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connect_from_a_profile(platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch) -> None:
     config = Path(os.environ["OPSLIB_CONFIG"])
     config.parent.mkdir(parents=True, exist_ok=True)
     lines = [f'[profiles.local]\nbase_url = "{platform.base_url}"']
@@ -54,12 +56,12 @@ def test_connect_from_a_profile(platform: Platform, monkeypatch: pytest.MonkeyPa
     assert ops.users.get()["phone"].item() == platform.ops_phone
 
 
-def test_phone_without_area_code_is_a_config_error(platform: Platform) -> None:
+def test_phone_without_area_code_is_a_config_error(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.ConfigError, match="area_code"):
         opslib.connect(platform.base_url, client_id="c", client_secret="s", phone="5550000001")
 
 
-def test_wrong_client_secret(platform: Platform) -> None:
+def test_wrong_client_secret(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.AuthenticationError) as info:
         platform.connect(client_secret="not-the-secret")
     assert info.value.error == "invalid_client"

@@ -18,24 +18,24 @@ from client.test_tokens import on_clock, refreshes
 from opslib import Dialect
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 WINDOW = ("-30d", "now")
 
 
 @pytest.fixture
-def vendor(platform_factory: Callable[..., Platform]) -> Platform:
+def vendor(platform_factory: Callable[..., ServedPlatform]) -> ServedPlatform:
     return platform_factory(dialect="vendor")
 
 
-def test_login_sends_the_token_call_in_the_query_string(vendor: Platform) -> None:
+def test_login_sends_the_token_call_in_the_query_string(vendor: ServedPlatform) -> None:
     # Before: the form body a query-only platform never reads made connect() raise.
     client = opslib.connect(vendor.base_url, **vendor.credentials())  # no dialect given
     assert client.user_id
     assert client.users.get()["phone"].item() == vendor.ops_phone
 
 
-def test_the_user_id_is_the_login_answers_and_openid_is_kept_apart(vendor: Platform) -> None:
+def test_the_user_id_is_the_login_answers_and_openid_is_kept_apart(vendor: ServedPlatform) -> None:
     # Before: the app-scoped openid went into every envelope; users.get() found nobody.
     client = vendor.connect()
     me = client.users.get()
@@ -56,7 +56,7 @@ def test_the_user_id_is_the_login_answers_and_openid_is_kept_apart(vendor: Platf
     ids=["cap-known", "cap-found"],
 )
 def test_a_capped_page_size_truncates_nothing(
-    platform: Platform, vendor: Platform, dialect: Dialect
+    platform: ServedPlatform, vendor: ServedPlatform, dialect: Dialect
 ) -> None:
     # Before: 100 of 1,567 events, 100 of 230 devices, no warning.
     reference = platform.connect()
@@ -71,7 +71,9 @@ def test_a_capped_page_size_truncates_nothing(
     assert fleet["device_id"].tolist() == reference.devices.list()["device_id"].tolist()
 
 
-def test_a_total_counting_pages_is_read_as_pages(platform: Platform, vendor: Platform) -> None:
+def test_a_total_counting_pages_is_read_as_pages(
+    platform: ServedPlatform, vendor: ServedPlatform
+) -> None:
     # vendor's total counts pages; read as records, it ended the read after page 1.
     assert Dialect.named("vendor").paging.total == "pages"
     want = platform.connect().events.list(*WINDOW, page_size=50)
@@ -80,7 +82,9 @@ def test_a_total_counting_pages_is_read_as_pages(platform: Platform, vendor: Pla
     assert got.attrs["total"] == len(want)
 
 
-def test_start_and_end_in_seconds_find_the_events(platform: Platform, vendor: Platform) -> None:
+def test_start_and_end_in_seconds_find_the_events(
+    platform: ServedPlatform, vendor: ServedPlatform
+) -> None:
     # Before: epoch ms read as seconds, a window thousands of years ahead: every read empty.
     start, end = pd.Timestamp.now("UTC") - pd.Timedelta(days=30), pd.Timestamp.now("UTC")
     start, end = start.floor("s"), end.floor("s")
@@ -96,7 +100,7 @@ def test_start_and_end_in_seconds_find_the_events(platform: Platform, vendor: Pl
 
 @pytest.mark.parametrize("dialect", ["vendor-epoch", "vendor-local", "vendor"])
 def test_times_of_any_format_and_zone_are_utc(
-    platform: Platform, platform_factory: Callable[..., Platform], dialect: str
+    platform: ServedPlatform, platform_factory: Callable[..., ServedPlatform], dialect: str
 ) -> None:
     # Before: epoch-ms strings raised ValueError building the frame; a zone-less local
     # time (UTC+8) was read as UTC, 8 hours off.
@@ -112,7 +116,7 @@ def test_times_of_any_format_and_zone_are_utc(
     assert got_user["gmt_register"].item() == want_user["gmt_register"].item()
 
 
-def test_failures_in_the_body_raise_their_class_code_and_message(vendor: Platform) -> None:
+def test_failures_in_the_body_raise_their_class_code_and_message(vendor: ServedPlatform) -> None:
     # Before: every one was ServerError "HTTP 200 with a body that is not platform JSON".
     client = vendor.connect()
     with pytest.raises(opslib.NotFound) as missing:
@@ -124,7 +128,7 @@ def test_failures_in_the_body_raise_their_class_code_and_message(vendor: Platfor
     assert wrong.value.code == 10007
 
 
-def test_an_error_body_is_never_data_under_any_dialect(vendor: Platform) -> None:
+def test_an_error_body_is_never_data_under_any_dialect(vendor: ServedPlatform) -> None:
     # A client that does not know the vendor's codes still raises, with its code and text.
     client = opslib.connect(vendor.base_url, **vendor.credentials())  # no dialect given
     with pytest.raises(opslib.APIError) as info:
@@ -134,7 +138,7 @@ def test_an_error_body_is_never_data_under_any_dialect(vendor: Platform) -> None
 
 
 def test_a_token_expired_code_refreshes_once(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     hour = platform_factory(dialect="vendor", access_token_ttl_s=3600)
     faults = Faults()
@@ -146,7 +150,7 @@ def test_a_token_expired_code_refreshes_once(
 
 
 def test_a_refused_refresh_code_falls_back_to_a_login(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     # vendor refuses a refresh token with its code 10012, no OAuth "error: invalid_grant"
     short = platform_factory(dialect="vendor", access_token_ttl_s=1, refresh_token_ttl_s=1)
@@ -158,7 +162,7 @@ def test_a_refused_refresh_code_falls_back_to_a_login(
     assert refreshes(faults) >= 1
 
 
-def test_bare_string_failures_of_add_and_delete_are_failures(vendor: Platform) -> None:
+def test_bare_string_failures_of_add_and_delete_are_failures(vendor: ServedPlatform) -> None:
     # Before: ok=True, product_id="product_id already exists"; a missing delete ok=True.
     admin = vendor.connect("admin")
     existing = admin.products.list(1).iloc[0]
@@ -182,7 +186,9 @@ def test_bare_string_failures_of_add_and_delete_are_failures(vendor: Platform) -
     assert ok["product_id"].tolist() == ["p-dialect-1"]
 
 
-def test_an_empty_fleet_answer_is_not_permission(platform: Platform, vendor: Platform) -> None:
+def test_an_empty_fleet_answer_is_not_permission(
+    platform: ServedPlatform, vendor: ServedPlatform
+) -> None:
     # vendor answers a plain user's fleet read with an empty success: before, 0 devices.
     want = platform.connect("user").devices.list()
     got = vendor.connect("user").devices.list()
@@ -192,7 +198,7 @@ def test_an_empty_fleet_answer_is_not_permission(platform: Platform, vendor: Pla
     assert len(events) == len(platform.connect("user").events.list(*WINDOW))
 
 
-def test_expires_in_in_milliseconds_is_read_as_seconds(vendor: Platform) -> None:
+def test_expires_in_in_milliseconds_is_read_as_seconds(vendor: ServedPlatform) -> None:
     # Before: 7,200,000 "seconds": no refresh ahead of expiry.
     client = vendor.connect()
     tokens = client._session.tokens.tokens

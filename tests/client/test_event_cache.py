@@ -23,7 +23,7 @@ from opslib.client.frames.build import records_to_frame
 from opslib.client.frames.schema import EVENT
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 DAY = 86_400_000
 
@@ -50,7 +50,7 @@ def _windows(root: Path | None = None) -> list[Path]:
     return sorted((root or cache_dir()).rglob("*.parquet"))
 
 
-def _a_device(platform: Platform) -> str:
+def _a_device(platform: ServedPlatform) -> str:
     df = platform.connect().devices.list()
     return str(df.loc[df["user_id"].notna() & (df["user_id"] != ""), "device_id"].iloc[0])
 
@@ -59,7 +59,7 @@ def _a_device(platform: Platform) -> str:
 
 
 def test_cached_reads_equal_the_uncached_one_and_fetch_only_the_open_part(
-    platform: Platform,
+    platform: ServedPlatform,
 ) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
@@ -84,7 +84,7 @@ def test_cached_reads_equal_the_uncached_one_and_fetch_only_the_open_part(
 
 
 def test_cached_windows_text_kept_chunked_equals_the_uncached_read(
-    platform: Platform, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = platform.connect()
     start, end = _closed_range()
@@ -96,7 +96,7 @@ def test_cached_windows_text_kept_chunked_equals_the_uncached_read(
     assert pa.array(cached["event_id"].array).num_chunks == len(_windows()) == 2
 
 
-def test_limit_and_filters_with_the_cache(platform: Platform) -> None:
+def test_limit_and_filters_with_the_cache(platform: ServedPlatform) -> None:
     client = platform.connect()
     start, end = _closed_range()
     alarms = client.events.list(start, end, event_type="alarm")
@@ -112,7 +112,7 @@ def test_limit_and_filters_with_the_cache(platform: Platform) -> None:
 
 
 def test_properties_absent_from_some_windows_keep_the_uncached_dtypes(
-    fresh_platform: Platform,
+    fresh_platform: ServedPlatform,
 ) -> None:
     """Members typed differently per window join as pages do: ints with floats → Float64,
     text with numbers → object, a member missing from a window → missing values."""
@@ -149,7 +149,7 @@ def test_properties_absent_from_some_windows_keep_the_uncached_dtypes(
 
 
 def test_a_member_of_mixed_kinds_in_one_window_reads_back_as_uncached(
-    fresh_platform: Platform,
+    fresh_platform: ServedPlatform,
 ) -> None:
     """A member that is text, a boolean, a number and a list within one window is kept as
     JSON text: missing where it was missing, each value (lists too) one object again."""
@@ -175,7 +175,7 @@ def test_a_member_of_mixed_kinds_in_one_window_reads_back_as_uncached(
         assert cached["properties.v"].tolist() == uncached["properties.v"].tolist()
 
 
-def test_sub_second_edges_are_exact(fresh_platform: Platform) -> None:
+def test_sub_second_edges_are_exact(fresh_platform: ServedPlatform) -> None:
     """gmt_create is shown to the second: rows at .2 s and .7 s look alike in a frame, yet a
     range starting at .5 s holds only the second, on the platform and from the cache."""
     device = _a_device(fresh_platform)
@@ -245,7 +245,7 @@ def _assert_not_poisoned(client: Any, start: int, end: int, **query: Any) -> Non
     ],
 )
 def test_a_window_is_never_served_for_another_query(
-    fresh_platform: Platform, poisoned: dict[str, Any], other: dict[str, Any]
+    fresh_platform: ServedPlatform, poisoned: dict[str, Any], other: dict[str, Any]
 ) -> None:
     client = fresh_platform.connect()
     start, end = _closed_range()
@@ -257,7 +257,7 @@ def test_a_window_is_never_served_for_another_query(
     _assert_not_poisoned(client, start, end, **other)
 
 
-def test_a_window_is_never_served_to_another_caller(fresh_platform: Platform) -> None:
+def test_a_window_is_never_served_to_another_caller(fresh_platform: ServedPlatform) -> None:
     """ops reading a user's events and that user reading its own send the same query."""
     user = fresh_platform.connect("user")
     ops = fresh_platform.connect("ops")
@@ -268,7 +268,7 @@ def test_a_window_is_never_served_to_another_caller(fresh_platform: Platform) ->
 
 
 def test_a_window_is_never_served_for_another_platform(
-    platform: Platform, fresh_platform: Platform
+    platform: ServedPlatform, fresh_platform: ServedPlatform
 ) -> None:
     start, end = _closed_range()
     _poison(platform.connect(), start, end)
@@ -279,7 +279,7 @@ def test_a_window_is_never_served_for_another_platform(
 
 
 def test_a_crash_while_writing_leaves_no_window(
-    platform: Platform, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import pyarrow.parquet as pq
 
@@ -303,7 +303,7 @@ def test_a_crash_while_writing_leaves_no_window(
 
 
 def test_a_full_disk_only_skips_caching(
-    platform: Platform, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     import pyarrow.parquet as pq
 
@@ -318,7 +318,7 @@ def test_a_full_disk_only_skips_caching(
     assert "could not cache the window" in caplog.text
 
 
-def test_an_unreadable_window_is_fetched_again(platform: Platform) -> None:
+def test_an_unreadable_window_is_fetched_again(platform: ServedPlatform) -> None:
     client = platform.connect()
     start, end = _closed_range()
     expected = client.events.list(start, end)
@@ -346,7 +346,7 @@ def test_plan_cuts_at_whole_seconds_and_fetches_the_open_part() -> None:
 
 
 def test_opslib_cache_dir_moves_it(
-    platform: Platform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPSLIB_CACHE_DIR", str(tmp_path / "elsewhere"))
     start, end = _closed_range()

@@ -13,10 +13,10 @@ from opslib.cli import main
 from opslib.client._event_cache import cache_dir
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def test_cache_info_and_clear(platform: Platform, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cache_info_and_clear(platform: ServedPlatform, capsys: pytest.CaptureFixture[str]) -> None:
     start, end = _closed_range()
     platform.connect().events.list(start, end, cache=True)
     platform.connect("user").events.list(start, end, cache=True)

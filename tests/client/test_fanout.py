@@ -13,7 +13,7 @@ from client.faults import Faults
 from opslib.dialects import Dialect
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 def _owners(client: object, n: int) -> list[str]:
@@ -21,7 +21,7 @@ def _owners(client: object, n: int) -> list[str]:
     return devices["user_id"].dropna().drop_duplicates().head(n).tolist()
 
 
-def test_events_per_user_equal_the_users_reads_joined(platform: Platform) -> None:
+def test_events_per_user_equal_the_users_reads_joined(platform: ServedPlatform) -> None:
     ops = platform.connect()
     users = _owners(ops, 3)
     joined = ops.events.list("-30d", users=[*users, users[0]])  # a duplicate user: read once
@@ -37,7 +37,7 @@ def test_events_per_user_equal_the_users_reads_joined(platform: Platform) -> Non
     assert list(joined.columns[:7]) == list(singles[0].columns[:7])
 
 
-def test_devices_per_user_equal_the_users_reads_joined(platform: Platform) -> None:
+def test_devices_per_user_equal_the_users_reads_joined(platform: ServedPlatform) -> None:
     ops = platform.connect()
     users = _owners(ops, 4)
     joined = ops.devices.list(users=users)
@@ -58,7 +58,7 @@ def test_users_is_checked() -> None:
         client.events.list("-1d", user_id="u1", users=["u2"])
 
 
-def test_no_fleet_query_raises_unsupported_before_sending(platform: Platform) -> None:
+def test_no_fleet_query_raises_unsupported_before_sending(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
     no_fleet = Dialect().replace(capabilities={"fleet_events": False})
@@ -72,7 +72,7 @@ def test_no_fleet_query_raises_unsupported_before_sending(platform: Platform) ->
     assert len(client.events.list("-7d", users=users)) > 0
 
 
-def test_per_user_device_listing_raises_unsupported(platform: Platform) -> None:
+def test_per_user_device_listing_raises_unsupported(platform: ServedPlatform) -> None:
     client = platform.connect()
     per_user = Dialect().replace(required={"/device/query_by_user": ("user_id",)})
     client._session.dialect = per_user

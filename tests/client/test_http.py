@@ -14,7 +14,7 @@ from client.clocks import Clocks
 from client.faults import Faults
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 PRODUCT = {
     "product_secret": "product-secret-1",
@@ -38,7 +38,9 @@ def faults() -> Faults:
     return Faults()
 
 
-def connect(platform: Platform, faults: Faults, role: str = "ops", **kw: Any) -> opslib.Client:
+def connect(
+    platform: ServedPlatform, faults: Faults, role: str = "ops", **kw: Any
+) -> opslib.Client:
     return platform.connect(role, transport=faults, **kw)
 
 
@@ -61,7 +63,7 @@ class Waits:
             self._also(seconds)
 
 
-def test_default_timeouts_are_finite(platform: Platform, faults: Faults) -> None:
+def test_default_timeouts_are_finite(platform: ServedPlatform, faults: Faults) -> None:
     with platform.connect(transport=faults) as client:
         client.users.get()
     for sent in faults.sent:
@@ -73,7 +75,7 @@ def test_default_timeouts_are_finite(platform: Platform, faults: Faults) -> None
 
 
 def test_429_retry_after_is_honoured(
-    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+    platform: ServedPlatform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
     waits = Waits(client)
@@ -88,7 +90,7 @@ def test_429_retry_after_is_honoured(
 
 @pytest.mark.parametrize("dialect", [None, "vendor"])
 def test_the_platforms_own_429_is_waited_out(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., ServedPlatform],
     caplog: pytest.LogCaptureFixture,
     clocks: Clocks,
     dialect: str | None,
@@ -107,7 +109,7 @@ def test_the_platforms_own_429_is_waited_out(
 
 
 def test_503s_are_retried_within_the_deadline(
-    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+    platform: ServedPlatform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
     waits = Waits(client)
@@ -120,7 +122,7 @@ def test_503s_are_retried_within_the_deadline(
     assert sum("HTTP 503" in line for line in retry_lines(caplog)) == 2
 
 
-def test_503_forever_stops_at_the_deadline(platform: Platform, faults: Faults) -> None:
+def test_503_forever_stops_at_the_deadline(platform: ServedPlatform, faults: Faults) -> None:
     creds = platform.credentials()
     client = opslib.Client(
         platform.base_url,
@@ -140,7 +142,7 @@ def test_503_forever_stops_at_the_deadline(platform: Platform, faults: Faults) -
     assert faults.count("/user/query") >= 2
 
 
-def test_max_retries_bounds_attempts(platform: Platform, faults: Faults) -> None:
+def test_max_retries_bounds_attempts(platform: ServedPlatform, faults: Faults) -> None:
     client = connect(platform, faults, max_retries=2)
     Waits(client)
     faults.status("/user/query", 502, times=None)
@@ -151,7 +153,7 @@ def test_max_retries_bounds_attempts(platform: Platform, faults: Faults) -> None
 
 @pytest.mark.parametrize("code", [400, 403, 404, 409, 422, 500])
 def test_business_errors_are_not_retried(
-    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture, code: int
+    platform: ServedPlatform, faults: Faults, caplog: pytest.LogCaptureFixture, code: int
 ) -> None:
     client = connect(platform, faults)
     faults.status("/device/query", code)
@@ -163,7 +165,7 @@ def test_business_errors_are_not_retried(
     assert retry_lines(caplog) == []
 
 
-def test_a_real_not_found_is_not_retried(platform: Platform, faults: Faults) -> None:
+def test_a_real_not_found_is_not_retried(platform: ServedPlatform, faults: Faults) -> None:
     client = connect(platform, faults)
     with pytest.raises(opslib.NotFound, match="/device/query"):
         client.devices.get("no-such-device")
@@ -171,7 +173,7 @@ def test_a_real_not_found_is_not_retried(platform: Platform, faults: Faults) -> 
 
 
 def test_refused_connections_are_retried(
-    platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+    platform: ServedPlatform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = connect(platform, faults)
     Waits(client)
@@ -181,7 +183,7 @@ def test_refused_connections_are_retried(
     assert sum("before the request was sent" in line for line in retry_lines(caplog)) == 2
 
 
-def test_a_read_whose_answer_was_lost_is_repeated(platform: Platform, faults: Faults) -> None:
+def test_a_read_whose_answer_was_lost_is_repeated(platform: ServedPlatform, faults: Faults) -> None:
     client = connect(platform, faults)
     faults.drop_response("/product/query_category")
     assert len(client.products.categories()) > 0
@@ -189,7 +191,7 @@ def test_a_read_whose_answer_was_lost_is_repeated(platform: Platform, faults: Fa
 
 
 def test_a_write_whose_answer_was_lost_is_replayed_once(
-    fresh_platform: Platform, faults: Faults, caplog: pytest.LogCaptureFixture
+    fresh_platform: ServedPlatform, faults: Faults, caplog: pytest.LogCaptureFixture
 ) -> None:
     admin = connect(fresh_platform, faults, role="admin")
     faults.drop_response("/product/add")
@@ -205,7 +207,7 @@ def test_a_write_whose_answer_was_lost_is_replayed_once(
 
 
 def test_a_write_retried_after_a_token_refresh_keeps_its_message_id(
-    fresh_platform: Platform, faults: Faults
+    fresh_platform: ServedPlatform, faults: Faults
 ) -> None:
     admin = connect(fresh_platform, faults, role="admin")
     # attempt 1 reaches the platform and its answer is lost; attempt 2 meets a 401 (as if
@@ -224,7 +226,7 @@ def test_a_write_retried_after_a_token_refresh_keeps_its_message_id(
 
 
 def test_a_write_that_never_gets_an_answer_is_outcome_unknown(
-    fresh_platform: Platform, faults: Faults
+    fresh_platform: ServedPlatform, faults: Faults
 ) -> None:
     admin = connect(fresh_platform, faults, role="admin", max_retries=1)
     Waits(admin)
@@ -240,7 +242,7 @@ def test_a_write_that_never_gets_an_answer_is_outcome_unknown(
 
 
 def test_single_use_operations_are_not_repeated_once_sent(
-    platform: Platform, faults: Faults
+    platform: ServedPlatform, faults: Faults
 ) -> None:
     client = connect(platform, faults)
     data = client.call(

@@ -14,7 +14,7 @@ from opslib.enums import DeviceStatus, EventType, NetType
 from opslib.protocol import Codec
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 CHINT = Dialect.named("chint")
 
@@ -41,7 +41,7 @@ def test_coded_inputs_are_the_dialects_codes() -> None:
         code_of("alarm", CHINT, "event_type", EventType, "event_type")
 
 
-def test_a_read_labels_by_the_sessions_dialect(platform: Platform) -> None:
+def test_a_read_labels_by_the_sessions_dialect(platform: ServedPlatform) -> None:
     client = platform.connect()
     ours = client.devices.list(limit=50)
     session = client._session

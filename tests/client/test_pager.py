@@ -24,7 +24,7 @@ from opslib.protocol import operations as ops
 from opslib.protocol.codec import Codec
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 class Pages:
@@ -408,12 +408,14 @@ def on_page(n: int) -> Callable[[Sent], bool]:
 
 
 @pytest.fixture
-def whole(platform: Platform) -> pd.DataFrame:
+def whole(platform: ServedPlatform) -> pd.DataFrame:
     """The fleet's events of 30 days, read without faults."""
     return platform.connect().events.list("-30d", end="2100-01-01", page_size=PAGE)
 
 
-def test_a_pool_fetches_the_pages_after_the_first(platform: Platform, whole: pd.DataFrame) -> None:
+def test_a_pool_fetches_the_pages_after_the_first(
+    platform: ServedPlatform, whole: pd.DataFrame
+) -> None:
     """The calling thread reads the first page; the pool's threads the others, several at
     a time, through httpx's transport (each thread connects on its own: the handshakes of
     a growing window run side by side)."""
@@ -435,7 +437,7 @@ def test_a_pool_fetches_the_pages_after_the_first(platform: Platform, whole: pd.
 
 @pytest.mark.parametrize("fault", ["503", "429", "drop", "refuse", "401", "401 in 200"])
 def test_a_page_that_fails_is_read_again(
-    platform: Platform, whole: pd.DataFrame, fault: str, caplog: pytest.LogCaptureFixture
+    platform: ServedPlatform, whole: pd.DataFrame, fault: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Anything but a clean answer for page 3 (fetched by a pool thread): the session's
     call reads it again, with its retries and token refresh, and the frame is the same."""
@@ -470,7 +472,7 @@ def test_a_page_that_fails_is_read_again(
 
 @pytest.mark.parametrize("fault", ["403", "403 in 200"])
 def test_a_business_error_on_a_page_is_raised_and_frees_the_pool(
-    platform: Platform, fault: str
+    platform: ServedPlatform, fault: str
 ) -> None:
     faults = Faults()
     if fault == "403":
@@ -487,7 +489,7 @@ def test_a_business_error_on_a_page_is_raised_and_frees_the_pool(
 
 
 def test_iter_pages_over_the_platform_equals_the_read(
-    platform: Platform, whole: pd.DataFrame
+    platform: ServedPlatform, whole: pd.DataFrame
 ) -> None:
     client = platform.connect()
     pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
@@ -496,7 +498,7 @@ def test_iter_pages_over_the_platform_equals_the_read(
 
 
 def test_small_pages_are_typed_together_into_the_frame_of_large_ones(
-    platform: Platform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A read of pages under TYPING_BATCH_ROWS rows types their records that many at a time
     (typing costs a fixed time per call and per page joined): the first page alone, then
@@ -564,7 +566,7 @@ class Limits:
 
 
 def test_pages_in_flight_halve_when_the_platform_throttles(
-    platform: Platform, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A 429 to the first request of pages 30 to 33: the read has fewer requests out at once
     after them than before (each page's retry reads it), and the frame is whole."""
@@ -584,7 +586,7 @@ def test_pages_in_flight_halve_when_the_platform_throttles(
 
 
 def test_pages_in_flight_halve_on_a_rate_limit_code_in_a_200_body(
-    platform_factory: Callable[..., Platform], monkeypatch: pytest.MonkeyPatch
+    platform_factory: Callable[..., ServedPlatform], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A vendor platform says "too many requests" only in the body of an HTTP 200 (its code
     10008, RateLimited in its dialect), here to the first request of pages 30 to 33: the

@@ -20,7 +20,7 @@ import pytest
 import opslib
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 MOST_MODULES = 12
 ROOT = str(Path(opslib.__file__).parent) + "/"
@@ -51,7 +51,7 @@ class Modules:
 
 @pytest.mark.parametrize("page_size", [1000, 20])
 def test_a_plain_events_list_runs_in_at_most_twelve_modules(
-    platform: Platform, page_size: int
+    platform: ServedPlatform, page_size: int
 ) -> None:
     """One page (the default size) and many pages through the pool alike."""
     client = platform.connect()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from client.faults import Faults
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 def _with_device_secrets(body: Any) -> Any:
@@ -46,7 +46,7 @@ def _no_secret(frame: Any) -> None:
     assert not [c for c in frame.columns if "secret" in c]
 
 
-def test_secrets_a_platform_sends_are_dropped_by_default(platform: Platform) -> None:
+def test_secrets_a_platform_sends_are_dropped_by_default(platform: ServedPlatform) -> None:
     client = platform.connect(transport=_faults())
     devices = client.devices.list(limit=20)
     assert len(devices) == 20
@@ -59,7 +59,7 @@ def test_secrets_a_platform_sends_are_dropped_by_default(platform: Platform) -> 
     _no_secret(products)
 
 
-def test_include_secrets_keeps_them(platform: Platform) -> None:
+def test_include_secrets_keeps_them(platform: ServedPlatform) -> None:
     client = platform.connect(transport=_faults())
     devices = client.devices.list(limit=5, include_secrets=True)
     assert (devices["device_secret"] == "dsec-" + devices["device_id"]).all()
@@ -70,7 +70,7 @@ def test_include_secrets_keeps_them(platform: Platform) -> None:
     assert (products["product_secret"] == "psec-" + products["product_id"]).all()
 
 
-def test_a_platform_without_secrets_gives_an_empty_secret_column(platform: Platform) -> None:
+def test_a_platform_without_secrets_gives_an_empty_secret_column(platform: ServedPlatform) -> None:
     client = platform.connect()
     devices = client.devices.list(limit=3, include_secrets=True)
     assert devices["device_secret"].isna().all()

@@ -13,7 +13,7 @@ from opslib.protocol import Codec
 from opslib.protocol import operations as ops
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 CHINT = Dialect.named("chint")
 
@@ -69,7 +69,7 @@ def test_ours_is_left_as_it_is() -> None:
     assert sent == {"client_id": "c", **params}
 
 
-def test_nothing_is_sent_when_a_required_parameter_is_missing(platform: Platform) -> None:
+def test_nothing_is_sent_when_a_required_parameter_is_missing(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect("admin", transport=faults)
     client._session.http.codec = client._session.codec = Codec(CHINT)  # as connect(dialect=)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from client.faults import Faults
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def test_fleet_is_tried_once_per_user(platform: Platform) -> None:
+def test_fleet_is_tried_once_per_user(platform: ServedPlatform) -> None:
     faults = Faults()
     user = platform.connect("user", transport=faults)
     mine = user.devices.list()
@@ -39,7 +39,7 @@ def fleet_probes(faults: Faults) -> int:
     )
 
 
-def test_switching_user_forgets_the_fleet_answer(platform: Platform) -> None:
+def test_switching_user_forgets_the_fleet_answer(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect("user", transport=faults)
     client.devices.list()
@@ -54,7 +54,7 @@ def record_models(faults: Faults) -> list[int]:
     return [s.body["params"]["query_model"] for s in faults.to("/device/query_record") if s.body]
 
 
-def test_a_fleet_event_read_is_its_own_fleet_check(platform: Platform) -> None:
+def test_a_fleet_event_read_is_its_own_fleet_check(platform: ServedPlatform) -> None:
     # The first page of the fleet's events holds records: the fleet may be read, learned
     # without the fleet check's round trip, and remembered for the next read.
     faults = Faults()
@@ -67,7 +67,7 @@ def test_a_fleet_event_read_is_its_own_fleet_check(platform: Platform) -> None:
     assert fleet_probes(faults) == 0
 
 
-def test_a_refused_fleet_event_read_reads_the_callers_own(platform: Platform) -> None:
+def test_a_refused_fleet_event_read_reads_the_callers_own(platform: ServedPlatform) -> None:
     # A plain user's fleet read is refused (403) on its first page: that page and the rest
     # are the caller's own devices' events, and the refusal is remembered.
     faults = Faults()
@@ -82,7 +82,7 @@ def test_a_refused_fleet_event_read_reads_the_callers_own(platform: Platform) ->
 
 
 def test_an_empty_fleet_event_page_is_not_taken_as_access(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., ServedPlatform],
 ) -> None:
     # The vendor platform answers a fleet read the caller may not make with an empty page:
     # the fleet check decides (no), and the caller's own events are read.

@@ -24,14 +24,14 @@ from client.clocks import Clocks
 from client.faults import Faults
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 def refreshes(faults: Faults) -> int:
     return sum(1 for s in faults.to("/token/access") if s.form.get("grant_type") == "refresh_token")
 
 
-def on_clock(platform: Platform, clocks: Clocks, faults: Faults, role: str = "ops") -> Any:
+def on_clock(platform: ServedPlatform, clocks: Clocks, faults: Faults, role: str = "ops") -> Any:
     """A client of ``platform`` whose tokens expire on ``clocks.client``, logged in."""
     creds = platform.credentials(role)
     client = opslib.Client(
@@ -46,7 +46,7 @@ def on_clock(platform: Platform, clocks: Clocks, faults: Faults, role: str = "op
     return client
 
 
-def test_login_exchanges_the_code_and_knows_the_user(platform: Platform) -> None:
+def test_login_exchanges_the_code_and_knows_the_user(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
     assert faults.paths()[:2] == ["/user/login", "/token/access"]
@@ -56,7 +56,7 @@ def test_login_exchanges_the_code_and_knows_the_user(platform: Platform) -> None
 
 
 def test_token_op_parameters_travel_in_the_query_string(
-    platform: Platform, caplog: pytest.LogCaptureFixture
+    platform: ServedPlatform, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Spec §4.2 and §5.3: query parameters. A platform reading only the query string
     # (opslib server --dialect vendor) refused the form body the client used to send.
@@ -72,7 +72,7 @@ def test_token_op_parameters_travel_in_the_query_string(
     assert not [line for line in lines if platform.client_secret in line or "?" in line]
 
 
-def test_token_op_parameters_in_a_form_body_when_the_dialect_says(platform: Platform) -> None:
+def test_token_op_parameters_in_a_form_body_when_the_dialect_says(platform: ServedPlatform) -> None:
     faults = Faults()
     dialect = opslib.Dialect().replace(token={"params": "form"})
     client = platform.connect(transport=faults, dialect=dialect)
@@ -83,7 +83,7 @@ def test_token_op_parameters_in_a_form_body_when_the_dialect_says(platform: Plat
 
 
 def test_a_token_expiring_mid_read_is_refreshed_and_the_read_completes(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     short = platform_factory(access_token_ttl_s=2)
     faults = Faults()
@@ -98,7 +98,7 @@ def test_a_token_expiring_mid_read_is_refreshed_and_the_read_completes(
 
 
 def test_a_401_triggers_one_refresh_and_one_retry(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     hour = platform_factory(access_token_ttl_s=3600)
     faults = Faults()
@@ -111,7 +111,7 @@ def test_a_401_triggers_one_refresh_and_one_retry(
 
 
 def test_a_refused_refresh_token_falls_back_to_a_login(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     short = platform_factory(access_token_ttl_s=1, refresh_token_ttl_s=1)
     faults = Faults()
@@ -125,7 +125,7 @@ def test_a_refused_refresh_token_falls_back_to_a_login(
 
 
 def test_a_refused_refresh_without_a_password_raises(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     short = platform_factory(refresh_token_ttl_s=60, sms_min_interval_ms=0)
     faults = Faults()
@@ -144,7 +144,7 @@ def test_a_refused_refresh_without_a_password_raises(
 
 
 def test_threads_hitting_expiry_cause_a_single_refresh(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     faults = Faults()
     client = on_clock(platform_factory(access_token_ttl_s=3600), clocks, faults)
@@ -170,7 +170,7 @@ def test_threads_hitting_expiry_cause_a_single_refresh(
 
 
 def test_concurrent_pages_after_expiry_refresh_once(
-    platform_factory: Callable[..., Platform], clocks: Clocks
+    platform_factory: Callable[..., ServedPlatform], clocks: Clocks
 ) -> None:
     short = platform_factory(access_token_ttl_s=3)
     faults = Faults()
@@ -181,7 +181,7 @@ def test_concurrent_pages_after_expiry_refresh_once(
     assert refreshes(faults) == 1
 
 
-def test_token_cache_is_private_and_reused(platform: Platform, tmp_path: Path) -> None:
+def test_token_cache_is_private_and_reused(platform: ServedPlatform, tmp_path: Path) -> None:
     cache = tmp_path / "cache" / "tokens.json"
     first = Faults()
     client = platform.connect(transport=first, token_cache=cache)
@@ -199,7 +199,7 @@ def test_token_cache_is_private_and_reused(platform: Platform, tmp_path: Path) -
 
 
 def test_token_cache_from_the_environment(
-    platform: Platform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPSLIB_TOKEN_CACHE", "true")
     platform.connect()
@@ -207,7 +207,9 @@ def test_token_cache_from_the_environment(
     assert default.exists()
 
 
-def test_a_stale_cached_token_is_refreshed_or_replaced(platform: Platform, tmp_path: Path) -> None:
+def test_a_stale_cached_token_is_refreshed_or_replaced(
+    platform: ServedPlatform, tmp_path: Path
+) -> None:
     cache = tmp_path / "tokens.json"
     platform.connect(token_cache=cache)
     doc = json.loads(cache.read_text())
@@ -223,14 +225,14 @@ def test_a_stale_cached_token_is_refreshed_or_replaced(platform: Platform, tmp_p
     assert "revoked" not in cache.read_text()
 
 
-def test_a_broken_cache_file_is_ignored(platform: Platform, tmp_path: Path) -> None:
+def test_a_broken_cache_file_is_ignored(platform: ServedPlatform, tmp_path: Path) -> None:
     cache = tmp_path / "tokens.json"
     cache.write_text("{not json")
     client = platform.connect(token_cache=cache)
     assert len(client.users.get()) == 1
 
 
-def test_no_password_and_no_cache_starts_logged_out(platform: Platform) -> None:
+def test_no_password_and_no_cache_starts_logged_out(platform: ServedPlatform) -> None:
     client = opslib.connect(
         platform.base_url,
         client_id=platform.client_id,
@@ -246,7 +248,7 @@ def test_no_password_and_no_cache_starts_logged_out(platform: Platform) -> None:
 
 
 def test_secrets_never_show(
-    platform: Platform, caplog: pytest.LogCaptureFixture, tmp_path: Path
+    platform: ServedPlatform, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     caplog.set_level(logging.DEBUG)
     faults = Faults()

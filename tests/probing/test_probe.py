@@ -15,7 +15,7 @@ from opslib.cli import main
 from opslib.probing.matching import NOT_OBSERVABLE
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 def _rows(db: object) -> dict[str, int]:
@@ -32,7 +32,7 @@ def _rows(db: object) -> dict[str, int]:
 # chint (its own demo data, an account with devices) is found in a process, below.
 @pytest.mark.parametrize("dialect", sorted(set(opslib.Dialect.names()) - {"chint"}))
 def test_the_probe_finds_each_dialect_with_reads_only(
-    platform_factory: Callable[..., Platform], dialect: str
+    platform_factory: Callable[..., ServedPlatform], dialect: str
 ) -> None:
     platform = platform_factory(dialect=None if dialect == "opslib" else dialect)
     creds = platform.credentials("ops")
@@ -55,7 +55,7 @@ def test_the_probe_finds_each_dialect_with_reads_only(
 
 
 def test_the_probe_learns_an_unknown_platform_field_by_field(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., ServedPlatform],
 ) -> None:
     platform = platform_factory(dialect="vendor")
     result = opslib.probe(platform.base_url, **platform.credentials("ops"))
@@ -72,7 +72,7 @@ def test_the_probe_learns_an_unknown_platform_field_by_field(
 
 
 def test_opslib_probe_prints_the_findings_and_the_section(
-    platform_factory: Callable[..., Platform],
+    platform_factory: Callable[..., ServedPlatform],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: object,
@@ -109,7 +109,7 @@ def test_opslib_probe_prints_the_findings_and_the_section(
         assert tomllib.load(handle)["profiles"]["plant"]["dialect"] == {"base": "vendor"}
 
 
-def test_a_failed_login_is_a_clear_error(platform: Platform) -> None:
+def test_a_failed_login_is_a_clear_error(platform: ServedPlatform) -> None:
     creds = {**platform.credentials("ops"), "password": "not-the-password"}
     with pytest.raises(opslib.OpsError, match="probe: the login failed"):
         opslib.probe(platform.base_url, **creds)

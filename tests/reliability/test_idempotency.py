@@ -25,10 +25,10 @@ from opslib.server.security import demo_device_secret
 from .wire import envelope, login
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def scalar(platform: Platform, sql: str, *args: Any) -> Any:
+def scalar(platform: ServedPlatform, sql: str, *args: Any) -> Any:
     conn = sqlite3.connect(platform.db)
     try:
         return conn.execute(sql, args).fetchone()[0]
@@ -48,7 +48,7 @@ class Write:
 class World:
     """Logged-in callers and fresh objects on a platform of the test's own."""
 
-    def __init__(self, platform: Platform, http: httpx.Client) -> None:
+    def __init__(self, platform: ServedPlatform, http: httpx.Client) -> None:
         self.platform = platform
         self.http = http
         self.admin = login(http, demo.ADMIN_PHONE, demo.ADMIN_PASSWORD)
@@ -214,7 +214,7 @@ WRITES = [
 
 
 @pytest.fixture
-def world(fresh_platform: Platform) -> Any:
+def world(fresh_platform: ServedPlatform) -> Any:
     with httpx.Client(base_url=fresh_platform.base_url, trust_env=False, timeout=30) as http:
         w = World(fresh_platform, http)
         for v in (0, 1):  # products to delete (one is also bound to)

@@ -24,12 +24,12 @@ from opslib.server.simulate import SimulationResult, Simulator
 from .wire import envelope, login
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 HOUR_MS = 3600_000
 
 
-def window_ids(platform: Platform, start: int, end: int) -> list[str]:
+def window_ids(platform: ServedPlatform, start: int, end: int) -> list[str]:
     conn = sqlite3.connect(platform.db)
     try:
         rows = conn.execute(
@@ -41,7 +41,7 @@ def window_ids(platform: Platform, start: int, end: int) -> list[str]:
     return [r[0] for r in rows]
 
 
-def event_count(platform: Platform) -> int:
+def event_count(platform: ServedPlatform) -> int:
     conn = sqlite3.connect(platform.db)
     try:
         return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
@@ -49,7 +49,7 @@ def event_count(platform: Platform) -> int:
         conn.close()
 
 
-def fill_window(platform: Platform, start: int, end: int, n: int = 6000) -> None:
+def fill_window(platform: ServedPlatform, start: int, end: int, n: int = 6000) -> None:
     """``n`` events spread over [start, end), reported by ten seeded devices."""
     conn = sqlite3.connect(platform.db)
     devices = [r[0] for r in conn.execute("SELECT device_id FROM devices LIMIT 10")]
@@ -72,7 +72,7 @@ def fill_window(platform: Platform, start: int, end: int, n: int = 6000) -> None
             assert r.status_code == 200, r.text
 
 
-def test_a_closed_window_pages_exactly_once_during_inserts(fresh_platform: Platform) -> None:
+def test_a_closed_window_pages_exactly_once_during_inserts(fresh_platform: ServedPlatform) -> None:
     now = int(time.time() * 1000)
     start, end = now - 50 * HOUR_MS, now - HOUR_MS  # closed: the simulator reports at now
     fill_window(fresh_platform, start, end)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import Platform, _copy_db, _demo_fields
+from conftest import ServedPlatform, _copy_db, _demo_fields
 
 from opslib.dialects import Dialect
 from opslib.reports import run_report
@@ -26,18 +26,18 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture(scope="module")
-def chint(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+def chint(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedPlatform]:
     db = tmp_path_factory.mktemp("chint-reports") / "chint.db"
     _copy_db(seeded_db, db)
     fold_onto_dialect(db, Dialect.named("chint"))
     url, stop = start_in_thread(db, dialect="chint")
-    running = Platform(base_url=url, db=db, stop=stop, **_demo_fields())
+    running = ServedPlatform(base_url=url, db=db, stop=stop, **_demo_fields())
     yield running
     running.stop()
 
 
 @pytest.fixture(scope="module")
-def users_csv(chint: Platform) -> Path:
+def users_csv(chint: ServedPlatform) -> Path:
     client = chint.connect(dialect="chint")
     owners = [client.user_id, chint.connect("user", dialect="chint").user_id]
     path = Path(chint.db).parent / "users.csv"
@@ -45,13 +45,13 @@ def users_csv(chint: Platform) -> Path:
     return path
 
 
-def _run(chint: Platform, report: str, params: dict[str, Any], out: Path) -> RunResult:
+def _run(chint: ServedPlatform, report: str, params: dict[str, Any], out: Path) -> RunResult:
     env = {**platform_env(chint), "OPSLIB_DIALECT": "chint"}
     return run_report(report, params, out_dir=out, env=env)
 
 
 def test_event_analysis_says_what_it_cannot_compute(
-    chint: Platform, users_csv: Path, tmp_path: Path
+    chint: ServedPlatform, users_csv: Path, tmp_path: Path
 ) -> None:
     result = _run(chint, "event_analysis", {"start": "-30d", "users": [str(users_csv)]}, tmp_path)
     assert result.outcome == "partial", result.summary()
@@ -63,14 +63,16 @@ def test_event_analysis_says_what_it_cannot_compute(
     assert "device_secret" not in html
 
 
-def test_a_fleet_report_without_users_fails_naming_users(chint: Platform, tmp_path: Path) -> None:
+def test_a_fleet_report_without_users_fails_naming_users(
+    chint: ServedPlatform, tmp_path: Path
+) -> None:
     result = _run(chint, "fleet_inventory", {}, tmp_path)
     assert result.outcome == "failed"
     assert "Unsupported" in result.reason
     assert "users=" in result.reason
 
 
-def test_fleet_inventory_per_user(chint: Platform, users_csv: Path, tmp_path: Path) -> None:
+def test_fleet_inventory_per_user(chint: ServedPlatform, users_csv: Path, tmp_path: Path) -> None:
     result = _run(chint, "fleet_inventory", {"users": [str(users_csv)]}, tmp_path)
     assert result.outcome == "ok", result.summary()
     html = Path(result.html).read_text()
@@ -83,7 +85,7 @@ def test_fleet_inventory_per_user(chint: Platform, users_csv: Path, tmp_path: Pa
 
 
 @pytest.mark.parametrize("report", ["user_lookup", "product_upkeep"])
-def test_the_other_reports_run_clean(chint: Platform, report: str, tmp_path: Path) -> None:
+def test_the_other_reports_run_clean(chint: ServedPlatform, report: str, tmp_path: Path) -> None:
     from .runs import parameters
 
     result = _run(chint, report, parameters(report, "unattended"), tmp_path)
@@ -93,7 +95,7 @@ def test_the_other_reports_run_clean(chint: Platform, report: str, tmp_path: Pat
 
 
 def test_a_profile_naming_only_the_dialect_runs_the_report(
-    chint: Platform, users_csv: Path, tmp_path: Path
+    chint: ServedPlatform, users_csv: Path, tmp_path: Path
 ) -> None:
     """No option but the profile's ``dialect = "chint"`` (no
     OPSLIB_DIALECT): the report logs in, reads per user and says what it cannot compute."""

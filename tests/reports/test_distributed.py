@@ -21,7 +21,7 @@ from .runs import platform_env
 from .test_runner import opslib_cli
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 pytest.importorskip("distributed")
 
@@ -76,7 +76,7 @@ def notebooks(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_env(platform: Platform, notebooks: Path) -> dict[str, str]:
+def run_env(platform: ServedPlatform, notebooks: Path) -> dict[str, str]:
     """What a worker's (and the serial runner's) environment holds: the platform, the notebooks."""
     return {**platform_env(platform), "OPSLIB_NOTEBOOKS": str(notebooks)}
 

@@ -17,7 +17,7 @@ from opslib.reports.checks import ReportChecks, check_values
 from opslib.reports.params import ReportParameter
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 def test_read_users_from_ids_and_csv_files(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_the_users_parameter_is_checked_before_a_run(tmp_path: Path) -> None:
 
 
 def test_fleet_loads_per_user_on_a_platform_without_a_fleet_query(
-    platform: Platform, tmp_path: Path
+    platform: ServedPlatform, tmp_path: Path
 ) -> None:
     client = platform.connect()
     owners = client.devices.list()["user_id"].dropna().drop_duplicates().head(3).tolist()
@@ -58,7 +58,7 @@ def test_fleet_loads_per_user_on_a_platform_without_a_fleet_query(
     assert set(devices["device_id"]) >= set(events["device_id"].dropna())
 
 
-def test_event_frames_carry_their_platforms_kinds(platform: Platform) -> None:
+def test_event_frames_carry_their_platforms_kinds(platform: ServedPlatform) -> None:
     client = platform.connect()
     events = client.events.list("-7d", limit=5)
     assert analysis.event_kinds(events) == analysis.REFERENCE_KINDS
@@ -70,7 +70,7 @@ def test_event_frames_carry_their_platforms_kinds(platform: Platform) -> None:
     assert not analysis.event_kinds(theirs).has_outages
 
 
-def test_event_pages_carry_their_platforms_kinds(platform: Platform) -> None:
+def test_event_pages_carry_their_platforms_kinds(platform: ServedPlatform) -> None:
     client = platform.connect()
     page = next(iter(client.events.iter_pages("-7d", page_size=5, limit=5)))
     assert analysis.event_kinds(page) == analysis.REFERENCE_KINDS

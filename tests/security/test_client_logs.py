@@ -21,14 +21,14 @@ from client.faults import Faults
 import opslib
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 PHONE = "5559876001"
 PASSWORDS = ("client-pass-one", "client-pass-two", "client-pass-three", "wrong-client-pass")
 
 
 def test_a_full_client_flow_logs_no_secret(
-    platform_factory: Callable[..., Platform], caplog: pytest.LogCaptureFixture
+    platform_factory: Callable[..., ServedPlatform], caplog: pytest.LogCaptureFixture
 ) -> None:
     platform = platform_factory(sms_min_interval_ms=0)  # three codes to one phone, at once
     caplog.set_level(logging.DEBUG)  # the root logger: opslib, httpx, httpcore, the server

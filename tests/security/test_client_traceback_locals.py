@@ -22,7 +22,7 @@ from client.faults import Faults
 import opslib
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 CLIENT_DIR = str(Path(opslib.__file__).parent / "client")
 
@@ -67,21 +67,21 @@ def leaks(exc: BaseException, secret: str) -> list[tuple[str, str]]:
     return found
 
 
-def test_a_failed_login_holds_no_password(platform: Platform) -> None:
+def test_a_failed_login_holds_no_password(platform: ServedPlatform) -> None:
     password = "wrong-password-7fa1c9"
     with pytest.raises(opslib.VerificationFailed) as info:
         platform.connect(password=password)
     assert leaks(info.value, password) == []
 
 
-def test_a_refused_token_call_holds_no_client_secret(platform: Platform) -> None:
+def test_a_refused_token_call_holds_no_client_secret(platform: ServedPlatform) -> None:
     secret = "not-the-client-secret-42b7"
     with pytest.raises(opslib.AuthenticationError) as info:
         platform.connect(client_secret=secret)
     assert leaks(info.value, secret) == []
 
 
-def test_a_failed_call_holds_no_access_token(platform: Platform) -> None:
+def test_a_failed_call_holds_no_access_token(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
     client.users.get()

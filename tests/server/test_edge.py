@@ -29,7 +29,7 @@ from opslib.server.runner import start_in_thread
 from opslib.server.seed.dialect import fold_onto_dialect
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform as PlatformType
+    from tests.conftest import ServedPlatform as PlatformType
 
 DIALECTS = Dialect.names()
 MID = "00000000-0000-4000-8000-0000000000e1"
@@ -40,7 +40,7 @@ def servers(
     seeded_db: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, PlatformType]]:
     """One platform per built-in dialect, each over its own copy of the seeded database."""
-    from conftest import Platform
+    from conftest import ServedPlatform
 
     base = tmp_path_factory.mktemp("edge")
     running: dict[str, PlatformType] = {}
@@ -50,7 +50,9 @@ def servers(
         dialect = Dialect.named(name)
         fold_onto_dialect(db, dialect)
         url, stop = start_in_thread(db, dialect=name)
-        running[name] = Platform(base_url=url, db=db, stop=stop, dialect=name, **_demo_fields())
+        running[name] = ServedPlatform(
+            base_url=url, db=db, stop=stop, dialect=name, **_demo_fields()
+        )
     yield running
     for platform in running.values():
         platform.stop()

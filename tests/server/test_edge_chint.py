@@ -29,14 +29,14 @@ from opslib.server.security import demo_device_secret
 from opslib.server.seed.dialect import fold_onto_dialect
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform as PlatformType
+    from tests.conftest import ServedPlatform as PlatformType
 
 _CHINT = opslib.Dialect.named("chint")
 
 
 def _pair(seeded_db: Path, base: Path) -> list[PlatformType]:
     """Our platform and the chint one, each over its own copy of one chint-seeded db."""
-    from conftest import Platform
+    from conftest import ServedPlatform
 
     template = base / "chint-template.db"
     _copy_db(seeded_db, template)
@@ -46,7 +46,7 @@ def _pair(seeded_db: Path, base: Path) -> list[PlatformType]:
         db = base / f"{dialect}.db"
         _copy_db(template, db)
         url, stop = start_in_thread(db, dialect=dialect)
-        started.append(Platform(base_url=url, db=db, stop=stop, **_demo_fields()))
+        started.append(ServedPlatform(base_url=url, db=db, stop=stop, **_demo_fields()))
     return started
 
 
@@ -357,13 +357,13 @@ def test_a_compressed_answer_is_translated_like_a_plain_one(
 
 
 def test_the_vendor_edge_translates_compressed_answers_too(seeded_db: Path, tmp_path: Path) -> None:
-    from conftest import Platform
+    from conftest import ServedPlatform
 
     db = tmp_path / "vendor.db"
     _copy_db(seeded_db, db)
     url, stop = start_in_thread(db, dialect="vendor")
     try:
-        vendor = Platform(base_url=url, db=db, stop=stop, dialect="vendor", **_demo_fields())
+        vendor = ServedPlatform(base_url=url, db=db, stop=stop, dialect="vendor", **_demo_fields())
         client = vendor.connect("user")
         token = client._session.tokens.access_token()
         answers = {}

@@ -32,7 +32,7 @@ from opslib.server.runner import start_in_thread
 from opslib.server.seed import dialect as seed_dialect
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform as PlatformType
+    from tests.conftest import ServedPlatform as PlatformType
 
 # A platform nobody ships: failures in the body with codes of its own and the sentence in
 # "message", success 0, gmt_* in epoch seconds, start/end in seconds, pages of at most 50,
@@ -67,7 +67,7 @@ def pair(
     seeded_db: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[PlatformType, PlatformType]]:
     """Our platform and the test dialect's, each over its own copy of one database."""
-    from conftest import Platform
+    from conftest import ServedPlatform
 
     base = tmp_path_factory.mktemp("own-dialect")
     started = []
@@ -75,7 +75,7 @@ def pair(
         db = base / f"{name}.db"
         _copy_db(seeded_db, db)
         url, stop = start_in_thread(db, dialect=dialect)
-        started.append(Platform(base_url=url, db=db, stop=stop, **_demo_fields()))
+        started.append(ServedPlatform(base_url=url, db=db, stop=stop, **_demo_fields()))
     yield started[0], started[1]
     for running in started:
         running.stop()

@@ -27,14 +27,14 @@ from opslib.store import Store
 from .test_sync import a_device, now_ms, report, stored_rows
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 KILLS = 5
 SEED = 20261126
 DAY_MS = 86_400_000
 
 
-def _env(platform: Platform, store: Path) -> dict[str, str]:
+def _env(platform: ServedPlatform, store: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPSLIB_")}
     env.update(
         OPSLIB_BASE_URL=platform.base_url,
@@ -61,7 +61,7 @@ def _sync(env: dict[str, str], since: str, late: str = "0") -> subprocess.Popen[
 
 @pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_exactly_the_platform_rows(
-    fresh_platform: Platform, tmp_path: Path
+    fresh_platform: ServedPlatform, tmp_path: Path
 ) -> None:
     client = fresh_platform.connect()
     device = a_device(client)

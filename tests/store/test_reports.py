@@ -15,10 +15,12 @@ from opslib.reports import run_report
 from opslib.store import StoreMismatch, report_source, status_per_day, sync
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def test_report_source_reads_events_from_the_store(platform: Platform, tmp_path: Path) -> None:
+def test_report_source_reads_events_from_the_store(
+    platform: ServedPlatform, tmp_path: Path
+) -> None:
     client = platform.connect()
     store = tmp_path / "store"
     for days_ago in (1, 0):
@@ -43,7 +45,7 @@ def test_report_source_reads_events_from_the_store(platform: Platform, tmp_path:
 
 @pytest.mark.slow  # two papermill kernels: half a minute or more
 def test_fleet_inventory_and_event_analysis_from_the_store(
-    platform: Platform, tmp_path: Path
+    platform: ServedPlatform, tmp_path: Path
 ) -> None:
     store = tmp_path / "store"
     sync(platform.connect(), since="-4d", store=store, progress=False)

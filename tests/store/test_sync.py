@@ -21,7 +21,7 @@ from opslib.store import _sync as sync_module
 from opslib.store._layout import DAY_MS, Layout
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
 def now_ms() -> int:
@@ -56,7 +56,7 @@ def store(tmp_path: Path) -> Path:
 # -- sync and read back ------------------------------------------------------------------
 
 
-def test_a_sync_reads_back_equal_to_events_list(platform: Platform, store: Path) -> None:
+def test_a_sync_reads_back_equal_to_events_list(platform: ServedPlatform, store: Path) -> None:
     client = platform.connect()
     result = sync(client, since="-4d", store=store, progress=False)
     assert result.rows > 0
@@ -81,7 +81,7 @@ def test_a_sync_reads_back_equal_to_events_list(platform: Platform, store: Path)
 
 
 def test_a_second_sync_reads_only_the_late_window_and_today(
-    platform: Platform, store: Path
+    platform: ServedPlatform, store: Path
 ) -> None:
     client = platform.connect()
     sync(client, since="-4d", store=store, progress=False)
@@ -104,7 +104,9 @@ def test_a_second_sync_reads_only_the_late_window_and_today(
     assert info.watermark > now_ms() - 60_000
 
 
-def test_a_late_event_appears_after_the_next_sync(fresh_platform: Platform, store: Path) -> None:
+def test_a_late_event_appears_after_the_next_sync(
+    fresh_platform: ServedPlatform, store: Path
+) -> None:
     client = fresh_platform.connect()
     device = a_device(client)
     sync(client, since="-4d", store=store, progress=False)
@@ -128,7 +130,7 @@ def test_a_late_event_appears_after_the_next_sync(fresh_platform: Platform, stor
 
 
 def test_a_crash_at_any_step_leaves_the_platform_rows_after_the_next_sync(
-    fresh_platform: Platform, store: Path, monkeypatch: pytest.MonkeyPatch
+    fresh_platform: ServedPlatform, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failure after each possible step (a day written, its state not yet; the state
     written, the next day not yet), then a plain sync: exactly the platform's rows. No late
@@ -177,7 +179,7 @@ def test_a_crash_at_any_step_leaves_the_platform_rows_after_the_next_sync(
 
 
 def test_dry_run_reads_no_page_and_writes_nothing(
-    platform: Platform, store: Path, capsys: pytest.CaptureFixture[str]
+    platform: ServedPlatform, store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
@@ -195,7 +197,7 @@ def test_dry_run_reads_no_page_and_writes_nothing(
     assert result.estimated_rows["fleet"] == truth
 
 
-def test_bad_input_is_refused_naming_the_field(platform: Platform, store: Path) -> None:
+def test_bad_input_is_refused_naming_the_field(platform: ServedPlatform, store: Path) -> None:
     client = platform.connect()
     with pytest.raises(ValueError, match="late_window: 'soon'"):
         sync(client, since="-1d", store=store, late_window="soon")
@@ -209,7 +211,7 @@ def test_bad_input_is_refused_naming_the_field(platform: Platform, store: Path) 
 
 
 def test_one_writer_at_a_time(
-    platform: Platform, store: Path, monkeypatch: pytest.MonkeyPatch
+    platform: ServedPlatform, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("opslib.store._layout.LOCK_TIMEOUT_S", 0.2)
     layout = Layout.open(store)
@@ -217,7 +219,7 @@ def test_one_writer_at_a_time(
         sync(platform.connect(), since="-1d", store=store, progress=False)
 
 
-def test_a_store_keeps_one_platform_and_caller(platform: Platform, store: Path) -> None:
+def test_a_store_keeps_one_platform_and_caller(platform: ServedPlatform, store: Path) -> None:
     sync(platform.connect(), what="devices", store=store, progress=False)
     with pytest.raises(StoreMismatch, match="--store PATH"):
         sync(platform.connect("user"), since="-1d", store=store, progress=False)
@@ -226,7 +228,7 @@ def test_a_store_keeps_one_platform_and_caller(platform: Platform, store: Path) 
 # -- snapshots, SQL, Arrow, Dask ---------------------------------------------------------
 
 
-def test_device_snapshots_give_status_per_day(platform: Platform, store: Path) -> None:
+def test_device_snapshots_give_status_per_day(platform: ServedPlatform, store: Path) -> None:
     client = platform.connect()
     for days_ago in (2, 1, 0):
         moment = pd.Timestamp.now(tz="UTC") - pd.Timedelta(days=days_ago)
@@ -247,7 +249,7 @@ def test_device_snapshots_give_status_per_day(platform: Platform, store: Path) -
     )
 
 
-def test_sql_views_arrow_and_dask_read_the_same_rows(platform: Platform, store: Path) -> None:
+def test_sql_views_arrow_and_dask_read_the_same_rows(platform: ServedPlatform, store: Path) -> None:
     client = platform.connect()
     sync(client, since="-4d", store=store, progress=False)
     expected = client.events.list("-5d")
@@ -271,7 +273,7 @@ def test_sql_views_arrow_and_dask_read_the_same_rows(platform: Platform, store: 
 
 
 def test_the_commands(
-    platform: Platform, store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    platform: ServedPlatform, store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     for name, value in {

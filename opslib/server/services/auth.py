@@ -180,7 +180,7 @@ def guard_replay(ctx: Context, *, area_code: str, phone: str, same: bool) -> Non
     phone it names, and a repeat with other secrets counts as a failed login.
 
     The comparison is an HMAC under a key that lives only in the server's memory
-    (:class:`~opslib.server.pipeline.Platform`), so the database offers no fast test of a
+    (:class:`~opslib.server.pipeline.PlatformState`), so the database offers no fast test of a
     password guess; a repeat answers the stored answer and never checks a password again.
     """
     throttles.check_password(ctx, area_code=area_code, phone=phone)

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Platform, _copy_db, _start
+from conftest import ServedPlatform, _copy_db, _start
 
 DIALECTS = ("opslib", "vendor", "chint")
 
@@ -69,7 +69,7 @@ def seeded_db(
 @pytest.fixture(scope="session")
 def platform(
     seeded_db: Path, tmp_path_factory: pytest.TempPathFactory, session_dialect: str
-) -> Iterator[Platform]:
+) -> Iterator[ServedPlatform]:
     """The shared platform of this dialect (session scope) over a copy of the seeded db."""
     db = tmp_path_factory.mktemp(f"platform-{session_dialect}") / "platform.db"
     _copy_db(seeded_db, db)

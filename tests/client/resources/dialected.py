@@ -19,25 +19,25 @@ from opslib.dialects import Dialect
 from opslib.protocol import Codec
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def dialect(platform: Platform) -> Dialect:
+def dialect(platform: ServedPlatform) -> Dialect:
     """The dialect ``platform`` speaks."""
     return Dialect() if platform.dialect is None else Dialect.named(platform.dialect)
 
 
-def empty(schema: S.FrameSchema, platform: Platform) -> pd.DataFrame:
+def empty(schema: S.FrameSchema, platform: ServedPlatform) -> pd.DataFrame:
     """``schema``'s empty frame with the ``*_name`` categories of the platform's dialect."""
     return schema.labelled(Codec(dialect(platform)).labels).empty()
 
 
-def has_fleet(platform: Platform) -> bool:
+def has_fleet(platform: ServedPlatform) -> bool:
     """Whether the platform reads the whole fleet in one query (chint: per user only)."""
     return dialect(platform).capabilities.fleet_events
 
 
-def owners(platform: Platform) -> list[str]:
+def owners(platform: ServedPlatform) -> list[str]:
     """The users with devices bound (owned or shared) in the platform's database, sorted."""
     con = sqlite3.connect(platform.db)
     try:
@@ -47,7 +47,7 @@ def owners(platform: Platform) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def product_fields(platform: Platform, **over: Any) -> dict[str, Any]:
+def product_fields(platform: ServedPlatform, **over: Any) -> dict[str, Any]:
     """The coded fields of a new product, as the platform's dialect labels them (chint
     requires vendor_type, encrypt_type, status and popular)."""
     if platform.dialect == "chint":
@@ -63,7 +63,7 @@ def product_fields(platform: Platform, **over: Any) -> dict[str, Any]:
     return {**fields, **over}
 
 
-def fleet_devices(client: Any, platform: Platform, **kwargs: Any) -> pd.DataFrame:
+def fleet_devices(client: Any, platform: ServedPlatform, **kwargs: Any) -> pd.DataFrame:
     """``client.devices.list(**kwargs)`` over the whole fleet; on a platform without a fleet
     read, first that it raises ``opslib.Unsupported`` naming ``users=`` (nothing sent), then
     the same read per device owner (``users=``)."""
@@ -74,7 +74,7 @@ def fleet_devices(client: Any, platform: Platform, **kwargs: Any) -> pd.DataFram
     return client.devices.list(users=owners(platform), **kwargs)
 
 
-def fleet_events(client: Any, platform: Platform, *args: Any, **kwargs: Any) -> pd.DataFrame:
+def fleet_events(client: Any, platform: ServedPlatform, *args: Any, **kwargs: Any) -> pd.DataFrame:
     """``client.events.list(*args, **kwargs)`` over the whole fleet, as :func:`fleet_devices`."""
     if has_fleet(platform):
         return client.events.list(*args, **kwargs)
@@ -94,14 +94,14 @@ _CHINT_CODES = {
 }
 
 
-def error_code(platform: Platform, status: int, about: str = "any") -> int:
+def error_code(platform: ServedPlatform, status: int, about: str = "any") -> int:
     """The error_code the platform sends for a failure ours signals with ``status``."""
     if platform.dialect == "chint":
         return _CHINT_CODES.get((about, status), _CHINT_CODES.get(("any", status), status))
     return platform.code(status)
 
 
-def own_devices(user: Any, platform: Platform, **kwargs: Any) -> pd.DataFrame:
+def own_devices(user: Any, platform: ServedPlatform, **kwargs: Any) -> pd.DataFrame:
     """A user's ``devices.list(**kwargs)`` of its own; where the platform requires user_id,
     first that leaving it out raises ``opslib.Unsupported`` naming it, then with user_id."""
     if has_fleet(platform):
@@ -111,7 +111,7 @@ def own_devices(user: Any, platform: Platform, **kwargs: Any) -> pd.DataFrame:
     return user.devices.list(user.user_id, **kwargs)
 
 
-def bind_fields(platform: Platform) -> dict[str, Any]:
+def bind_fields(platform: ServedPlatform) -> dict[str, Any]:
     """What a device bind must carry beyond device_id, device_secret and product_id (chint
     requires mac_addr, sdk_version, version, status and category_id)."""
     if platform.dialect != "chint":
@@ -125,7 +125,7 @@ def bind_fields(platform: Platform) -> dict[str, Any]:
     }
 
 
-def own_events(user: Any, platform: Platform, *args: Any, **kwargs: Any) -> pd.DataFrame:
+def own_events(user: Any, platform: ServedPlatform, *args: Any, **kwargs: Any) -> pd.DataFrame:
     """A user's own ``events.list(...)``; without a fleet query the caller's own read must
     name its user: first that leaving it out raises ``opslib.Unsupported``, then user_id=."""
     if has_fleet(platform):

@@ -11,7 +11,7 @@ from client.resources.dialected import error_code, own_devices
 from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 NEW_PHONE = "5559990001"
 NEW_PASSWORD = "new-user-password"
@@ -25,7 +25,7 @@ def assert_schema(df: object, schema: S.FrameSchema) -> None:
     assert df.dtypes.to_dict() == schema.empty().dtypes.to_dict()
 
 
-def test_send_code_and_verify_it(fresh_platform: Platform) -> None:
+def test_send_code_and_verify_it(fresh_platform: ServedPlatform) -> None:
     client = fresh_platform.connect()
     sent = client.auth.send_code("1", NEW_PHONE, code_model="register")
     assert_schema(sent, S.SEND_CODE_RESULT)
@@ -44,7 +44,7 @@ def test_send_code_and_verify_it(fresh_platform: Platform) -> None:
     assert collected["error_code"].tolist() == [error_code(fresh_platform, 422)]
 
 
-def test_send_code_throttle_is_raised_not_waited(fresh_platform: Platform) -> None:
+def test_send_code_throttle_is_raised_not_waited(fresh_platform: ServedPlatform) -> None:
     client = fresh_platform.connect()
     client.auth.send_code("1", NEW_PHONE, code_model=1)
     with pytest.raises(opslib.RateLimited) as info:
@@ -53,12 +53,12 @@ def test_send_code_throttle_is_raised_not_waited(fresh_platform: Platform) -> No
     assert info.value.retry_after > 0
 
 
-def test_code_model_is_checked(platform: Platform) -> None:
+def test_code_model_is_checked(platform: ServedPlatform) -> None:
     with pytest.raises(ValueError, match="code_model must be one of"):
         platform.connect().auth.send_code("1", NEW_PHONE, code_model="signup")
 
 
-def assert_openid(platform: Platform, openid: str, user_id: str | None) -> None:
+def assert_openid(platform: ServedPlatform, openid: str, user_id: str | None) -> None:
     """The reference platform's openid is the user_id, and chint's ("the unique id of a
     user"); vendor's is app-scoped: the client keeps it apart and never takes it for the
     user."""
@@ -69,7 +69,7 @@ def assert_openid(platform: Platform, openid: str, user_id: str | None) -> None:
         assert openid != user_id
 
 
-def test_register_then_login_by_password(fresh_platform: Platform) -> None:
+def test_register_then_login_by_password(fresh_platform: ServedPlatform) -> None:
     client = fresh_platform.connect()
     ops_id = client.user_id
     client.auth.send_code("1", NEW_PHONE, code_model="register")
@@ -88,7 +88,7 @@ def test_register_then_login_by_password(fresh_platform: Platform) -> None:
     assert client.users.get()["phone"].item() == NEW_PHONE
 
 
-def test_register_with_login_switches(fresh_platform: Platform) -> None:
+def test_register_with_login_switches(fresh_platform: ServedPlatform) -> None:
     client = fresh_platform.connect()
     client.auth.send_code("1", NEW_PHONE, code_model=1)
     df = client.auth.register(
@@ -103,7 +103,7 @@ def test_register_with_login_switches(fresh_platform: Platform) -> None:
 
 
 def test_register_an_existing_phone_is_refused_like_any_wrong_code(
-    fresh_platform: Platform,
+    fresh_platform: ServedPlatform,
 ) -> None:
     # protocol §6.4: the code is checked before the phone, so registration cannot be probed
     client = fresh_platform.connect()
@@ -115,7 +115,7 @@ def test_register_an_existing_phone_is_refused_like_any_wrong_code(
     assert registered.value.error_msg == unregistered.value.error_msg
 
 
-def test_login_by_sms_code(fresh_platform: Platform) -> None:
+def test_login_by_sms_code(fresh_platform: ServedPlatform) -> None:
     client = fresh_platform.connect()
     client.auth.send_code("1", fresh_platform.user_phone, code_model="login")
     code = fresh_platform.last_code(fresh_platform.user_phone)
@@ -130,7 +130,7 @@ def test_login_by_sms_code(fresh_platform: Platform) -> None:
     assert again["user_id"].item() == client.user_id
 
 
-def test_login_needs_one_of_password_or_code(platform: Platform) -> None:
+def test_login_needs_one_of_password_or_code(platform: ServedPlatform) -> None:
     client = platform.connect()
     with pytest.raises(ValueError, match="exactly one"):
         client.auth.login()
@@ -138,12 +138,12 @@ def test_login_needs_one_of_password_or_code(platform: Platform) -> None:
         client.auth.login(password="x", code="y")
 
 
-def test_wrong_password_is_verification_failed(platform: Platform) -> None:
+def test_wrong_password_is_verification_failed(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.VerificationFailed):
         platform.connect().auth.login("1", platform.user_phone, password="not-the-password")
 
 
-def test_change_password_logs_in_again(fresh_platform: Platform) -> None:
+def test_change_password_logs_in_again(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     df = user.auth.change_password(fresh_platform.user_password, "changed-password-1")
     assert_schema(df, S.PASSWORD_RESULT)
@@ -155,7 +155,7 @@ def test_change_password_logs_in_again(fresh_platform: Platform) -> None:
     fresh_platform.connect("user", password="changed-password-1")
 
 
-def test_change_password_with_a_wrong_old_one(fresh_platform: Platform) -> None:
+def test_change_password_with_a_wrong_old_one(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     with pytest.raises(opslib.VerificationFailed):
         user.auth.change_password("wrong-old-password", "changed-password-1")
@@ -164,7 +164,7 @@ def test_change_password_with_a_wrong_old_one(fresh_platform: Platform) -> None:
     assert df["error_code"].tolist() == [error_code(fresh_platform, 422, "password")]
 
 
-def test_reset_password(fresh_platform: Platform) -> None:
+def test_reset_password(fresh_platform: ServedPlatform) -> None:
     client = fresh_platform.connect()
     phone = fresh_platform.user_phone
     client.auth.send_code("1", phone, code_model="reset password")
@@ -175,7 +175,7 @@ def test_reset_password(fresh_platform: Platform) -> None:
     fresh_platform.connect("user", password="reset-password-1")
 
 
-def test_exchange_code_switches_to_its_user(platform: Platform) -> None:
+def test_exchange_code_switches_to_its_user(platform: ServedPlatform) -> None:
     client = platform.connect()
     data = client.call(
         "/user/login",
@@ -202,7 +202,7 @@ def test_exchange_code_switches_to_its_user(platform: Platform) -> None:
         assert info.value.code in opslib.Dialect.named(platform.dialect).errors.token_refused_codes
 
 
-def test_refresh(platform: Platform) -> None:
+def test_refresh(platform: ServedPlatform) -> None:
     client = platform.connect()
     before = client._session.tokens.tokens
     df = client.auth.refresh()

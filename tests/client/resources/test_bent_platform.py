@@ -24,7 +24,7 @@ from client.resources.dialected import dialect
 from client.resources.test_products import new_product
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 DEVICES = "/device/query_by_user"
 RECORDS = "/device/query_record"
@@ -47,13 +47,13 @@ READS: dict[str, tuple[str, Callable[..., pd.DataFrame]]] = {
 }
 
 
-def bent_user(platform: Platform, faults: Faults) -> opslib.Client:
+def bent_user(platform: ServedPlatform, faults: Faults) -> opslib.Client:
     user = platform.connect("user", transport=faults)
     user._session.http.sleep = lambda seconds: None  # retries do not wait here
     return user
 
 
-def test_the_user_has_3_pages_of_devices(fresh_platform: Platform) -> None:
+def test_the_user_has_3_pages_of_devices(fresh_platform: ServedPlatform) -> None:
     """What the cases below read when the platform keeps the rules: the seed binds 11 to
     15 devices to the user (the shared platform's other tests bind and unbind some)."""
     user = fresh_platform.connect("user")
@@ -70,7 +70,9 @@ def test_the_user_has_3_pages_of_devices(fresh_platform: Platform) -> None:
 
 @pytest.mark.parametrize("read", list(READS))
 @pytest.mark.parametrize("value", [bent.DROP, None, -1, True, "13"], ids=repr)
-def test_a_total_that_is_not_a_count_raises(platform: Platform, read: str, value: Any) -> None:
+def test_a_total_that_is_not_a_count_raises(
+    platform: ServedPlatform, read: str, value: Any
+) -> None:
     """Before: a total missing, null or negative read as 0 and the read returned the first
     page only (5 of 13 devices), without an error."""
     path, list_read = READS[read]
@@ -95,7 +97,7 @@ def test_a_total_that_is_not_a_count_raises(platform: Platform, read: str, value
     ids=["total counts pages", "total too low"],
 )
 def test_more_rows_than_the_total_raise(
-    platform: Platform, bend: bent.Answer, page_size: int
+    platform: ServedPlatform, bend: bent.Answer, page_size: int
 ) -> None:
     """Before: a total counting pages (2 for 13 devices in pages of 10) read as 2 records:
     one page was read and 10 of 13 devices returned; a total 5 too low returned 10."""
@@ -115,7 +117,7 @@ def test_more_rows_than_the_total_raise(
 
 @pytest.mark.parametrize("read", list(READS))
 def test_iter_pages_over_a_platform_that_ignores_page_no_raises(
-    platform: Platform, read: str
+    platform: ServedPlatform, read: str
 ) -> None:
     """Before: page 1 came back for every page_no and iter_pages yielded it three times,
     15 rows standing for 13 records, without an error."""
@@ -146,7 +148,7 @@ def test_iter_pages_over_a_platform_that_ignores_page_no_raises(
 @pytest.mark.parametrize("read", list(READS))
 @pytest.mark.parametrize("value", [None, [], "", "ok"], ids=repr)
 def test_a_success_whose_data_is_not_a_page_raises(
-    platform: Platform, read: str, value: Any
+    platform: ServedPlatform, read: str, value: Any
 ) -> None:
     """Before: ``data`` null, ``[]`` or ``""`` in a success read as an empty frame, and
     ``"ok"`` raised a bare ValueError from inside the client."""
@@ -161,7 +163,9 @@ def test_a_success_whose_data_is_not_a_page_raises(
 
 
 @pytest.mark.parametrize("value", [None, [], "ok"], ids=repr)
-def test_a_record_read_whose_data_is_not_the_record_raises(platform: Platform, value: Any) -> None:
+def test_a_record_read_whose_data_is_not_the_record_raises(
+    platform: ServedPlatform, value: Any
+) -> None:
     """Before: ``data: null`` in the success answer of a device read was a row of <NA>."""
     faults = Faults()
     user = bent_user(platform, faults)
@@ -182,7 +186,7 @@ def test_a_record_read_whose_data_is_not_the_record_raises(platform: Platform, v
 
 @pytest.mark.dialects(lambda d: d.paging.total == "pages")
 def test_rows_deleted_during_a_read_counted_in_pages_raise(
-    platform_factory: Callable[..., Platform], platform: Platform
+    platform_factory: Callable[..., ServedPlatform], platform: ServedPlatform
 ) -> None:
     """The vendor's total counts pages: 13 devices are 3 pages of 5, whose last page
     (read second) tells how many records there are. The user unbinds 3 devices of page 1
@@ -218,7 +222,7 @@ def test_rows_deleted_during_a_read_counted_in_pages_raise(
 # -- 7. a bulk write with a row the platform would refuse ------------------------------------
 
 
-def _required_field(platform: Platform) -> str:
+def _required_field(platform: ServedPlatform) -> str:
     """A field of a new product the platform's dialect requires beyond the reference's
     (chint: popular), else one the reference requires (node_type)."""
     required = dialect(platform).required["/product/add"]
@@ -226,7 +230,7 @@ def _required_field(platform: Platform) -> str:
     return extra[-1] if extra else "node_type"
 
 
-def test_a_bulk_add_collects_a_row_missing_a_required_field(fresh_platform: Platform) -> None:
+def test_a_bulk_add_collects_a_row_missing_a_required_field(fresh_platform: ServedPlatform) -> None:
     """Before (chint): the good rows before it were written, then ValueError, no frame:
     the caller could not tell what was written."""
     missing = _required_field(fresh_platform)
@@ -250,7 +254,7 @@ def test_a_bulk_add_collects_a_row_missing_a_required_field(fresh_platform: Plat
 
 
 def test_a_bulk_add_raising_refuses_the_whole_input_before_sending(
-    fresh_platform: Platform,
+    fresh_platform: ServedPlatform,
 ) -> None:
     missing = _required_field(fresh_platform)
     faults = Faults()
@@ -272,7 +276,7 @@ def test_a_bulk_add_raising_refuses_the_whole_input_before_sending(
 
 @pytest.mark.parametrize("answer", ["data", "bare"])
 def test_an_add_answered_with_another_word_is_a_failed_row(
-    fresh_platform: Platform, answer: str
+    fresh_platform: ServedPlatform, answer: str
 ) -> None:
     """Before: ``data: "ok"`` in a success made the row's product_id "ok"."""
     faults = Faults()
@@ -293,7 +297,9 @@ def test_an_add_answered_with_another_word_is_a_failed_row(
 # -- 9. a business rate-limit code in a 200 body ----------------------------------------------
 
 
-def _rate_limit(platform: Platform, faults: Faults, path: str, times: int | None = None) -> int:
+def _rate_limit(
+    platform: ServedPlatform, faults: Faults, path: str, times: int | None = None
+) -> int:
     """Plan the platform's rate-limit refusal of ``path``, without Retry-After: a 429, or
     where the dialect says so in the body of an HTTP 200, its code (the SMS code where it
     documents a wait for it); return the code."""
@@ -308,7 +314,7 @@ def _rate_limit(platform: Platform, faults: Faults, path: str, times: int | None
     return code
 
 
-def test_a_rate_limited_sms_send_is_never_sent_again(platform: Platform) -> None:
+def test_a_rate_limited_sms_send_is_never_sent_again(platform: ServedPlatform) -> None:
     """Before: the refusal was retried four times under one message_id, each try counted
     against the user's SMS quota (chint 8108: 1 a minute, 5 an hour, 10 a day)."""
     faults = Faults()
@@ -322,7 +328,7 @@ def test_a_rate_limited_sms_send_is_never_sent_again(platform: Platform) -> None
 
 
 @pytest.mark.dialects(lambda d: bool(d.errors.retry_after))  # a documented wait
-def test_a_documented_wait_longer_than_the_client_waits_is_raised(platform: Platform) -> None:
+def test_a_documented_wait_longer_than_the_client_waits_is_raised(platform: ServedPlatform) -> None:
     """chint documents 60 s for 8108 (SMS 1 a minute): a read refused so is not retried
     at once but raised with that wait, which the caller can honour."""
     errors = dialect(platform).errors
@@ -335,7 +341,7 @@ def test_a_documented_wait_longer_than_the_client_waits_is_raised(platform: Plat
     assert info.value.retry_after == wait == 60
 
 
-def test_a_rate_limit_code_is_retried_after_the_documented_wait(platform: Platform) -> None:
+def test_a_rate_limit_code_is_retried_after_the_documented_wait(platform: ServedPlatform) -> None:
     """A dialect documenting 2 s for its rate-limit code: the read waits 2 s (not a short
     backoff), then succeeds."""
     faults = Faults()
@@ -352,7 +358,7 @@ def test_a_rate_limit_code_is_retried_after_the_documented_wait(platform: Platfo
 # -- 5. moments in the wrong unit, or outside the window asked for --------------------------
 
 
-def _moments(platform: Platform, change: Callable[[int], Any]) -> bent.Answer:
+def _moments(platform: ServedPlatform, change: Callable[[int], Any]) -> bent.Answer:
     """Every event's ``gmt_create`` as the platform wrote it, changed: ``change(ms)`` gives
     what to send instead (``ts``, the reference platform's exact ms, is left out)."""
     times = opslib.protocol.Codec(dialect(platform)).times
@@ -367,7 +373,7 @@ def _moments(platform: Platform, change: Callable[[int], Any]) -> bent.Answer:
     return answer
 
 
-def test_events_outside_the_window_asked_for_raise(platform: Platform) -> None:
+def test_events_outside_the_window_asked_for_raise(platform: ServedPlatform) -> None:
     """Before: a platform answering last month's events to a question about this week gave
     a frame of last month, without an error."""
     times = opslib.protocol.Codec(dialect(platform)).times
@@ -383,7 +389,7 @@ def test_events_outside_the_window_asked_for_raise(platform: Platform) -> None:
 
 
 @pytest.mark.dialects(lambda d: d.times.gmt_format == "epoch_ms")
-def test_seconds_where_milliseconds_are_due_raise(platform: Platform) -> None:
+def test_seconds_where_milliseconds_are_due_raise(platform: ServedPlatform) -> None:
     """Before: under chint a platform writing epoch seconds gave events of January 1970."""
     faults = Faults()
     bent.bend(faults, RECORDS, _moments(platform, lambda ms: ms // 1000))

@@ -20,17 +20,17 @@ from client.resources.dialected import (
 from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def assert_fixed_columns(df: pd.DataFrame, schema: S.FrameSchema, platform: Platform) -> None:
+def assert_fixed_columns(df: pd.DataFrame, schema: S.FrameSchema, platform: ServedPlatform) -> None:
     fixed = empty(schema, platform).dtypes.to_dict()
     assert list(df.columns[: len(fixed)]) == list(fixed)
     assert {c: df.dtypes[c] for c in fixed} == fixed
     assert all(c.startswith("properties.") for c in df.columns[len(fixed) :])
 
 
-def test_fleet_listing(platform: Platform) -> None:
+def test_fleet_listing(platform: ServedPlatform) -> None:
     df = fleet_devices(platform.connect(), platform)
     assert_fixed_columns(df, S.DEVICE, platform)
     if has_fleet(platform):
@@ -51,14 +51,14 @@ def test_fleet_listing(platform: Platform) -> None:
     assert any(str(df[c].dtype) in ("Int64", "Float64") for c in numeric)
 
 
-def test_small_pages_read_the_same_devices(platform: Platform) -> None:
+def test_small_pages_read_the_same_devices(platform: ServedPlatform) -> None:
     client = platform.connect()
     whole = fleet_devices(client, platform)
     paged = fleet_devices(client, platform, page_size=7)
     assert paged["device_id"].tolist() == whole["device_id"].tolist()
 
 
-def test_a_user_lists_its_own(platform: Platform) -> None:
+def test_a_user_lists_its_own(platform: ServedPlatform) -> None:
     user = platform.connect("user")
     df = own_devices(user, platform)
     assert_fixed_columns(df, S.DEVICE, platform)
@@ -69,7 +69,7 @@ def test_a_user_lists_its_own(platform: Platform) -> None:
         user.devices.list("u-someone-else")
 
 
-def test_ops_list_another_users_devices(platform: Platform) -> None:
+def test_ops_list_another_users_devices(platform: ServedPlatform) -> None:
     ops = platform.connect()
     user_id = platform.connect("user").user_id
     df = ops.devices.list(user_id)
@@ -87,14 +87,14 @@ def test_ops_list_another_users_devices(platform: Platform) -> None:
     ],
 )
 def test_filters_hold_on_every_page(
-    platform: Platform, filters: dict[str, object], column: str, value: object
+    platform: ServedPlatform, filters: dict[str, object], column: str, value: object
 ) -> None:
     df = fleet_devices(platform.connect(), platform, page_size=3, **filters)
     assert len(df) > 0
     assert (df[column] == value).all()
 
 
-def test_limit(platform: Platform) -> None:
+def test_limit(platform: ServedPlatform) -> None:
     if has_fleet(platform):
         df = platform.connect().devices.list(limit=5)
         assert df.attrs["total"] > 5
@@ -107,14 +107,14 @@ def test_limit(platform: Platform) -> None:
     assert len(df) == 5
 
 
-def test_empty_result_keeps_the_schema(platform: Platform) -> None:
+def test_empty_result_keeps_the_schema(platform: ServedPlatform) -> None:
     df = fleet_devices(platform.connect(), platform, group_id=2**31 - 1)
     assert len(df) == 0
     assert list(df.columns) == list(S.DEVICE.dtypes())
     assert df.dtypes.to_dict() == empty(S.DEVICE, platform).dtypes.to_dict()
 
 
-def test_iter_pages(platform: Platform) -> None:
+def test_iter_pages(platform: ServedPlatform) -> None:
     client = platform.connect()
     whose: dict[str, str] = {}
     if not has_fleet(platform):  # per user: the user with the most devices
@@ -136,7 +136,7 @@ def test_iter_pages(platform: Platform) -> None:
     ]
 
 
-def test_get(platform: Platform) -> None:
+def test_get(platform: ServedPlatform) -> None:
     client = platform.connect()
     listed = fleet_devices(client, platform, limit=1).head(1)
     df = client.devices.get(listed["device_id"].item())
@@ -146,12 +146,12 @@ def test_get(platform: Platform) -> None:
     assert df["product_id"].item() == listed["product_id"].item()
 
 
-def test_get_unknown(platform: Platform) -> None:
+def test_get_unknown(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.NotFound):
         platform.connect().devices.get("dev-nope")
 
 
-def test_bind_a_new_device(fresh_platform: Platform) -> None:
+def test_bind_a_new_device(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     product = user.products.list(1)["product_id"].iloc[0]
     df = user.devices.bind(
@@ -172,7 +172,7 @@ def test_bind_a_new_device(fresh_platform: Platform) -> None:
     assert device["category_id"] == "1"
 
 
-def test_bulk_bind_reports_per_row(fresh_platform: Platform) -> None:
+def test_bulk_bind_reports_per_row(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     product = user.products.list(1)["product_id"].iloc[0]
     taken = "dev-client-012"  # bound by someone else first, with the same secret
@@ -196,7 +196,7 @@ def test_bulk_bind_reports_per_row(fresh_platform: Platform) -> None:
     ]  # unknown product; bound to another
 
 
-def test_update_one_and_many(fresh_platform: Platform) -> None:
+def test_update_one_and_many(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     mine = own_devices(user, fresh_platform, owned=1)
     first = mine["device_id"].iloc[0]
@@ -214,7 +214,7 @@ def test_update_one_and_many(fresh_platform: Platform) -> None:
     assert after.tolist() == [7, 8, 9]
 
 
-def test_update_refusals(fresh_platform: Platform) -> None:
+def test_update_refusals(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     device = own_devices(user, fresh_platform, owned=1)["device_id"].iloc[0]
     other = (

@@ -14,16 +14,16 @@ from client.resources.dialected import empty, fleet_events, has_fleet, own_event
 from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def assert_fixed_columns(df: pd.DataFrame, platform: Platform) -> None:
+def assert_fixed_columns(df: pd.DataFrame, platform: ServedPlatform) -> None:
     fixed = empty(S.EVENT, platform).dtypes.to_dict()
     assert list(df.columns[: len(fixed)]) == list(fixed)
     assert {c: df.dtypes[c] for c in fixed} == fixed
 
 
-def test_fleet_events(platform: Platform) -> None:
+def test_fleet_events(platform: ServedPlatform) -> None:
     df = fleet_events(platform.connect(), platform, "-30d")
     assert_fixed_columns(df, platform)
     assert len(df) > 0
@@ -41,7 +41,7 @@ def test_fleet_events(platform: Platform) -> None:
     assert str(df["properties.temperature"].dtype) == "Float64"
 
 
-def test_small_pages_and_concurrency_read_the_same_events(platform: Platform) -> None:
+def test_small_pages_and_concurrency_read_the_same_events(platform: ServedPlatform) -> None:
     client = platform.connect()
     whole = fleet_events(client, platform, "-30d")
     faults = Faults()
@@ -54,7 +54,7 @@ def test_small_pages_and_concurrency_read_the_same_events(platform: Platform) ->
     assert len(pages) == len(bodies)  # no page read twice (per user without a fleet query)
 
 
-def test_by_device(platform: Platform) -> None:
+def test_by_device(platform: ServedPlatform) -> None:
     client = platform.connect()
     device = fleet_events(client, platform, "-30d")["device_id"].mode().iloc[0]
     df = client.events.list("-30d", device_id=device)
@@ -63,7 +63,7 @@ def test_by_device(platform: Platform) -> None:
     assert (df["device_id"] == device).all()
 
 
-def test_by_user_and_the_callers_own(platform: Platform) -> None:
+def test_by_user_and_the_callers_own(platform: ServedPlatform) -> None:
     user = platform.connect("user")
     own = own_events(user, platform, "-30d")
     assert_fixed_columns(own, platform)
@@ -73,7 +73,7 @@ def test_by_user_and_the_callers_own(platform: Platform) -> None:
     assert by_id["event_id"].tolist() == own["event_id"].tolist()
 
 
-def test_event_type_filter(platform: Platform) -> None:
+def test_event_type_filter(platform: ServedPlatform) -> None:
     client = platform.connect()
     # the dialect's own label and code for faults (chint: "fault and system report", 1)
     label, code = ("fault and system report", 1) if platform.dialect == "chint" else ("alarm", 4)
@@ -85,7 +85,7 @@ def test_event_type_filter(platform: Platform) -> None:
     assert by_code["event_id"].tolist() == alarms["event_id"].tolist()
 
 
-def test_every_form_of_time_range_agrees(platform: Platform) -> None:
+def test_every_form_of_time_range_agrees(platform: ServedPlatform) -> None:
     client = platform.connect()
     end = pd.Timestamp.now(tz="UTC").floor("s")
     start = end - pd.Timedelta(days=30)
@@ -102,7 +102,7 @@ def test_every_form_of_time_range_agrees(platform: Platform) -> None:
         assert fleet_events(client, platform, a, b)["event_id"].tolist() == reference
 
 
-def test_empty_range_keeps_the_schema(platform: Platform) -> None:
+def test_empty_range_keeps_the_schema(platform: ServedPlatform) -> None:
     client = platform.connect()
     df = fleet_events(client, platform, dt.datetime(2001, 1, 1), dt.datetime(2001, 1, 2))
     assert len(df) == 0
@@ -110,7 +110,7 @@ def test_empty_range_keeps_the_schema(platform: Platform) -> None:
     assert df.dtypes.to_dict() == empty(S.EVENT, platform).dtypes.to_dict()
 
 
-def test_start_not_before_end_is_refused_before_any_request(platform: Platform) -> None:
+def test_start_not_before_end_is_refused_before_any_request(platform: ServedPlatform) -> None:
     faults = Faults()
     client = platform.connect(transport=faults)
     before = len(faults.sent)
@@ -119,17 +119,17 @@ def test_start_not_before_end_is_refused_before_any_request(platform: Platform) 
     assert len(faults.sent) == before
 
 
-def test_device_and_user_together_are_refused(platform: Platform) -> None:
+def test_device_and_user_together_are_refused(platform: ServedPlatform) -> None:
     with pytest.raises(ValueError, match="not both"):
         platform.connect().events.list("-1d", device_id="d", user_id="u")
 
 
-def test_a_user_reading_others_is_not_found(platform: Platform) -> None:
+def test_a_user_reading_others_is_not_found(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.NotFound):
         platform.connect("user").events.list("-30d", user_id="u-someone-else")
 
 
-def test_limit_and_iter_pages(platform: Platform) -> None:
+def test_limit_and_iter_pages(platform: ServedPlatform) -> None:
     client = platform.connect()
     whose: dict[str, str] = {}
     if not has_fleet(platform):  # per user: the user with the most events

@@ -12,15 +12,15 @@ from client.resources.dialected import empty, error_code, fleet_devices, product
 from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def assert_schema(df: pd.DataFrame, schema: S.FrameSchema, platform: Platform) -> None:
+def assert_schema(df: pd.DataFrame, schema: S.FrameSchema, platform: ServedPlatform) -> None:
     assert list(df.columns) == list(schema.dtypes())
     assert df.dtypes.to_dict() == empty(schema, platform).dtypes.to_dict()
 
 
-def new_product(platform: Platform, product_id: str, **over: object) -> dict[str, object]:
+def new_product(platform: ServedPlatform, product_id: str, **over: object) -> dict[str, object]:
     return {
         "product_id": product_id,
         "product_secret": "product-secret-1",
@@ -31,7 +31,7 @@ def new_product(platform: Platform, product_id: str, **over: object) -> dict[str
     }
 
 
-def test_categories(platform: Platform) -> None:
+def test_categories(platform: ServedPlatform) -> None:
     df = platform.connect("user").products.categories()
     assert_schema(df, S.CATEGORY, platform)
     assert str(df["category_id"].dtype) == "Int64"
@@ -39,7 +39,7 @@ def test_categories(platform: Platform) -> None:
     assert df["category_name"].iloc[0] == "Lighting"
 
 
-def test_list_one_category(platform: Platform) -> None:
+def test_list_one_category(platform: ServedPlatform) -> None:
     df = platform.connect("user").products.list(1)
     assert_schema(df, S.PRODUCT, platform)
     assert len(df) > 0
@@ -52,7 +52,7 @@ def test_list_one_category(platform: Platform) -> None:
     assert "product_secret" not in df.columns
 
 
-def test_list_every_category(platform: Platform) -> None:
+def test_list_every_category(platform: ServedPlatform) -> None:
     client = platform.connect("user")
     df = client.products.list()
     assert_schema(df, S.PRODUCT, platform)
@@ -66,12 +66,12 @@ def test_list_every_category(platform: Platform) -> None:
     assert df["category_name"].notna().all()
 
 
-def test_unknown_category(platform: Platform) -> None:
+def test_unknown_category(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.NotFound):
         platform.connect().products.list(999)
 
 
-def test_add_one_and_delete_it(fresh_platform: Platform) -> None:
+def test_add_one_and_delete_it(fresh_platform: ServedPlatform) -> None:
     admin = fresh_platform.connect("admin")
     chint = fresh_platform.dialect == "chint"
     encrypt = "one secret per device" if chint else "TLS"
@@ -91,7 +91,7 @@ def test_add_one_and_delete_it(fresh_platform: Platform) -> None:
     assert "p-new-1" not in set(admin.products.list(1)["product_id"])
 
 
-def test_bulk_add_collects_failures_per_row(fresh_platform: Platform) -> None:
+def test_bulk_add_collects_failures_per_row(fresh_platform: ServedPlatform) -> None:
     admin = fresh_platform.connect("admin")
     existing = admin.products.list(1)["product_id"].iloc[0]
     frame = pd.DataFrame(
@@ -113,7 +113,7 @@ def test_bulk_add_collects_failures_per_row(fresh_platform: Platform) -> None:
     assert df["message_id"].is_unique
 
 
-def test_bulk_add_raise_names_the_rows(fresh_platform: Platform) -> None:
+def test_bulk_add_raise_names_the_rows(fresh_platform: ServedPlatform) -> None:
     admin = fresh_platform.connect("admin")
     existing = admin.products.list(1)["product_id"].iloc[0]
     conflict = error_code(fresh_platform, 409)
@@ -128,7 +128,7 @@ def test_bulk_add_raise_names_the_rows(fresh_platform: Platform) -> None:
     assert "p-bulk-3" in set(admin.products.list(1)["product_id"])
 
 
-def test_add_refuses_unknown_columns_before_sending(platform: Platform) -> None:
+def test_add_refuses_unknown_columns_before_sending(platform: ServedPlatform) -> None:
     with pytest.raises(ValueError, match="colour"):
         platform.connect("admin").products.add(new_product(platform, "p-x", colour="red"))
     with pytest.raises(ValueError, match="net_type must be one of"):
@@ -138,7 +138,7 @@ def test_add_refuses_unknown_columns_before_sending(platform: Platform) -> None:
 
 
 def test_add_takes_vendor_type_and_popular_by_the_platforms_labels(
-    fresh_platform: Platform,
+    fresh_platform: ServedPlatform,
 ) -> None:
     """vendor_type and popular are read like the other coded fields: the platform's label
     (chint: "partner ecosystem", "popular") or its code; ours names no vendor types, so an
@@ -171,7 +171,7 @@ def test_add_takes_vendor_type_and_popular_by_the_platforms_labels(
     [("vendor_type", "nobody", "in-house"), ("popular", "hot", "normal")],
 )
 def test_add_refuses_a_bad_vendor_type_or_popular_label_before_sending(
-    fresh_platform: Platform, field: str, value: str, allowed: str
+    fresh_platform: ServedPlatform, field: str, value: str, allowed: str
 ) -> None:
     admin = fresh_platform.connect("admin")
     if fresh_platform.dialect != "chint":
@@ -185,12 +185,12 @@ def test_add_refuses_a_bad_vendor_type_or_popular_label_before_sending(
     assert not {"p-bad-0", "p-bad-1"} & listed  # nothing sent, not even the good row
 
 
-def test_only_admin_adds(platform: Platform) -> None:
+def test_only_admin_adds(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.PermissionDenied):
         platform.connect("ops").products.add(new_product(platform, "p-ops-1"))
 
 
-def test_bulk_delete(fresh_platform: Platform) -> None:
+def test_bulk_delete(fresh_platform: ServedPlatform) -> None:
     admin = fresh_platform.connect("admin")
     admin.products.add(
         [new_product(fresh_platform, "p-del-1"), new_product(fresh_platform, "p-del-2")]

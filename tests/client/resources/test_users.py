@@ -13,15 +13,15 @@ from client.resources.dialected import empty, error_code
 from opslib.client.frames import schema as S
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def assert_schema(df: pd.DataFrame, schema: S.FrameSchema, platform: Platform) -> None:
+def assert_schema(df: pd.DataFrame, schema: S.FrameSchema, platform: ServedPlatform) -> None:
     assert list(df.columns) == list(schema.dtypes())
     assert df.dtypes.to_dict() == empty(schema, platform).dtypes.to_dict()
 
 
-def test_get_the_caller(platform: Platform) -> None:
+def test_get_the_caller(platform: ServedPlatform) -> None:
     user = platform.connect("user")
     df = user.users.get()
     assert_schema(df, S.USER, platform)
@@ -37,7 +37,7 @@ def test_get_the_caller(platform: Platform) -> None:
     assert "network.pw" not in df.columns
 
 
-def test_ops_look_up_by_each_selector(platform: Platform) -> None:
+def test_ops_look_up_by_each_selector(platform: ServedPlatform) -> None:
     ops = platform.connect()
     target = ops.users.get(area_code="1", phone=platform.user_phone)
     user_id, identity_id = target["user_id"].item(), target["identity_id"].item()
@@ -45,7 +45,7 @@ def test_ops_look_up_by_each_selector(platform: Platform) -> None:
     assert ops.users.get(identity_id=identity_id)["user_id"].item() == user_id
 
 
-def test_a_user_cannot_see_others(platform: Platform) -> None:
+def test_a_user_cannot_see_others(platform: ServedPlatform) -> None:
     user = platform.connect("user")
     with pytest.raises(opslib.NotFound):
         user.users.get(area_code="1", phone=platform.ops_phone)
@@ -59,12 +59,12 @@ def test_a_user_cannot_see_others(platform: Platform) -> None:
         {"phone": "5550000001", "user_id": "u"},
     ],
 )
-def test_selector_mistakes(platform: Platform, kwargs: dict[str, str]) -> None:
+def test_selector_mistakes(platform: ServedPlatform, kwargs: dict[str, str]) -> None:
     with pytest.raises(ValueError, match=r"area_code|one of"):
         platform.connect().users.get(**kwargs)
 
 
-def test_update_profile(fresh_platform: Platform) -> None:
+def test_update_profile(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     df = user.users.update(
         nick_name="Night shift", network={"ssid": "Ops-5G", "pw": "wifi-password"}
@@ -77,7 +77,7 @@ def test_update_profile(fresh_platform: Platform) -> None:
     assert me["network.ssid"].item() == "Ops-5G"
 
 
-def test_update_needs_a_field_and_known_members(platform: Platform) -> None:
+def test_update_needs_a_field_and_known_members(platform: ServedPlatform) -> None:
     client = platform.connect("user")
     with pytest.raises(ValueError, match="at least one"):
         client.users.update()
@@ -85,7 +85,7 @@ def test_update_needs_a_field_and_known_members(platform: Platform) -> None:
         client.users.update(network={"password": "x"})
 
 
-def test_identity_id_taken_is_a_conflict(fresh_platform: Platform) -> None:
+def test_identity_id_taken_is_a_conflict(fresh_platform: ServedPlatform) -> None:
     ops = fresh_platform.connect()
     taken = ops.users.get(area_code="1", phone=fresh_platform.user_phone)["identity_id"].item()
     # chint documents no code for a taken identity_id: its edge keeps ours, 409
@@ -99,7 +99,7 @@ def test_identity_id_taken_is_a_conflict(fresh_platform: Platform) -> None:
 
 
 @pytest.mark.parametrize("which", ["all", "message", "device"])
-def test_settings(platform: Platform, which: str) -> None:
+def test_settings(platform: ServedPlatform, which: str) -> None:
     user = platform.connect("user")
     df = user.users.settings(which)
     assert_schema(df, S.SETTINGS, platform)
@@ -112,12 +112,12 @@ def test_settings(platform: Platform, which: str) -> None:
     assert df["dev_config.page_size"].notna().item() is has_device
 
 
-def test_settings_which_is_checked(platform: Platform) -> None:
+def test_settings_which_is_checked(platform: ServedPlatform) -> None:
     with pytest.raises(ValueError, match="which"):
         platform.connect().users.settings("everything")
 
 
-def test_update_settings(fresh_platform: Platform) -> None:
+def test_update_settings(fresh_platform: ServedPlatform) -> None:
     user = fresh_platform.connect("user")
     df = user.users.update_settings(no_disturbing=True, start="22:30", end=dt.time(6, 15))
     assert_schema(df, S.SETTINGS_UPDATE_RESULT, fresh_platform)
@@ -128,7 +128,7 @@ def test_update_settings(fresh_platform: Platform) -> None:
     assert after["message_config.end"] == 6 * 60 + 15
 
 
-def test_update_settings_checks_names_and_values(platform: Platform) -> None:
+def test_update_settings_checks_names_and_values(platform: ServedPlatform) -> None:
     client = platform.connect("user")
     with pytest.raises(ValueError, match="unknown setting"):
         client.users.update_settings(quiet=True)

@@ -17,10 +17,10 @@ from opslib.store import Store, sync
 from opslib.store._layout import DAY_MS, Layout
 
 if TYPE_CHECKING:
-    from tests.conftest import Platform
+    from tests.conftest import ServedPlatform
 
 
-def test_store_events_equal_events_list(platform: Platform, tmp_path: Path) -> None:
+def test_store_events_equal_events_list(platform: ServedPlatform, tmp_path: Path) -> None:
     client = platform.connect()
     store = tmp_path / "store"
     now = time.time_ns() // 1_000_000 // 1000 * 1000  # whole seconds: vendor's unit
