@@ -35,8 +35,11 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import enum
+import functools
 import logging
+import os
 import random
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -85,6 +88,22 @@ class Safety(enum.Enum):
     READ = "read"  # reads and logins by password: harmless to repeat
     WRITE = "write"  # recorded writes: repeated with the same message_id, replayed
     ONCE = "once"  # single-use inputs (authorization code, SMS login): only if never sent
+
+
+def default_ssl_context() -> ssl.SSLContext:
+    """httpx's default SSL context (``verify=True``: certifi's CA bundle, or
+    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``), made once a process for those variables' values.
+
+    A client made with ``verify=True`` loads the CA bundle again: 35-75 ms of CPU a
+    ``connect()``, a platform over plain HTTP included. One context serves many clients and
+    threads (requests shares one the same way).
+    """
+    return _ssl_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.cache
+def _ssl_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()
 
 
 def default_timeout() -> httpx.Timeout:
@@ -240,6 +259,7 @@ class HTTP:
                 max_connections=max_connections, max_keepalive_connections=max_connections
             ),
             transport=transport,
+            verify=default_ssl_context(),
             headers={
                 "User-Agent": _user_agent(),
                 "Accept": "application/json",

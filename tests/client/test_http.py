@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -283,3 +284,34 @@ def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> Non
         assert http._url("/device/query") == httpx.URL(base.rstrip("/") + "/device/query")
     finally:
         http.close()
+
+
+def test_clients_share_one_ssl_context_per_ca_variables(
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before: every connect() loaded the CA bundle into a new SSL context (35-75 ms)."""
+    import ssl
+
+    made: list[object] = []
+    real = ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        made.append(kwargs.get("cafile") or kwargs.get("capath"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    platform.connect().close()
+    made.clear()  # the first connect of this process's variables may make one
+    for _ in range(3):
+        platform.connect().close()
+    assert made == []
+    import certifi
+
+    bundle = tmp_path / "ca.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    platform.connect().close()
+    platform.connect().close()
+    assert made == [str(bundle)]  # httpx's rule: SSL_CERT_FILE names the bundle, read once
