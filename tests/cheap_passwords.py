@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from argon2 import PasswordHasher
-from argon2.exceptions import VerificationError
+
+from opslib.server import security
 
 CHEAP = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
 
@@ -45,7 +46,7 @@ def cheapen(db: Path, passwords: Iterable[str]) -> int:
             stored = [h for (h,) in conn.execute("SELECT DISTINCT password_hash FROM users")]
             rewritten = 0
             for value in stored:
-                password = next((p for p in candidates if _verifies(value, p)), None)
+                password = next((p for p in candidates if security.verify_password(value, p)), None)
                 if password is not None:
                     cursor = conn.execute(
                         "UPDATE users SET password_hash = ? WHERE password_hash = ?",
@@ -59,8 +60,6 @@ def cheapen(db: Path, passwords: Iterable[str]) -> int:
 
 def strengthen(db: Path, accounts: Mapping[str, str]) -> None:
     """Store the platform's own hash (argon2-cffi's defaults) for ``{phone: password}``."""
-    from opslib.server import security
-
     conn = sqlite3.connect(db)
     try:
         with conn:
@@ -72,10 +71,3 @@ def strengthen(db: Path, accounts: Mapping[str, str]) -> None:
                 assert cursor.rowcount == 1, phone
     finally:
         conn.close()
-
-
-def _verifies(stored: str, password: str) -> bool:
-    try:
-        return PasswordHasher().verify(stored, password)
-    except VerificationError:
-        return False
