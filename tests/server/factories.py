@@ -21,11 +21,6 @@ from opslib.server.store import devices, events, products, tokens, users
 BUCKET_MS = 600_000
 
 
-def password_hash(password: str) -> str:
-    """An argon2id hash at the cheapest parameters (tests/cheap_passwords.py)."""
-    return cheap_hash(password)
-
-
 @dataclass(frozen=True)
 class Account:
     name: str
@@ -102,7 +97,7 @@ def _fill(conn: sqlite3.Connection, world: World, events_per_device: int) -> Non
             user_id=user_id,
             area_code=world.area_code,
             phone=phone,
-            password_hash=password_hash(password),
+            password_hash=cheap_hash(password),
             role=role,
             status=UserStatus.LOCKED if name == "locked" else UserStatus.ACTIVE,
             now=now,
