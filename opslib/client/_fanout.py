@@ -50,7 +50,8 @@ def per_user(
     concurrency: int,
 ) -> pd.DataFrame:
     """``read(user)`` for each user, ``concurrency`` at a time, joined into one frame of
-    ``schema``: duplicate keys dropped, sorted as a single read would be.
+    ``schema``: duplicate keys dropped, sorted as a single read would be, ties by
+    ``schema.joined_order`` (each read's rows keep their order within a tie).
 
     ``attrs["total"]`` is the sum of the users' totals (each read returned exactly its own
     total or raised) and ``attrs["totals"]`` each user's.
@@ -61,6 +62,6 @@ def per_user(
     totals = {user: int(f.attrs.get("total", len(f))) for user, f in zip(ids, frames, strict=True)}
     pages = [frame_to_columns(f, schema) for f in frames]
     del frames
-    df = dedupe_and_sort(build_frame(pages, schema), schema)
+    df = dedupe_and_sort(build_frame(pages, schema), schema, by=schema.joined_order or None)
     df.attrs = {"total": sum(totals.values()), "totals": totals}
     return df

@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from opslib.client._event_table import RAW, Stored, frame_to_columns, from_table, to_table
 from opslib.client.frames import schema as S
-from opslib.client.frames.build import PageColumns, build_frame, dedupe_and_sort, page_columns
+from opslib.client.frames.build import PageColumns, build_frame, page_columns
 from opslib.exceptions import Unsupported
 
 __all__ = [
@@ -296,19 +296,31 @@ def select_rows(
 
 
 def join_days(
-    parts: Sequence[tuple[PageColumns, np.ndarray]],
-    labels: Labels,
-    *,
-    dedupe: bool,
+    parts: Sequence[tuple[PageColumns, np.ndarray, bool]], labels: Labels
 ) -> pd.DataFrame:
-    """Days (or parts of days) in time order joined into the frame ``events.list`` gives:
-    as a read joins its pages, each event once (``dedupe``: where days of several queries
-    overlap), in the platform's order."""
-    pages = [cols for cols, _ in parts if cols.rows]
-    orders = [ts for cols, ts in parts if cols.rows]
+    """Days (or parts of days) in time order joined into the frame ``events.list`` gives.
+
+    Each part is one stored file's rows with their moments, in the order its read gave
+    them, and whether its day has several files (several queries: per user, per device).
+    Days of one file keep that order, as a read joins its pages. Days of several are
+    joined as ``events.list(users=...)`` joins its per-user reads (the schema's
+    ``joined_order``): each event once (the first seen), each second's events by user,
+    each file's in its order.
+    """
+    kept = [part for part in parts if part[0].rows]
     schema = event_schema(labels)
-    order = np.concatenate(orders) if orders else None
-    return dedupe_and_sort(build_frame(pages, schema), schema, dedupe=dedupe, order=order)
+    df = build_frame([cols for cols, _, _ in kept], schema)
+    if not any(several for *_, several in kept):
+        return df
+    ts = np.concatenate([ts for _, ts, _ in kept])
+    joined = np.concatenate([np.full(cols.rows, several) for cols, _, several in kept])
+    first = ~df.duplicated(subset=list(schema.key), keep="first").to_numpy()
+    df, ts, joined = df.loc[first], ts[first], joined[first]
+    # the second, then the user on days of several files ("" on a day of one: its order)
+    users = df["user_id"].where(joined, "").to_numpy()
+    keys = pd.DataFrame({"second": ts // 1000, "user": users})
+    positions = keys.sort_values(["second", "user"], kind="stable", na_position="last").index
+    return df.take(positions.to_numpy()).reset_index(drop=True)
 
 
 def meta_of_days(paths: Sequence[Path], labels: Labels) -> pd.DataFrame:

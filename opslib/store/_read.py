@@ -162,16 +162,15 @@ class Store:
         filters = self._filters(device_id, user_id, event_type)
         self._warn_uncovered(lo, hi)
         jobs = list(self._files(lo, hi))
-        dedupe = any(several for *_, several in jobs)
 
-        def one(job: tuple[int, Path, bool, bool]) -> tuple[Any, np.ndarray] | None:
-            _start, path, whole, _several = job
+        def one(job: tuple[int, Path, bool, bool]) -> tuple[Any, np.ndarray, bool] | None:
+            _start, path, whole, several = job
             day = read_day(path, raw=not (whole and not filters))
-            return None if day is None else select_rows(day, lo, hi, filters)
+            return None if day is None else (*select_rows(day, lo, hi, filters), several)
 
         with ThreadPoolExecutor(_READ_THREADS, thread_name_prefix="opslib-store") as pool:
             parts = [p for p in pool.map(one, jobs) if p is not None]
-        df = join_days(parts, self.labels(), dedupe=dedupe)
+        df = join_days(parts, self.labels())
         df.attrs = {"total": len(df), "event_kinds": self.event_kinds()}
         return df
 

@@ -386,8 +386,10 @@ def dedupe_and_sort(
     *,
     dedupe: bool = True,
     order: np.ndarray | None = None,
+    by: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Drop duplicate keys (the first seen wins) and sort stably by the schema's order.
+    """Drop duplicate keys (the first seen wins) and sort stably by ``by`` (default: the
+    schema's order).
 
     ``order`` (from :func:`join_order`: each row's epoch milliseconds, which the platform
     sorts by before the key) makes both exact and cheap: rows strictly increasing by
@@ -401,8 +403,9 @@ def dedupe_and_sort(
     else:
         if dedupe and schema.key and len(df) > 1 and _has_duplicates(df, schema.key):
             df = df.loc[~df.duplicated(subset=list(schema.key), keep="first").to_numpy()]
-        if schema.order and not _is_sorted(df, schema.order):
-            df = df.sort_values(list(schema.order), kind="stable", na_position="last")
+        by = schema.order if by is None else by
+        if by and not _is_sorted(df, by):
+            df = df.sort_values(list(by), kind="stable", na_position="last")
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0 or df.index.step != 1:
         df = df.reset_index(drop=True)
     return df

@@ -82,7 +82,8 @@ class FrameSchema:
 
     ``open_objects`` lists the record keys whose members become dotted columns after the
     fixed ones (``properties``). ``key`` names the column(s) that identify a row; list reads
-    drop duplicate keys and sort by ``order``.
+    drop duplicate keys and sort by ``order``, and rows joined from several reads (one per
+    user) by ``joined_order`` where it is given.
     """
 
     name: str
@@ -90,6 +91,7 @@ class FrameSchema:
     key: tuple[str, ...] = ()
     order: tuple[str, ...] = ()
     open_objects: tuple[str, ...] = field(default=())
+    joined_order: tuple[str, ...] = ()
 
     def dtypes(self) -> dict[str, object]:
         """Fixed columns and their dtypes, label columns right after their coded column."""
@@ -247,6 +249,11 @@ EVENT = FrameSchema(
     # "online" in one second.
     order=("gmt_create",),
     open_objects=("properties",),
+    # Several users' reads joined (one per user, opslib.client._fanout): the platform's
+    # order is known within each read only, so each second's events go by user, each
+    # user's as its read gave them, whatever order the users were given in. The store
+    # joins the days of its per-user queries alike (opslib.client.stored.join_days).
+    joined_order=("gmt_create", "user_id"),
 )
 
 # Writes: one row per item written, with the item's key columns after these.

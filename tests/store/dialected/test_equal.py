@@ -4,6 +4,7 @@ syncs each user's events and the comparison is with ``events.list(users=...)``."
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,8 @@ from client.resources.dialected import has_fleet, owners
 from pandas.testing import assert_frame_equal
 
 import opslib
+from opslib.server.config import Settings
+from opslib.server.store.events import insert_events
 from opslib.store import Store, sync
 from opslib.store._layout import DAY_MS, Layout
 
@@ -52,3 +55,47 @@ def test_store_events_equal_events_list(platform: ServedPlatform, tmp_path: Path
     counted = con.execute(sql, [whole["gmt_create"].min()]).df()
     by_label = dict(zip(counted["event_type_name"].astype(str), counted["n"], strict=True))
     assert by_label == whole["event_type_name"].astype(str).value_counts().to_dict()
+
+
+def test_events_within_one_second_keep_each_reads_order_and_go_by_user(
+    fresh_platform: ServedPlatform, tmp_path: Path
+) -> None:
+    """Two users' events in one second, stored and read: each user's in the platform's
+    order (not by event id), the users by id (not in the order given), store and read alike."""
+    platform = fresh_platform
+    con = sqlite3.connect(platform.db)
+    try:
+        (kind,) = con.execute("SELECT event_type FROM events LIMIT 1").fetchone()
+        devices = dict(
+            con.execute(
+                "SELECT user_id, min(device_id) FROM bindings WHERE owned = 1 GROUP BY user_id"
+                " ORDER BY user_id LIMIT 2"
+            ).fetchall()
+        )
+        first, second = sorted(devices)
+        moment = (time.time_ns() // 1_000_000 - DAY_MS) // 1000 * 1000
+        rows = [  # (event id, user, ms into the second): ids against both orders
+            ("evt-00-second-user", second, 100),
+            ("evt-ff-first-user-earlier", first, 300),
+            ("evt-aa-first-user-later", first, 400),
+        ]
+        with con:
+            insert_events(
+                con,
+                rows=[(e, devices[u], u, kind, "{}", "", moment + ms) for e, u, ms in rows],
+                bucket_ms=Settings().event_bucket_ms,
+            )
+    finally:
+        con.close()
+    client = platform.connect()
+    users = None if has_fleet(platform) else owners(platform)
+    sync(client, since="-4d", store=tmp_path / "store", users=users, progress=False)
+    lo, hi = moment - 1000, moment + 2000
+    if has_fleet(platform):  # one read: the platform's order (ms, then event id)
+        read = client.events.list(lo, hi)
+        expected = ["evt-00-second-user", "evt-ff-first-user-earlier", "evt-aa-first-user-later"]
+    else:  # per-user reads joined: by user, each user's read in its order
+        read = client.events.list(lo, hi, users=users[::-1])
+        expected = ["evt-ff-first-user-earlier", "evt-aa-first-user-later", "evt-00-second-user"]
+    assert read["event_id"].tolist() == expected
+    assert_frame_equal(Store(tmp_path / "store").events(lo, hi), read)
