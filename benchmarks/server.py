@@ -151,4 +151,65 @@ def transport_cost(base: str, *, start: int, end: int, pages: int = 200) -> list
                 }
             )
         conn.close()
+    out += _in_flight_cost(base, body, headers, pages, kb=out[0]["kb_per_page"])
+    return out
+
+
+def _in_flight_cost(
+    base: str, body: Any, headers: dict[str, str], pages: int, *, kb: int, in_flight: int = 32
+) -> list[dict[str, Any]]:
+    """The same pages with ``in_flight`` at once, each answer's JSON decoded as a read
+    decodes it: httpx.Client in a pool of threads (what opslib does) against
+    httpx.AsyncClient with as many tasks on one event loop."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    import orjson
+
+    limits = httpx.Limits(max_connections=in_flight, max_keepalive_connections=in_flight)
+    path = "/device/query_record"
+
+    def threads() -> int:
+        with httpx.Client(base_url=base, timeout=60, limits=limits) as client:
+
+            def one(page: int) -> int:
+                answer = client.post(path, content=body(page), headers=headers)
+                return len(orjson.loads(answer.content)["data"]["events_list"])
+
+            with ThreadPoolExecutor(in_flight) as pool:
+                return sum(pool.map(one, range(1, pages + 1)))
+
+    async def tasks() -> int:
+        async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+            gate = asyncio.Semaphore(in_flight)
+
+            async def one(page: int) -> int:
+                async with gate:
+                    answer = await client.post(path, content=body(page), headers=headers)
+                return len(orjson.loads(answer.content)["data"]["events_list"])
+
+            return sum(await asyncio.gather(*(one(p) for p in range(1, pages + 1))))
+
+    out = []
+    runs: dict[str, list[tuple[float, float]]] = {"threads": [], "tasks": []}
+    for _ in range(3):  # alternated
+        for name, read in (("threads", threads), ("tasks", lambda: asyncio.run(tasks()))):
+            t0, c0 = time.perf_counter(), _cpu()
+            read()
+            runs[name].append((time.perf_counter() - t0, _cpu() - c0))
+    for name, client_name in (
+        ("threads", f"httpx.Client, {in_flight} threads, JSON decoded"),
+        ("tasks", f"httpx.AsyncClient, {in_flight} tasks, JSON decoded"),
+    ):
+        wall = statistics.median(w for w, _ in runs[name])
+        cpu = statistics.median(c for _, c in runs[name])
+        out.append(
+            {
+                "client": client_name,
+                "pages": pages,
+                "kb_per_page": kb,
+                "cpu_ms_per_page": round(cpu / pages * 1000, 2),
+                "wall_ms_per_page": round(wall / pages * 1000, 2),
+            }
+        )
     return out
