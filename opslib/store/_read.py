@@ -184,7 +184,9 @@ class Store:
         event_type: int | str | None = None,
     ) -> pa.Table:
         """The rows of :meth:`events` as a ``pyarrow.Table`` (read by DuckDB: members of
-        mixed kinds as JSON text, labels as dictionary columns).
+        mixed kinds as JSON text, labels as dictionary columns), ordered by moment, then
+        event id: the platform's order where it gives milliseconds; within a second of a
+        platform without them, by event id where :meth:`events` keeps each read's order.
 
         Examples
         --------
