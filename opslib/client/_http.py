@@ -27,7 +27,7 @@ Every 429 or 503 is counted (:attr:`HTTP.throttles`): the platform's rate limit 
 token, so every read of the session slows down when the count moves.
 
 A :class:`~opslib.client._settings.Secret` (a password, a client secret, a token) shows
-its value only in the bytes of a request (:func:`encode`, :func:`reveal`).
+its value only in the bytes of a request (``_settings.encode``, ``_settings.reveal``).
 """
 
 from __future__ import annotations
@@ -35,33 +35,29 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import enum
-import functools
 import logging
-import os
 import random
-import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping
-from importlib import metadata
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import httpx
 import orjson
 
 from opslib.client import _constants as C
-from opslib.client._settings import Secret
+from opslib.client._defaults import default_ssl_context, default_timeout, user_agent
+from opslib.client._settings import Secret, encode, reveal
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, OutcomeUnknown, RequestTimeout, TransportError
 from opslib.protocol.codec import Codec, Moments
 from opslib.protocol.operations import AUTH_CODE, Operation
 
 __all__ = [
+    "DECODING",
     "HTTP",
+    "Decoding",
     "Safety",
-    "default_timeout",
-    "encode",
-    "reveal",
     "status_error",
 ]
 
@@ -90,40 +86,6 @@ class Safety(enum.Enum):
     ONCE = "once"  # single-use inputs (authorization code, SMS login): only if never sent
 
 
-def default_ssl_context() -> ssl.SSLContext:
-    """httpx's default SSL context (``verify=True``: certifi's CA bundle, or
-    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``), made once a process for those variables' values.
-
-    A client made with ``verify=True`` loads the CA bundle again: 35-75 ms of CPU a
-    ``connect()``, a platform over plain HTTP included. One context serves many clients and
-    threads (requests shares one the same way).
-    """
-    return _ssl_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-
-
-@functools.cache
-def _ssl_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
-    return httpx.create_ssl_context()
-
-
-def default_timeout() -> httpx.Timeout:
-    """The finite default timeouts of :mod:`opslib.client._constants`."""
-    return httpx.Timeout(
-        connect=C.DEFAULT_CONNECT_TIMEOUT,
-        read=C.DEFAULT_READ_TIMEOUT,
-        write=C.DEFAULT_WRITE_TIMEOUT,
-        pool=C.DEFAULT_POOL_TIMEOUT,
-    )
-
-
-def _user_agent() -> str:
-    try:
-        version = metadata.version("opslib")
-    except metadata.PackageNotFoundError:  # pragma: no cover - source checkout
-        version = "0"
-    return f"opslib/{version} httpx/{httpx.__version__}"
-
-
 def _retry_after(response: httpx.Response, body: Any) -> float | None:
     """Seconds from ``Retry-After`` (seconds or an HTTP date), else ``data.retry_after``."""
     header = response.headers.get("retry-after")
@@ -144,27 +106,61 @@ def _retry_after(response: httpx.Response, body: Any) -> float | None:
     return None
 
 
-def _secret_value(value: Any) -> str:
-    if isinstance(value, Secret):
-        return value.get_secret_value()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+class Decoding:
+    """Turns at decoding (``with DECODING:``, re-entrant): one thread at a time parses an
+    answer or types a page, instead of threads contending for the GIL (docs/performance.md,
+    "Where the time goes"). A page's turn runs from its answer parsed to the end of its
+    typing (:meth:`page`, :meth:`keep`): the other threads' answers wait as bytes, not as a
+    thousand dicts each that the collector walks while they live.
+
+    Examples
+    --------
+    >>> turns = Decoding()
+    >>> with turns.page():
+    ...     turns.keep()  # an answer arrived: its parse and its typing in one turn
+    ...     with turns:  # typing re-enters the turn
+    ...         pass
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._local = threading.local()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    @contextlib.contextmanager
+    def page(self) -> Iterator[None]:
+        """A page's fetch and typing: a turn :meth:`keep` takes inside lasts to the end."""
+        local = self._local
+        local.page, local.kept = True, False
+        try:
+            yield
+        finally:
+            local.page = False
+            self.give_back()
+
+    def keep(self) -> None:
+        """Inside :meth:`page` (else nothing): take the turn now and keep it to the end of
+        the page, or to :meth:`give_back`."""
+        local = self._local
+        if getattr(local, "page", False) and not local.kept:
+            self._lock.acquire()
+            local.kept = True
+
+    def give_back(self) -> None:
+        """Release a turn :meth:`keep` took (before waiting on anything but the CPU)."""
+        local = self._local
+        if getattr(local, "kept", False):
+            local.kept = False
+            self._lock.release()
 
 
-def encode(body: Any) -> bytes:
-    """A request body as JSON, :class:`Secret` values revealed only in the bytes: the dicts
-    a traceback's frames show hold masked Secrets, never the value."""
-    return orjson.dumps(body, default=_secret_value)
-
-
-def reveal(form: Mapping[str, str | Secret]) -> dict[str, str]:
-    """The token call's fields with their Secrets revealed, built inside the request."""
-    return {k: v.get_secret_value() if isinstance(v, Secret) else v for k, v in form.items()}
-
-
-DECODING = threading.Lock()
-"""Held while an answer is parsed or a page typed (:mod:`opslib.client._pager`): the threads
-of a read take turns on it instead of contending for the GIL, which cost a 1M-event read
-on loopback about a sixth more CPU (docs/performance.md, "Where the time goes")."""
+DECODING = Decoding()
+"""The turns of every read in the process (:mod:`opslib.client._pager`)."""
 
 
 def _loads(response: httpx.Response) -> Any:
@@ -261,7 +257,7 @@ class HTTP:
             transport=transport,
             verify=default_ssl_context(),
             headers={
-                "User-Agent": _user_agent(),
+                "User-Agent": user_agent(),
                 "Accept": "application/json",
                 "Accept-Encoding": C.ACCEPT_ENCODING,
             },
@@ -327,13 +323,18 @@ class HTTP:
             )
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
-        body = _loads(response)
-        data = self.codec.decode_answer(
-            op, response.status_code, body, sent=sent["params"], moments=moments
-        )
-        if data is not None:
-            return data
-        raise status_error(response, operation=path, message_id=message_id, codec=self.codec)
+        DECODING.keep()  # a page's answer: parsed and typed in one turn
+        try:
+            body = _loads(response)
+            data = self.codec.decode_answer(
+                op, response.status_code, body, sent=sent["params"], moments=moments
+            )
+            if data is not None:
+                return data
+            raise status_error(response, operation=path, message_id=message_id, codec=self.codec)
+        except BaseException:
+            DECODING.give_back()  # the caller may refresh the token and send again
+            raise
 
     def post_form(
         self, op: Operation, form: Mapping[str, str | Secret], *, safety: Safety

@@ -4,13 +4,11 @@
 
 1. the calling thread fetches the first page (:meth:`Pager.fetch`: the session's call,
    with its retries, token refresh and errors), which reveals ``total``;
-2. a pool of threads fetches the next pages through the same session, as many at once as
-   :class:`InFlight` says (up to ``concurrency``), and each thread types the page it
-   fetched (:func:`~opslib.client.frames.build.page_columns`, one page at a time); pages
-   under ``TYPING_BATCH_ROWS`` rows are typed by :meth:`Pager.frame`, that many at once;
+2. a pool of threads fetches the next pages, as many at once as :class:`InFlight` says (up
+   to ``concurrency``), each parsed and typed in one turn (:class:`~opslib.client._http.Decoding`;
+   pages under ``TYPING_BATCH_ROWS`` rows typed by :meth:`Pager.frame`, that many at once);
 3. the calling thread takes the pages in page order and checks each; :meth:`Pager.frame`
-   joins them (:func:`~opslib.client.frames.build.build_frame`), :meth:`Pager.pages`
-   yields one frame a page.
+   joins them, :meth:`Pager.pages` yields one frame a page.
 
 Reading goes on to the last page the first page's ``total`` says (or the limit); where
 ``total`` counts pages the last page is read second, to count its rows; a page cap below
@@ -288,19 +286,20 @@ class Pager:
         return self.fetch(page_no)
 
     def _page(self, page_no: int, data: dict[str, Any] | None = None, alone: bool = False) -> _Page:
-        """Type one page in the thread running this, fetching it unless ``data`` is given; a
-        small page but the first (``alone``) of a read that counts no keys (:meth:`frame`) is
-        left to type with the next ones."""
-        if data is None:
-            data = self.fetch(page_no)
-        records, total = reads.page(self.operation, self.list_key, data)
-        if self._on_data is not None:
-            with self._objects(records):
-                self._on_data(data)
-        if self._keys is None and not alone and self.page_size < C.TYPING_BATCH_ROWS:
-            return _Page(page_no, total, len(records), None, records=records)
-        columns, keys = self._typed(records)
-        return _Page(page_no, total, len(records), columns, keys)
+        """Type one page in the thread running this, fetching it unless ``data`` is given,
+        its answer parsed and typed in one turn; a small page but the first (``alone``) of a
+        read that counts no keys (:meth:`frame`) is left to type with the next ones."""
+        with DECODING.page():
+            if data is None:
+                data = self.fetch(page_no)
+            records, total = reads.page(self.operation, self.list_key, data)
+            if self._on_data is not None:
+                with self._objects(records):
+                    self._on_data(data)
+            if self._keys is None and not alone and self.page_size < C.TYPING_BATCH_ROWS:
+                return _Page(page_no, total, len(records), None, records=records)
+            columns, keys = self._typed(records)
+            return _Page(page_no, total, len(records), columns, keys)
 
     def _typed(self, records: list[dict[str, Any]]) -> tuple[PageColumns, np.ndarray | None]:
         """Records typed into columns, checked against the time range asked for, and their

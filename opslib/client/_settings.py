@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+import orjson
 import platformdirs
 
 from opslib.client._constants import APP_NAME, TOKEN_CACHE_FILENAME
@@ -29,7 +31,7 @@ from opslib.dialects import Dialect
 from opslib.exceptions import ConfigError
 from opslib.protocol.tables import resolve_dialect
 
-__all__ = ["Secret", "Settings", "config_path", "resolve_settings"]
+__all__ = ["Secret", "Settings", "config_path", "encode", "resolve_settings", "reveal"]
 
 
 class Secret:
@@ -71,6 +73,23 @@ class Secret:
 
     def __bool__(self) -> bool:
         return bool(self._value)
+
+
+def _secret_value(value: Any) -> str:
+    if isinstance(value, Secret):
+        return value.get_secret_value()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def encode(body: Any) -> bytes:
+    """A request body as JSON, :class:`Secret` values revealed only in the bytes: the dicts
+    a traceback's frames show hold masked Secrets, never the value."""
+    return orjson.dumps(body, default=_secret_value)
+
+
+def reveal(form: Mapping[str, str | Secret]) -> dict[str, str]:
+    """The token call's fields with their Secrets revealed, built inside the request."""
+    return {k: v.get_secret_value() if isinstance(v, Secret) else v for k, v in form.items()}
 
 
 def secret_or_none(value: str | Secret | None) -> Secret | None:

@@ -315,3 +315,40 @@ def test_clients_share_one_ssl_context_per_ca_variables(
     platform.connect().close()
     platform.connect().close()
     assert made == [str(bundle)]  # httpx's rule: SSL_CERT_FILE names the bundle, read once
+
+
+def test_a_page_keeps_its_decoding_turn_from_its_answer_to_the_end_of_its_typing() -> None:
+    """Another thread's answer waits while a page is typed (as bytes, not as parsed dicts);
+    outside a page, and after give_back, the turn is free."""
+    import threading
+
+    from opslib.client._http import Decoding
+
+    turns = Decoding()
+
+    def other_thread_gets_a_turn() -> bool:
+        got: list[bool] = []
+
+        def take() -> None:
+            got.append(turns._lock.acquire(timeout=0.2))
+            if got[-1]:
+                turns._lock.release()
+
+        thread = threading.Thread(target=take)
+        thread.start()
+        thread.join()
+        return got[0]
+
+    turns.keep()  # outside a page: nothing kept
+    assert other_thread_gets_a_turn()
+    with turns.page():
+        assert other_thread_gets_a_turn()  # no answer yet: the turn is free
+        turns.keep()
+        with turns:  # the typing re-enters it
+            pass
+        assert not other_thread_gets_a_turn()  # kept past the parse, through the typing
+    assert other_thread_gets_a_turn()
+    with turns.page():
+        turns.keep()
+        turns.give_back()  # a failed answer: the turn goes back before a token refresh
+        assert other_thread_gets_a_turn()
