@@ -268,11 +268,9 @@ def read_day(path: Path, *, raw: bool) -> DayRows | None:
     return DayRows(stored, ts)
 
 
-def select_rows(
-    day: DayRows, lo_ms: int, hi_ms: int, filters: Mapping[str, Any]
-) -> tuple[PageColumns, np.ndarray]:
+def select_rows(day: DayRows, lo_ms: int, hi_ms: int, filters: Mapping[str, Any]) -> PageColumns:
     """The rows of a day with ``lo_ms <= ts < hi_ms`` matching ``filters`` (column →
-    value), as a page's columns, and their moments.
+    value), as a page's columns.
 
     All of the day: its stored columns as they are. A part of it: its property columns
     rebuilt from the rows' raw objects (the day's own columns hold the members and types
@@ -283,7 +281,7 @@ def select_rows(
     for name, value in filters.items():
         mask &= np.asarray(cols.fixed[name].to_numpy(zero_copy_only=False)) == value
     if mask.all():
-        return cols, day.ts
+        return cols
     idx = np.flatnonzero(mask)
     raw = day.stored.raw
     assert raw is not None, "a part of a day needs the raw properties"
@@ -292,35 +290,35 @@ def select_rows(
     take = pa.array(idx, type=pa.int64())
     fixed = {k: v.take(take) for k, v in cols.fixed.items()}
     rebuilt = page_columns(records, _OPEN).deferred
-    return PageColumns(len(idx), fixed, {}, deferred=rebuilt), day.ts[idx]
+    return PageColumns(len(idx), fixed, {}, deferred=rebuilt)
 
 
-def join_days(
-    parts: Sequence[tuple[PageColumns, np.ndarray, bool]], labels: Labels
-) -> pd.DataFrame:
+def join_days(parts: Sequence[tuple[PageColumns, bool]], labels: Labels) -> pd.DataFrame:
     """Days (or parts of days) in time order joined into the frame ``events.list`` gives.
 
-    Each part is one stored file's rows with their moments, in the order its read gave
-    them, and whether its day has several files (several queries: per user, per device).
-    Days of one file keep that order, as a read joins its pages. Days of several are
-    joined as ``events.list(users=...)`` joins its per-user reads (the schema's
-    ``joined_order``): each event once (the first seen), each second's events by user,
-    each file's in its order.
+    Each part is one stored file's rows, in the order its read gave them, and whether its
+    day has several files (several queries: per user, per device). Days of one file keep
+    that order, as a read joins its pages. Days of several are joined as
+    ``events.list(users=...)`` joins its per-user reads (the schema's ``joined_order``):
+    each event once (the first seen), each second's events by user, each file's in its
+    order.
     """
     kept = [part for part in parts if part[0].rows]
     schema = event_schema(labels)
-    df = build_frame([cols for cols, _, _ in kept], schema)
-    if not any(several for *_, several in kept):
+    df = build_frame([cols for cols, _ in kept], schema)
+    if not any(several for _, several in kept):
         return df
-    ts = np.concatenate([ts for _, ts, _ in kept])
-    joined = np.concatenate([np.full(cols.rows, several) for cols, _, several in kept])
+    joined = np.concatenate([np.full(cols.rows, several) for cols, several in kept])
     first = ~df.duplicated(subset=list(schema.key), keep="first").to_numpy()
-    df, ts, joined = df.loc[first], ts[first], joined[first]
-    # the second, then the user on days of several files ("" on a day of one: its order)
-    users = df["user_id"].where(joined, "").to_numpy()
-    keys = pd.DataFrame({"second": ts // 1000, "user": users})
-    positions = keys.sort_values(["second", "user"], kind="stable", na_position="last").index
-    return df.take(positions.to_numpy()).reset_index(drop=True)
+    df, joined = df.loc[first], joined[first]
+    # the moment, then the rest of joined_order on days of several files only ("" on a
+    # day of one: its read's order stands)
+    by = list(schema.joined_order)
+    keys = df[by].reset_index(drop=True)
+    for name in by[1:]:
+        keys[name] = keys[name].where(joined, "")
+    order = keys.sort_values(by, kind="stable", na_position="last").index
+    return df.take(order.to_numpy()).reset_index(drop=True)
 
 
 def meta_of_days(paths: Sequence[Path], labels: Labels) -> pd.DataFrame:

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
 from opslib.client.stored import join_days, meta_of_days, read_day, select_rows
@@ -163,10 +162,10 @@ class Store:
         self._warn_uncovered(lo, hi)
         jobs = list(self._files(lo, hi))
 
-        def one(job: tuple[int, Path, bool, bool]) -> tuple[Any, np.ndarray, bool] | None:
+        def one(job: tuple[int, Path, bool, bool]) -> tuple[Any, bool] | None:
             _start, path, whole, several = job
             day = read_day(path, raw=not (whole and not filters))
-            return None if day is None else (*select_rows(day, lo, hi, filters), several)
+            return None if day is None else (select_rows(day, lo, hi, filters), several)
 
         with ThreadPoolExecutor(_READ_THREADS, thread_name_prefix="opslib-store") as pool:
             parts = [p for p in pool.map(one, jobs) if p is not None]
