@@ -1,18 +1,43 @@
-"""What a new HTTP client starts with: finite timeouts, httpx's SSL context made once a
-process, and opslib's User-Agent (:class:`opslib.client._http.HTTP`)."""
+"""What a new HTTP client starts with: httpx's transport through the environment's proxy,
+finite timeouts, httpx's SSL context made once a process, and opslib's User-Agent
+(:class:`opslib.client._http.HTTP`)."""
 
 from __future__ import annotations
 
 import functools
 import os
 import ssl
+import urllib.request
 from importlib import metadata
 
 import httpx
 
 from opslib.client import _constants as C
 
-__all__ = ["default_ssl_context", "default_timeout", "user_agent"]
+__all__ = ["default_ssl_context", "default_timeout", "default_transport", "env_proxy", "user_agent"]
+
+
+def default_transport(base_url: str, limits: httpx.Limits) -> httpx.HTTPTransport:
+    """httpx's own transport to ``base_url``, with httpx's default SSL context and through
+    the proxy the environment names for it (:func:`env_proxy`), as ``httpx.Client`` picks
+    one."""
+    return httpx.HTTPTransport(
+        verify=default_ssl_context(), limits=limits, proxy=env_proxy(base_url)
+    )
+
+
+def env_proxy(base_url: str) -> str | None:
+    """The proxy the environment names for ``base_url``: ``HTTPS_PROXY`` or ``HTTP_PROXY`` by
+    its scheme, else ``ALL_PROXY``; None where ``NO_PROXY`` covers its host (or none is set).
+    Read by the standard library's rules (``urllib.request.getproxies``, ``proxy_bypass``),
+    as requests reads them.
+    """
+    url = httpx.URL(base_url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(url.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(url.host):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
 
 
 def default_ssl_context() -> ssl.SSLContext:

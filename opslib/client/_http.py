@@ -9,10 +9,13 @@ commented branch per reason, and logs each retry on the ``opslib`` logger at DEB
 What a success and a failure look like, and the token call's form, follow the platform's
 dialect, through its :class:`~opslib.protocol.codec.Codec` (``http.codec``).
 
-The transport is httpx's: the one the caller gives (``connect(transport=...)``, any
-``httpx.BaseTransport``) or httpx's default, which also honours ``HTTP(S)_PROXY`` and
-``NO_PROXY``. opslib uses it only through ``httpx.Client``; the pages of a paged read go
-through the same client from a pool of threads (:mod:`opslib.client._pager`).
+The transport is httpx's: the caller's (``connect(transport=...)``) or httpx's own through
+the environment's proxy (:func:`~opslib.client._defaults.default_transport`), used only by
+its contract, ``handle_request``, with whole requests (URL, headers, timeouts): the cookies,
+auth flows, redirects and hooks ``httpx.Client`` adds cost CPU a page and serve this API
+nothing (docs/performance.md). The pages of a paged read go through it from a pool of
+threads (:mod:`opslib.client._pager`). Each exchange is logged on the ``opslib`` logger at
+DEBUG, by path (never a query string).
 
 Answers come compressed (protocol §2): every request offers the codings httpx decodes
 (``zstd`` with the ``zstandard`` package, which opslib requires, then ``gzip`` and
@@ -46,7 +49,7 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
-from opslib.client._defaults import default_ssl_context, default_timeout, user_agent
+from opslib.client._defaults import default_timeout, default_transport, user_agent
 from opslib.client._settings import Secret, encode, reveal
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, OutcomeUnknown, RequestTimeout, TransportError
@@ -190,24 +193,6 @@ def status_error(
 _REFERENCE = Codec()
 
 
-class _RedactQuery(logging.Filter):
-    """Drops the query string from httpx's request log lines: the token call's parameters
-    (client_secret, code, refresh_token) travel there (spec §4.2)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and any(
-            isinstance(a, httpx.URL) and a.query for a in record.args
-        ):
-            record.args = tuple(
-                a.copy_with(query=None) if isinstance(a, httpx.URL) and a.query else a
-                for a in record.args
-            )
-        return True
-
-
-logging.getLogger("httpx").addFilter(_RedactQuery())
-
-
 class HTTP:
     """One connection pool to one platform, with retries; thread-safe.
 
@@ -248,44 +233,53 @@ class HTTP:
         # How retries wait and measure their deadline (tests pass fakes that do not wait).
         self.sleep: Callable[[float], None] = time.sleep
         self.monotonic: Callable[[], float] = time.monotonic
-        self._client = httpx.Client(
-            base_url=self.base_url,
-            timeout=timeout if timeout is not None else default_timeout(),
-            limits=httpx.Limits(
-                max_connections=max_connections, max_keepalive_connections=max_connections
-            ),
-            transport=transport,
-            verify=default_ssl_context(),
-            headers={
-                "User-Agent": user_agent(),
-                "Accept": "application/json",
-                "Accept-Encoding": C.ACCEPT_ENCODING,
-            },
-            follow_redirects=False,
+        limits = httpx.Limits(
+            max_connections=max_connections, max_keepalive_connections=max_connections
         )
+        self._transport = (
+            transport if transport is not None else default_transport(self.base_url, limits)
+        )
+        self._closed = False
+        timeout = httpx.Timeout(timeout if timeout is not None else default_timeout())
+        self._extensions = {"timeout": timeout.as_dict()}
+        self._headers = {
+            "User-Agent": user_agent(),
+            "Accept": "application/json",
+            "Accept-Encoding": C.ACCEPT_ENCODING,
+        }
+        self._json = {**self._headers, "Content-Type": "application/json"}
         self._urls: dict[str, httpx.URL] = {}
         self.throttles = 0
         """The 429s and 503s seen so far (a paged read slows down when it moves)."""
         self._throttles_lock = threading.Lock()
 
     def _url(self, path: str) -> httpx.URL:
-        """The absolute URL of ``path``, parsed once: httpx would parse and merge it again
-        on every request."""
+        """The absolute URL of ``path`` (under the base URL's own path), parsed once."""
         url = self._urls.get(path)
         if url is None:
-            url = self._urls[path] = self._client.build_request("POST", path).url
+            url = self._urls[path] = httpx.URL(self.base_url + path)
         return url
 
+    def _request(self, path: str, **body: Any) -> httpx.Request:
+        """A POST to ``path`` with the client's headers and timeouts; ``body``: httpx's
+        ``content`` (JSON), ``data`` or ``params``."""
+        headers = self._json if "content" in body else self._headers
+        return httpx.Request(
+            "POST", self._url(path), headers=headers, extensions=self._extensions, **body
+        )
+
     def close(self) -> None:
-        self._client.close()
+        """Close the transport (the caller's too, as httpx.Client does); calls then raise."""
+        if not self._closed:
+            self._closed = True
+            self._transport.close()
 
     def __del__(self) -> None:
         # A notebook that re-runs connect() drops clients without closing them; release
         # their sockets when they are collected (as openai-python's client does).
-        client = getattr(self, "_client", None)
-        if client is not None and not client.is_closed:
+        if getattr(self, "_transport", None) is not None:
             with contextlib.suppress(Exception):
-                client.close()
+                self.close()
 
     # -- throttling --------------------------------------------------------------------
 
@@ -316,11 +310,8 @@ class HTTP:
         def make() -> httpx.Request:
             body = build_body()
             sent["params"] = body.get("params") or {}
-            headers = {"Content-Type": "application/json"}
             # Secrets stay Secret objects up to here; only the encoded bytes hold them.
-            return self._client.build_request(
-                "POST", self._url(path), content=encode(body), headers=headers
-            )
+            return self._request(path, content=encode(body))
 
         response = self._send(make, operation=path, message_id=message_id, safety=safety)
         DECODING.keep()  # a page's answer: parsed and typed in one turn
@@ -342,15 +333,15 @@ class HTTP:
         """POST the token operation: its fields in the query string (the spec) or a form
         body, as the dialect says; flat JSON out, ``expires_in`` in seconds.
 
-        httpx's request log line shows the URL with the query replaced (``_RedactQuery``).
+        The exchange's log line names the path only.
         """
         path = op.path
         in_query = self.codec.token_in_query
 
         def make() -> httpx.Request:
             if in_query:
-                return self._client.build_request("POST", self._url(path), params=reveal(form))
-            return self._client.build_request("POST", self._url(path), data=reveal(form))
+                return self._request(path, params=reveal(form))
+            return self._request(path, data=reveal(form))
 
         response = self._send(make, operation=path, message_id="", safety=safety)
         body = _loads(response)
@@ -374,7 +365,7 @@ class HTTP:
         while True:
             request = make()
             try:
-                response = self._client.send(request)
+                response = self._exchange(request)
             except httpx.HTTPError as exc:
                 delay = self._should_retry(operation, attempt, deadline, safety, exc=exc)
                 if delay is None:
@@ -387,6 +378,20 @@ class HTTP:
                 response.close()
             self.sleep(delay)
             attempt += 1
+
+    def _exchange(self, request: httpx.Request) -> httpx.Response:
+        """One request through the transport, its answer read whole (and decompressed)."""
+        if self._closed:
+            raise RuntimeError("the client is closed: connect() again to make calls")
+        response = self._transport.handle_request(request)
+        response.request = request
+        try:
+            response.read()
+        except BaseException:
+            response.close()
+            raise
+        log.debug("POST %s: HTTP %d", request.url.path, response.status_code)
+        return response
 
     def _should_retry(
         self,

@@ -352,3 +352,46 @@ def test_a_page_keeps_its_decoding_turn_from_its_answer_to_the_end_of_its_typing
         turns.keep()
         turns.give_back()  # a failed answer: the turn goes back before a token refresh
         assert other_thread_gets_a_turn()
+
+
+def test_the_environments_proxy_carries_requests_but_where_no_proxy_says(
+    platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx.Client's rule, kept by the transport opslib makes: HTTP_PROXY for http://, and
+    NO_PROXY's hosts go direct."""
+    import socket
+    import threading
+
+    seen: list[str] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def proxy() -> None:  # records each request line, answers 502
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                seen.append(conn.recv(65536).split(b"\r\n", 1)[0].decode())
+                conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+
+    threading.Thread(target=proxy, daemon=True).start()
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    try:
+        far = opslib.connect(
+            "http://platform.test", client_id="c", client_secret="s", max_retries=0
+        )
+        params = {"login_model": 1, "area_code": "1", "phone": "5550000", "password": "x" * 8}
+        with pytest.raises(opslib.APIError):
+            far.call("/user/login", params)
+        assert seen
+        assert seen[0].startswith("POST http://platform.test/user/login ")
+        seen.clear()
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        with platform.connect() as near:
+            assert len(near.products.categories())
+        assert seen == []
+    finally:
+        listener.close()

@@ -77,11 +77,11 @@ def test_a_full_client_flow_logs_no_secret(
 
     records = caplog.records
     names = {r.name for r in records}
-    assert "httpx" in names, names
+    assert "opslib" in names, names
     assert any(n.startswith("httpcore") for n in names), names
     assert any(r.name.startswith("opslib.server") for r in records)
     token_lines = [r.getMessage() for r in records if "/token/access" in r.getMessage()]
-    assert any(r.name == "httpx" for r in records if "/token/access" in r.getMessage())
+    assert any(r.name == "opslib" for r in records if "/token/access" in r.getMessage())
     assert all("?" not in line.split("/token/access", 1)[1][:2] for line in token_lines)
     text = "\n".join(
         f"{r.name} {r.getMessage()} {r.args!r} {r.exc_text or ''} {r.__dict__!r}" for r in records
