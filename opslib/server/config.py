@@ -6,7 +6,8 @@ Tests build a :class:`Settings` with short lifetimes or tight limits through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 __all__ = ["Settings"]
 
@@ -76,8 +77,13 @@ class Settings:
     password_hash_slots_per_address: int = 1
     # Worker threads pre-login requests (login, register, codes, reset, /token/access) may
     # use at once; more wait their turn, so a flood of them never takes the threads that
-    # signed-in users' requests run on (40 in all, anyio's default).
+    # signed-in users' requests run on.
     prelogin_threads: int = 4
+    # Worker threads signed-in users' requests run on at once (one a CPU, at least 2); more
+    # wait their turn on the event loop. An answer is CPU work (SQLite, JSON): threads
+    # beyond the CPUs only take turns at the GIL, and a client's 32 pages in flight on 40
+    # threads cost a 100-row page a fifth more time (docs/performance.md).
+    answer_threads: int = field(default_factory=lambda: max(2, os.cpu_count() or 2))
     # Per-token request rate: a token bucket; rate 0 turns it off.
     rate_limit_per_s: float = 1000.0
     rate_limit_burst: float = 2000.0

@@ -34,7 +34,6 @@ from typing import Any
 import anyio
 import orjson
 from pydantic import ValidationError
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
@@ -96,7 +95,7 @@ class PlatformState:
     guards: Guards | None = None
     codec: Codec = field(default_factory=Codec)
     """The dialect the platform speaks (the reference one: ``codec.plain``)."""
-    _prelogin: dict[int, anyio.CapacityLimiter] = field(default_factory=dict)
+    _threads: dict[tuple[int, str], anyio.CapacityLimiter] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.guards is None:
@@ -104,10 +103,17 @@ class PlatformState:
 
     def prelogin_limiter(self) -> anyio.CapacityLimiter:
         """The worker threads pre-login requests share (one limiter per event loop)."""
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._prelogin:
-            self._prelogin[loop] = anyio.CapacityLimiter(self.settings.prelogin_threads)
-        return self._prelogin[loop]
+        return self._limiter("prelogin", self.settings.prelogin_threads)
+
+    def answer_limiter(self) -> anyio.CapacityLimiter:
+        """The worker threads signed-in requests share (one limiter per event loop)."""
+        return self._limiter("answer", self.settings.answer_threads)
+
+    def _limiter(self, kind: str, threads: int) -> anyio.CapacityLimiter:
+        key = (id(asyncio.get_running_loop()), kind)
+        if key not in self._threads:
+            self._threads[key] = anyio.CapacityLimiter(threads)
+        return self._threads[key]
 
 
 def json_response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> Response:
@@ -429,11 +435,9 @@ def build_endpoint(
             client = request.client.host if request.client is not None else ""
             coding = choose_coding(request.headers.get("accept-encoding"))
             run = functools.partial(answer, platform, route, req, client, coding, served)
-            if _pre_login(route, req):
-                limiter = platform.prelogin_limiter()
-                status, payload, headers = await anyio.to_thread.run_sync(run, limiter=limiter)
-            else:
-                status, payload, headers = await run_in_threadpool(run)
+            pre = _pre_login(route, req)
+            limiter = platform.prelogin_limiter() if pre else platform.answer_limiter()
+            status, payload, headers = await anyio.to_thread.run_sync(run, limiter=limiter)
             response = json_response(status, payload, headers)
         except ApiError as exc:
             response = refused(exc, exc.echo or message_id, served)

@@ -214,3 +214,55 @@ def test_pre_login_requests_share_a_few_worker_threads(
     assert r.status_code == 200, r.text
     assert running["most"] == 2
     assert waited < 0.3  # not behind the queue of eight 0.3 s logins
+
+
+def test_signed_in_requests_share_answer_threads(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client's pages in flight queue on the event loop: at most ``answer_threads`` of
+    them are answered at once, each in turn (real server, real threads); anyio's default
+    would run all six side by side, taking turns at the GIL."""
+    import threading
+
+    import httpx
+    from server.factories import build_world
+
+    from opslib.server import FakeClock, Settings, pipeline
+    from opslib.server.runner import start_in_thread
+
+    world = build_world(tmp_path / "answers.db", now=int(time.time() * 1000))
+    running = {"now": 0, "most": 0}
+    lock = threading.Lock()
+    real = pipeline.authenticate
+
+    def authenticate(conn: Any, **kwargs: Any) -> Any:
+        with lock:
+            running["now"] += 1
+            running["most"] = max(running["most"], running["now"])
+        time.sleep(0.2)
+        with lock:
+            running["now"] -= 1
+        return real(conn, **kwargs)
+
+    now = FakeClock(int(time.time() * 1000))
+    token = Api(httpx.Client(), world, now).token("alice")  # type: ignore[arg-type]
+    monkeypatch.setattr(pipeline, "authenticate", authenticate)
+    base_url, stop = start_in_thread(world.db, settings=Settings(answer_threads=2))
+    statuses: list[int] = []
+    try:
+
+        def one_read() -> None:
+            read = {"message_id": str(uuid.uuid4()), "user_id": world["alice"].user_id,
+                    "params": {"access_token": token}}  # fmt: skip
+            r = httpx.post(f"{base_url}/device/query_by_user", json=read, timeout=30)
+            statuses.append(r.status_code)
+
+        threads = [threading.Thread(target=one_read) for _ in range(6)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(timeout=30)
+    finally:
+        stop()
+    assert statuses == [200] * 6
+    assert running["most"] == 2
