@@ -159,8 +159,9 @@ def _in_flight_cost(
     base: str, body: Any, headers: dict[str, str], pages: int, *, kb: int, in_flight: int = 32
 ) -> list[dict[str, Any]]:
     """The same pages with ``in_flight`` at once, each answer's JSON decoded as a read
-    decodes it: httpx.Client in a pool of threads (what opslib does) against
-    httpx.AsyncClient with as many tasks on one event loop."""
+    decodes it: in a pool of threads, each request through the transport's handle_request
+    (what opslib does) and through httpx.Client, against httpx.AsyncClient with as many
+    tasks on one event loop."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -179,6 +180,21 @@ def _in_flight_cost(
             with ThreadPoolExecutor(in_flight) as pool:
                 return sum(pool.map(one, range(1, pages + 1)))
 
+    def transport() -> int:
+        timeouts = {"timeout": httpx.Timeout(60).as_dict()}
+        with httpx.HTTPTransport(limits=limits) as sender:
+
+            def one(page: int) -> int:
+                request = httpx.Request(
+                    "POST", base + path, headers=headers, content=body(page), extensions=timeouts
+                )
+                answer = sender.handle_request(request)
+                answer.read()
+                return len(orjson.loads(answer.content)["data"]["events_list"])
+
+            with ThreadPoolExecutor(in_flight) as pool:
+                return sum(pool.map(one, range(1, pages + 1)))
+
     async def tasks() -> int:
         async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
             gate = asyncio.Semaphore(in_flight)
@@ -191,13 +207,19 @@ def _in_flight_cost(
             return sum(await asyncio.gather(*(one(p) for p in range(1, pages + 1))))
 
     out = []
-    runs: dict[str, list[tuple[float, float]]] = {"threads": [], "tasks": []}
+    runs: dict[str, list[tuple[float, float]]] = {"transport": [], "threads": [], "tasks": []}
+    readers = (
+        ("transport", transport),
+        ("threads", threads),
+        ("tasks", lambda: asyncio.run(tasks())),
+    )
     for _ in range(3):  # alternated
-        for name, read in (("threads", threads), ("tasks", lambda: asyncio.run(tasks()))):
+        for name, read in readers:
             t0, c0 = time.perf_counter(), _cpu()
             read()
             runs[name].append((time.perf_counter() - t0, _cpu() - c0))
     for name, client_name in (
+        ("transport", f"transport.handle_request, {in_flight} threads, JSON decoded"),
         ("threads", f"httpx.Client, {in_flight} threads, JSON decoded"),
         ("tasks", f"httpx.AsyncClient, {in_flight} tasks, JSON decoded"),
     ):
