@@ -154,6 +154,25 @@ def test_wrong_old_passwords_are_throttled_with_the_logins(api: Api) -> None:
     assert login_password(api, alice.phone, "new-password-9").status_code == 429
 
 
+def _counted(real: Any, running: dict[str, int], seconds: float) -> Any:
+    """``real`` taking ``seconds`` longer, counting in ``running`` the calls under way
+    ("now") and the most at once ("most")."""
+    import threading
+
+    lock = threading.Lock()
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            running["now"] += 1
+            running["most"] = max(running["most"], running["now"])
+        time.sleep(seconds)
+        with lock:
+            running["now"] -= 1
+        return real(*args, **kwargs)
+
+    return counted
+
+
 def test_pre_login_requests_share_a_few_worker_threads(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,19 +188,7 @@ def test_pre_login_requests_share_a_few_worker_threads(
 
     world = build_world(tmp_path / "threads.db", now=int(time.time() * 1000))
     running = {"now": 0, "most": 0}
-    lock = threading.Lock()
-    slow_check = auth.require_client
-
-    def require_client(conn: Any, *, client_id: str) -> None:
-        with lock:
-            running["now"] += 1
-            running["most"] = max(running["most"], running["now"])
-        time.sleep(0.3)
-        with lock:
-            running["now"] -= 1
-        slow_check(conn, client_id=client_id)
-
-    monkeypatch.setattr(auth, "require_client", require_client)
+    monkeypatch.setattr(auth, "require_client", _counted(auth.require_client, running, 0.3))
     base_url, stop = start_in_thread(world.db, settings=Settings(prelogin_threads=2))
     try:
         login = {
@@ -232,21 +239,9 @@ def test_signed_in_requests_share_answer_threads(
 
     world = build_world(tmp_path / "answers.db", now=int(time.time() * 1000))
     running = {"now": 0, "most": 0}
-    lock = threading.Lock()
-    real = pipeline.authenticate
-
-    def authenticate(conn: Any, **kwargs: Any) -> Any:
-        with lock:
-            running["now"] += 1
-            running["most"] = max(running["most"], running["now"])
-        time.sleep(0.2)
-        with lock:
-            running["now"] -= 1
-        return real(conn, **kwargs)
-
     now = FakeClock(int(time.time() * 1000))
     token = Api(httpx.Client(), world, now).token("alice")  # type: ignore[arg-type]
-    monkeypatch.setattr(pipeline, "authenticate", authenticate)
+    monkeypatch.setattr(pipeline, "authenticate", _counted(pipeline.authenticate, running, 0.2))
     base_url, stop = start_in_thread(world.db, settings=Settings(answer_threads=2))
     statuses: list[int] = []
     try:
