@@ -371,6 +371,7 @@ class HTTP:
                 if delay is None:
                     raise self._transport_failure(exc, operation, message_id, safety) from exc
             else:
+                log.debug("POST %s: HTTP %d", operation, response.status_code)
                 self._seen(self._status(response))  # a rate-limit code in the body too
                 delay = self._should_retry(operation, attempt, deadline, safety, response=response)
                 if delay is None:
@@ -390,7 +391,6 @@ class HTTP:
         except BaseException:
             response.close()
             raise
-        log.debug("POST %s: HTTP %d", request.url.path, response.status_code)
         return response
 
     def _should_retry(
