@@ -79,11 +79,11 @@ class Settings:
     # use at once; more wait their turn, so a flood of them never takes the threads that
     # signed-in users' requests run on.
     prelogin_threads: int = 4
-    # Worker threads signed-in users' requests run on at once (one a CPU, at least 2); more
-    # wait their turn on the event loop. An answer is CPU work (SQLite, JSON): threads
-    # beyond the CPUs only take turns at the GIL, and a client's 32 pages in flight on 40
-    # threads cost a 100-row page a fifth more time (docs/performance.md).
-    answer_threads: int = field(default_factory=lambda: max(2, os.cpu_count() or 2))
+    # Worker threads signed-in users' requests run on at once (one a CPU this process may
+    # use, at least 2); more wait their turn on the event loop. An answer is CPU work
+    # (SQLite, JSON): threads beyond the CPUs only take turns at the GIL, and a client's 32
+    # pages in flight on 40 threads took a 100-row read a quarter longer (docs/performance.md).
+    answer_threads: int = field(default_factory=lambda: max(2, _cpus()))
     # Per-token request rate: a token bucket; rate 0 turns it off.
     rate_limit_per_s: float = 1000.0
     rate_limit_burst: float = 2000.0
@@ -107,3 +107,10 @@ class Settings:
     max_page_size: int = 1000
     default_page_size: int = 20
     max_report_events: int = 500
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
