@@ -134,7 +134,9 @@ def test_under_chint_only_the_kinds_that_platform_reports(seeded_db: Any, tmp_pa
         result = sim.run()
     finally:
         stop()
-    assert result.accepted > 100
+    # enough events for both kinds (seed 1: the first alarm is the 22nd event); not a
+    # throughput check: a loaded machine sent 93 of the 200 asked for in the 2 s
+    assert result.accepted > 40
     assert result.failed_requests == 0
     with sqlite3.connect(db) as conn:
         written = dict(
