@@ -31,11 +31,16 @@ chromium:
 # kernels and pages, and a third worker fills two cores where two leave a quarter idle.
 # A test file stays on one worker (its fixtures are shared).
 WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, (os.cpu_count() or 1) + 1))")
+# The tests keep Python's bytecode cache (__pycache__, ignored by git) where the environment
+# turns it off (PYTHONDONTWRITEBYTECODE, set in many containers): a report run starts three
+# Python processes that import opslib, and each xdist worker rewrites every test module's
+# asserts; compiled once, a report-heavy part of the suite ran 8% faster (docs/performance.md).
+KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 test: $(STAMP) chromium lint
-	$(BIN)/pytest -m "not slow" -n $(WORKERS) --dist loadfile --durations=25
+	$(KEEP_BYTECODE) $(BIN)/pytest -m "not slow" -n $(WORKERS) --dist loadfile --durations=25
 
 test-slow: $(STAMP)
-	$(BIN)/pytest -m slow
+	$(KEEP_BYTECODE) $(BIN)/pytest -m slow
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
