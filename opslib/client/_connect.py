@@ -70,7 +70,8 @@ def connect(
         Retries of one call after a dropped connection, a 429 or a 502/503/504.
     transport
         An httpx transport to send requests through (testing, a custom proxy set-up);
-        default httpx's own, which honours ``HTTP(S)_PROXY`` and ``NO_PROXY``.
+        default httpx's own, which honours ``HTTP(S)_PROXY`` and ``NO_PROXY`` (eight of
+        them, each with its share of the connections: docs/client.md).
     concurrency
         The most requests in flight while a list reads its pages after the first (1..32);
         the number in flight adapts to the link below it (docs/client.md).

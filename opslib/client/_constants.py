@@ -60,9 +60,13 @@ MAX_PAGE_RATE = 1000.0
 PAGE_RATE_BURST = 2 * MAX_CONCURRENCY
 # Statuses that halve the pages in flight: the platform throttles (429) or is overloaded (503).
 THROTTLE_STATUSES = frozenset({429, 503})
-# One connection pool per client, sized from its cap: the pages in flight, and the calls
-# of the session besides them (a token refresh, another resource's read), kept alive.
+# A client's connections, sized from its cap: the pages in flight, and the calls of the
+# session besides them (a token refresh, another resource's read), kept alive.
 EXTRA_CONNECTIONS = 2
+# httpx connection pools the default transport gives requests to (the first with the
+# fewest waiting), the client's connections shared among them: httpcore's pool looks at each connection it holds on every
+# request and every answer's end (docs/performance.md, "Pages, threads and frames").
+TRANSPORT_POOLS = 8
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
 

@@ -1,10 +1,11 @@
-"""What a new HTTP client starts with: httpx's transport through the environment's proxy,
-finite timeouts, httpx's SSL context made once a process, and opslib's User-Agent
-(:class:`opslib.client._http.HTTP`)."""
+"""What a new HTTP client starts with: httpx's transport through the environment's proxy
+(in a few connection pools), finite timeouts, httpx's SSL context made once a process, and
+opslib's User-Agent (:class:`opslib.client._http.HTTP`)."""
 
 from __future__ import annotations
 
 import functools
+import math
 import os
 import ssl
 import urllib.request
@@ -17,13 +18,24 @@ from opslib.client import _constants as C
 __all__ = ["default_ssl_context", "default_timeout", "default_transport", "env_proxy", "user_agent"]
 
 
-def default_transport(base_url: str, limits: httpx.Limits) -> httpx.HTTPTransport:
+def default_transport(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTransport]:
     """httpx's own transport to ``base_url``, with httpx's default SSL context and through
     the proxy the environment names for it (:func:`env_proxy`), as ``httpx.Client`` picks
-    one."""
-    return httpx.HTTPTransport(
-        verify=default_ssl_context(), limits=limits, proxy=env_proxy(base_url)
+    one: :data:`~opslib.client._constants.TRANSPORT_POOLS` of them, which share ``limits``'
+    connections (:class:`opslib.client._http.Pools` gives each request to one)."""
+    n = C.TRANSPORT_POOLS
+    each = httpx.Limits(
+        max_connections=_share(limits.max_connections, n),
+        max_keepalive_connections=_share(limits.max_keepalive_connections, n),
+        keepalive_expiry=limits.keepalive_expiry,
     )
+    proxy = env_proxy(base_url)
+    context = default_ssl_context()
+    return [httpx.HTTPTransport(verify=context, limits=each, proxy=proxy) for _ in range(n)]
+
+
+def _share(connections: int | None, pools: int) -> int | None:
+    return None if connections is None else max(1, math.ceil(connections / pools))
 
 
 def env_proxy(base_url: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The wire: one httpx connection pool, the envelope, decoding, and retries.
+"""The wire: httpx's transport, the envelope, decoding, and retries.
 
 A call is retried when repeating it cannot do harm: a read, or a write sent again with the
 *same* message_id (the platform replays the first answer, protocol §10). Operations that are
@@ -10,12 +10,11 @@ What a success and a failure look like, and the token call's form, follow the pl
 dialect, through its :class:`~opslib.protocol.codec.Codec` (``http.codec``).
 
 The transport is httpx's: the caller's (``connect(transport=...)``) or httpx's own through
-the environment's proxy (:func:`~opslib.client._defaults.default_transport`), used only by
-its contract, ``handle_request``, with whole requests (URL, headers, timeouts): the cookies,
-auth flows, redirects and hooks ``httpx.Client`` adds cost CPU a page and serve this API
-nothing (docs/performance.md). The pages of a paged read go through it from a pool of
-threads (:mod:`opslib.client._pager`). Each exchange is logged on the ``opslib`` logger at
-DEBUG, by path (never a query string).
+the environment's proxy, in a few pools (:class:`Pools`), used only by its contract,
+``handle_request``, with whole requests (URL, headers, timeouts): what ``httpx.Client``
+adds costs CPU a page and serves this API nothing (docs/performance.md). The pages of a
+paged read go through it from a pool of threads (:mod:`opslib.client._pager`). Each
+exchange is logged on the ``opslib`` logger at DEBUG, by path (never a query string).
 
 Answers come compressed (protocol §2): every request offers the codings httpx decodes
 (``zstd`` with the ``zstandard`` package, which opslib requires, then ``gzip`` and
@@ -36,7 +35,6 @@ its value only in the bytes of a request (``_settings.encode``, ``_settings.reve
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import enum
 import logging
 import random
@@ -54,15 +52,10 @@ from opslib.client._settings import Secret, encode, reveal
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, OutcomeUnknown, RequestTimeout, TransportError
 from opslib.protocol.codec import Codec, Moments
+from opslib.protocol.errors import asked_wait
 from opslib.protocol.operations import AUTH_CODE, Operation
 
-__all__ = [
-    "DECODING",
-    "HTTP",
-    "Decoding",
-    "Safety",
-    "status_error",
-]
+__all__ = ["DECODING", "HTTP", "Decoding", "Pools", "Safety", "status_error"]
 
 log = logging.getLogger("opslib")
 
@@ -89,24 +82,28 @@ class Safety(enum.Enum):
     ONCE = "once"  # single-use inputs (authorization code, SMS login): only if never sent
 
 
-def _retry_after(response: httpx.Response, body: Any) -> float | None:
-    """Seconds from ``Retry-After`` (seconds or an HTTP date), else ``data.retry_after``."""
-    header = response.headers.get("retry-after")
-    if header:
+class Pools(httpx.BaseTransport):
+    """Transports; a request goes to the first with the fewest waiting for an answer
+    (httpx's contract, nothing more): httpcore's pool looks at each of its connections as a
+    request starts and as an answer ends, so eight pools of five cost less than one of 34."""
+
+    def __init__(self, transports: list[httpx.HTTPTransport]) -> None:
+        self.transports, self._waiting = transports, [0] * len(transports)
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        with self._lock:
+            i = self._waiting.index(min(self._waiting))
+            self._waiting[i] += 1
         try:
-            return max(0.0, float(header))
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(header)
-            except (TypeError, ValueError):
-                when = None
-            if when is not None:
-                return max(0.0, when.timestamp() - time.time())
-    if isinstance(body, dict):
-        data = body.get("data")
-        if isinstance(data, dict) and isinstance(data.get("retry_after"), int | float):
-            return float(data["retry_after"])
-    return None
+            return self.transports[i].handle_request(request)
+        finally:
+            with self._lock:
+                self._waiting[i] -= 1
+
+    def close(self) -> None:
+        for transport in self.transports:
+            transport.close()
 
 
 class Decoding:
@@ -185,7 +182,7 @@ def status_error(
         body,
         operation=operation,
         message_id=message_id,
-        retry_after=_retry_after(response, body),
+        retry_after=asked_wait(response.headers.get("retry-after"), body),
         response=response,
     )
 
@@ -208,7 +205,7 @@ class HTTP:
         Total seconds one call may spend, retries and waits included.
     transport
         An httpx transport (tests wrap the real one to inject faults); by default httpx's
-        own (``httpx.HTTPTransport``, or a proxy's where ``HTTP(S)_PROXY`` applies).
+        own, in a few pools (:func:`~opslib.client._defaults.default_transport`).
     dialect
         How the platform signals success and failure (default the reference platform's).
     max_connections
@@ -237,7 +234,7 @@ class HTTP:
             max_connections=max_connections, max_keepalive_connections=max_connections
         )
         self._transport = (
-            transport if transport is not None else default_transport(self.base_url, limits)
+            transport if transport is not None else Pools(default_transport(self.base_url, limits))
         )
         self._closed = False
         timeout = httpx.Timeout(timeout if timeout is not None else default_timeout())
@@ -430,7 +427,7 @@ class HTTP:
                 return None
         else:
             assert response is not None
-            retry_after = _retry_after(response, None)
+            retry_after = asked_wait(response.headers.get("retry-after"), None)
             if status == 429 and operation == AUTH_CODE.path and safety is Safety.WRITE:
                 # An SMS send refused for its rate: every try counts against the user's
                 # SMS quota (a few an hour, a day), so the caller decides when to try again.

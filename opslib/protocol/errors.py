@@ -18,13 +18,15 @@ answers each of its failures with the dialect's code for it
 
 from __future__ import annotations
 
+import email.utils
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, ServerError, error_class, make_status_error
 
-__all__ = ["STATUS_CLASSES", "ErrorCodec"]
+__all__ = ["STATUS_CLASSES", "ErrorCodec", "asked_wait"]
 
 # The HTTP statuses the reference platform signals with (protocol §3), and the exception
 # class each means.
@@ -231,3 +233,27 @@ class ErrorCodec:
         if message_id is not None or self.in_body:
             body["data"] = None if self.in_body else {}
         return (200 if self.in_body else status), body
+
+
+def asked_wait(header: str | None, body: Any) -> float | None:
+    """Seconds an answer asks the client to wait: its ``Retry-After`` header (seconds or an
+    HTTP date), else its ``data.retry_after``; None when it asks for nothing.
+
+    >>> asked_wait("3", None), asked_wait(None, {"data": {"retry_after": 1.5}})
+    (3.0, 1.5)
+    """
+    if header:
+        try:
+            return max(0.0, float(header))
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(header)
+            except (TypeError, ValueError):
+                when = None
+            if when is not None:
+                return max(0.0, when.timestamp() - time.time())
+    if isinstance(body, dict):
+        data = body.get("data")
+        if isinstance(data, dict) and isinstance(data.get("retry_after"), int | float):
+            return float(data["retry_after"])
+    return None

@@ -395,3 +395,60 @@ def test_the_environments_proxy_carries_requests_but_where_no_proxy_says(
         assert seen == []
     finally:
         listener.close()
+
+
+def test_calls_one_at_a_time_keep_one_connection_and_a_read_its_share_a_pool(
+    platform: ServedPlatform,
+) -> None:
+    """The default transport is httpx's own, TRANSPORT_POOLS of them sharing the client's
+    connections (one pool of 34 cost more client CPU a request). Calls one at a time go to
+    the first pool and reuse its connection: across a far link each new connection costs a
+    round trip (dealt in turn, the login, the token and the first page opened three)."""
+    from opslib.client import _constants as C
+    from opslib.client._http import Pools
+
+    with platform.connect(concurrency=16) as client:  # logged in: two calls
+        pools = client._session.http._transport
+        assert isinstance(pools, Pools)
+        assert len(pools.transports) == C.TRANSPORT_POOLS
+        assert all(isinstance(t, httpx.HTTPTransport) for t in pools.transports)
+        client.products.categories()
+        client.products.categories()
+        opened = [len(t._pool.connections) for t in pools.transports]
+        assert opened == [1] + [0] * (C.TRANSPORT_POOLS - 1)
+        assert len(client.devices.list(page_size=2)) > 16  # pages in flight
+        share = -(-(16 + C.EXTRA_CONNECTIONS) // C.TRANSPORT_POOLS)
+        opened = [len(t._pool.connections) for t in pools.transports]
+        assert all(n <= share for n in opened), opened
+
+
+def test_pools_give_a_request_to_the_first_pool_with_the_fewest_waiting() -> None:
+    import threading
+
+    from opslib.client._http import Pools
+
+    release, seen = threading.Event(), []
+
+    class Held(httpx.BaseTransport):  # answers once released
+        def __init__(self, i: int) -> None:
+            self.i = i
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            seen.append(self.i)
+            release.wait(10)
+            return httpx.Response(200)
+
+    pools = Pools([Held(i) for i in range(3)])  # type: ignore[list-item]
+    request = httpx.Request("POST", "http://platform.test/user/login")
+    threads = []
+    for n in range(1, 6):
+        threads.append(threading.Thread(target=pools.handle_request, args=(request,)))
+        threads[-1].start()
+        while len(seen) < n:  # each waits in its pool before the next starts
+            threading.Event().wait(0.001)
+    assert seen == [0, 1, 2, 0, 1]
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert pools.handle_request(request).status_code == 200
+    assert seen[-1] == 0  # none waiting: the first pool again
