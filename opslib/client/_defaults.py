@@ -15,11 +15,17 @@ import httpx
 
 from opslib.client import _constants as C
 
-__all__ = ["default_ssl_context", "default_timeout", "default_transport", "env_proxy", "user_agent"]
+__all__ = [
+    "default_ssl_context",
+    "default_timeout",
+    "default_transports",
+    "env_proxy",
+    "user_agent",
+]
 
 
-def default_transport(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTransport]:
-    """httpx's own transport to ``base_url``, with httpx's default SSL context and through
+def default_transports(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTransport]:
+    """httpx's own transports to ``base_url``, with httpx's default SSL context and through
     the proxy the environment names for it (:func:`env_proxy`), as ``httpx.Client`` picks
     one: :data:`~opslib.client._constants.TRANSPORT_POOLS` of them, which share ``limits``'
     connections (:class:`opslib.client._http.Pools` gives each request to one)."""

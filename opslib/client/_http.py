@@ -47,7 +47,7 @@ import httpx
 import orjson
 
 from opslib.client import _constants as C
-from opslib.client._defaults import default_timeout, default_transport, user_agent
+from opslib.client._defaults import default_timeout, default_transports, user_agent
 from opslib.client._settings import Secret, encode, reveal
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, OutcomeUnknown, RequestTimeout, TransportError
@@ -205,7 +205,7 @@ class HTTP:
         Total seconds one call may spend, retries and waits included.
     transport
         An httpx transport (tests wrap the real one to inject faults); by default httpx's
-        own, in a few pools (:func:`~opslib.client._defaults.default_transport`).
+        own, in a few pools (:func:`~opslib.client._defaults.default_transports`).
     dialect
         How the platform signals success and failure (default the reference platform's).
     max_connections
@@ -234,7 +234,7 @@ class HTTP:
             max_connections=max_connections, max_keepalive_connections=max_connections
         )
         self._transport = (
-            transport if transport is not None else Pools(default_transport(self.base_url, limits))
+            transport if transport is not None else Pools(default_transports(self.base_url, limits))
         )
         self._closed = False
         timeout = httpx.Timeout(timeout if timeout is not None else default_timeout())
