@@ -220,7 +220,9 @@ def test_pre_login_requests_share_a_few_worker_threads(
         stop()
     assert r.status_code == 200, r.text
     assert running["most"] == 2
-    assert waited < 0.3  # not behind the queue of eight 0.3 s logins
+    # Behind the queue of six 0.3 s logins on two threads it would wait about 1.1 s; a
+    # loaded machine adds a few tenths to a read answered at once.
+    assert waited < 0.6
 
 
 def test_signed_in_requests_share_answer_threads(
