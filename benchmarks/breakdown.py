@@ -10,8 +10,8 @@ opslib's own read path (the pager of ``events.list``), and times each step in th
 
 - ``exchange``: ``Pager.fetch``: the request through httpx, the zstd answer decoded, the
   JSON parsed (``orjson.loads``) and the envelope checked;
-- ``of which httpx``: the same request sent again through the session's ``httpx.Client``
-  (``send``: headers, the connection, the body read and its zstd decoded);
+- ``of which httpx``: the same request sent again through the session's transport
+  (``HTTP._exchange``: httpx's ``handle_request``, the body read and its zstd decoded);
 - ``of which zstd``: decoding that page's compressed body alone;
 - ``of which orjson.loads``: parsing the same page's JSON again alone;
 - ``typing``: ``Pager._page`` on the fetched page: the page's checks and
@@ -26,18 +26,34 @@ opslib's own read path (the pager of ``events.list``), and times each step in th
 The steps run one at a time in one thread: what they add up to is the least CPU the
 reading process needs; a read's own client CPU (``make bench``, case ``events``) above it
 is what running the pages in a pool of threads adds.
+
+    .venv/bin/python -m benchmarks.breakdown --read [--seed demo] [--rounds 2]
+
+instead times the steps inside whole reads: ``events.list`` of the seed's 1M events in
+this process, as a user's read runs (its pool of threads, its pages in flight), each step
+timed with the CPU clock of the thread running it and summed over the pool: the
+exchange (``HTTP._exchange``), the parse (``orjson.loads`` in turn), the typing
+(``Pager._typed``, of which the open object's members, ``page_property_values``), the
+rest of a page (the session's call, the envelope); then the collector's passes by
+generation (``gc.callbacks``), and the process's user and system CPU, minor page faults
+and voluntary context switches (``getrusage``).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import gc
+import resource
 import statistics
 import sys
+import threading
 import time
 import uuid
 import zlib
 from typing import Any
 
+import httpx
 import orjson
 import zstandard
 
@@ -53,16 +69,119 @@ def _cpu(fn: Any, *args: Any) -> tuple[float, Any]:
     return time.thread_time() - t0, out
 
 
+def _request(http: Any, path: str, body: dict[str, Any]) -> httpx.Request:
+    return http._request(path, content=orjson.dumps(body))
+
+
+class _Steps:
+    """Thread CPU summed per step over every thread; the collector's time by the step it
+    interrupted."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self.reset()
+
+    def reset(self) -> None:
+        self.cpu: collections.Counter[str] = collections.Counter()
+        self.calls: collections.Counter[str] = collections.Counter()
+        self.passes: collections.Counter[int] = collections.Counter()
+        self.gc_cpu: collections.Counter[int] = collections.Counter()
+
+    def wrap(self, owner: Any, name: str, step: str) -> None:
+        fn = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = time.thread_time() - t0
+                with self._lock:
+                    self.cpu[step] += spent
+                    self.calls[step] += 1
+
+        setattr(owner, name, timed)
+
+    def collected(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._local.gc_started = time.thread_time()
+            return
+        spent = time.thread_time() - getattr(self._local, "gc_started", time.thread_time())
+        with self._lock:
+            self.passes[info["generation"]] += 1
+            self.gc_cpu[info["generation"]] += spent
+
+
+def _in_read(seed: str, rounds: int) -> None:
+    from opslib.client import _http, _pager
+    from opslib.client.frames import build
+
+    start, end = _window()
+    steps = _Steps()  # the read path's steps, timed in this process from now on
+    steps.wrap(_http.HTTP, "_exchange", "exchange")
+    steps.wrap(_http, "_loads", "parse")
+    steps.wrap(_pager.Pager, "_typed", "typing")
+    steps.wrap(build, "page_property_values", "members")
+    steps.wrap(_pager.Pager, "_page", "page")
+    platform = _platform.start(_platform.ensure_db(seed, UNTIL))
+    try:
+        for _ in range(rounds):
+            client = _client(platform.base_url)
+            steps.reset()
+            gc.callbacks.append(steps.collected)
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            t0 = time.perf_counter()
+            df = client.events.list(start, end, progress=False)
+            wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            gc.callbacks.remove(steps.collected)
+            pages = steps.calls["page"]
+            user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+            print(
+                f"\n{len(df)} rows, {pages} pages in {wall:.2f} s; client CPU {user + system:.2f} s"
+                f" (user {user:.2f}, system {system:.2f}), {after.ru_minflt - before.ru_minflt}"
+                f" minor page faults, {after.ru_nvcsw - before.ru_nvcsw} voluntary switches"
+            )
+            print("step (every thread) | ms a page | s in the read")
+            print("--- | --- | ---")
+            rest = (
+                steps.cpu["page"] - steps.cpu["exchange"] - steps.cpu["parse"] - steps.cpu["typing"]
+            )
+            for name, seconds in (
+                ("exchange (HTTP._exchange)", steps.cpu["exchange"]),
+                ("parse (orjson.loads, in turn)", steps.cpu["parse"]),
+                ("typing (Pager._typed)", steps.cpu["typing"]),
+                ("of which the members (page_property_values)", steps.cpu["members"]),
+                ("the rest of a page (call, envelope, checks)", rest),
+            ):
+                print(f"{name} | {seconds / pages * 1000:.2f} | {seconds:.2f}")
+            for gen in sorted(steps.passes):
+                seconds = steps.gc_cpu[gen]
+                print(
+                    f"collector, generation {gen}: {steps.passes[gen]} passes | "
+                    f"{seconds / pages * 1000:.2f} | {seconds:.2f}"
+                )
+    finally:
+        platform.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.breakdown")
     ap.add_argument("--pages", type=int, default=100)
+    ap.add_argument("--read", action="store_true", help="time the steps inside whole reads")
+    ap.add_argument("--seed", default="bench", choices=("bench", "demo"))
+    ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args(argv)
+    if args.read:
+        _in_read(args.seed, args.rounds)
+        return 0
     start, end = _window()
     platform = _platform.start(_platform.ensure_db("bench", UNTIL))
     try:
         client = _client(platform.base_url)
         pager = client.events._pager({"query_model": 3}, start, end)
-        http = client._session.http._client  # the session's httpx.Client
+        http = client._session.http  # the session's transport, through HTTP._exchange
         plain: list[bytes] = []
         token = str(client._session.tokens.access_token())
         exchange, send, unzstd, parse, typing, pages = [], [], [], [], [], []
@@ -72,12 +191,12 @@ def main(argv: list[str] | None = None) -> int:
             body = {"message_id": str(uuid.uuid4()), "user_id": client._session.user_id, "params": {
                 "access_token": token, "query_model": 3, "start": start, "end": end,
                 "page_no": no, "page_size": 1000}}  # fmt: skip
-            request = http.build_request("POST", pager.operation, json=body)
-            send.append(_cpu(http.send, request)[0])
+            send.append(_cpu(http._exchange, _request(http, pager.operation, body))[0])
             body["message_id"] = str(uuid.uuid4())
-            with http.stream("POST", pager.operation, json=body) as raw:
-                packed = b"".join(raw.iter_raw())
-                coding = raw.headers.get("content-encoding")
+            raw = http._transport.handle_request(_request(http, pager.operation, body))
+            packed = b"".join(raw.stream)  # as it came: compressed
+            raw.close()
+            coding = raw.headers.get("content-encoding")
             assert coding == "zstd", (coding, raw.status_code, packed[:200])
             if len(plain) < 4:
                 plain.append(zstandard.ZstdDecompressor().decompressobj().decompress(packed))
