@@ -16,17 +16,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["GMT_FORMAT", "SECONDS_LIMIT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
+from opslib.protocol.times import GMT_FORMAT, SECONDS_LIMIT  # the wire's, for user input too
 
-GMT_FORMAT = "%Y-%m-%d %H:%M:%S"
+__all__ = ["GMT_FORMAT", "SECONDS_LIMIT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
 
 Moment: TypeAlias = dt.datetime | dt.date | pd.Timestamp | np.datetime64 | str | int | float
 """Anything :func:`to_epoch_ms` accepts."""
 
-# Epoch numbers below this are seconds, above it milliseconds. 1e11 s is the year 5138;
-# 1e11 ms is 1973-03-03, so only millisecond moments before March 1973 are misread. The one
-# statement of this rule: user input here, a platform's numbers in opslib.protocol.times.
-SECONDS_LIMIT = 100_000_000_000
 
 _RELATIVE = re.compile(r"^\s*([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}

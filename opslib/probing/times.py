@@ -19,8 +19,7 @@ from opslib.dialects import Times
 from opslib.exceptions import ProtocolError
 from opslib.probing.state import Probe
 from opslib.protocol import operations as ops
-from opslib.protocol.times import TimeCodec
-from opslib.timeutil import SECONDS_LIMIT
+from opslib.protocol.times import SECONDS_LIMIT, TimeCodec
 
 __all__ = ["gmt_format", "kind", "range_unit"]
 

@@ -31,12 +31,13 @@ from typing import Any
 
 from opslib.dialects import Times, zone_of
 from opslib.exceptions import ProtocolError
-from opslib.timeutil import GMT_FORMAT, SECONDS_LIMIT
 
 __all__ = [
     "DECODED",
     "EARLIEST_MS",
+    "GMT_FORMAT",
     "LATEST_MS",
+    "SECONDS_LIMIT",
     "TimeCodec",
     "dnd_from_epoch_s",
     "dnd_to_epoch_s",
@@ -48,6 +49,12 @@ EARLIEST_MS = 946_684_800_000
 LATEST_MS = 253_402_300_799_999
 """9999-12-31 23:59:59.999 UTC: the last moment the interface's text can show."""
 MINUTES_PER_DAY = 1440
+GMT_FORMAT = "%Y-%m-%d %H:%M:%S"
+"""The interface's text moments (in UTC on our platform)."""
+# Epoch numbers below this are seconds, above it milliseconds. 1e11 s is the year 5138;
+# 1e11 ms is 1973-03-03, so only millisecond moments before March 1973 are misread. The one
+# statement of this rule: a platform's numbers here, user input in opslib.timeutil.
+SECONDS_LIMIT = 100_000_000_000
 
 _DIGITS = re.compile(r"^-?\d+(\.\d+)?$")
 _GMT_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\Z")  # GMT_FORMAT

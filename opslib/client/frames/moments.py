@@ -18,8 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from opslib.client.frames.properties import ARROW_TIME, POOL
-from opslib.protocol.times import TimeCodec
-from opslib.timeutil import GMT_FORMAT
+from opslib.protocol.times import GMT_FORMAT, TimeCodec
 
 __all__ = ["LAST_MS", "moments_array", "out_of_range", "parse_gmt_text"]
 
