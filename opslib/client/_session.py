@@ -18,22 +18,24 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client._http import HTTP, Safety
 from opslib.client._settings import Secret, Settings
 from opslib.client._tokens import Credentials, TokenCache, TokenManager
-from opslib.client.frames.build import drop_secrets
-from opslib.client.frames.schema import SECRET_FIELDS, FrameSchema, with_secrets
 from opslib.dialects import Dialect
 from opslib.exceptions import APIError, AuthenticationError, ConfigError, PermissionDenied
 from opslib.protocol import operations as ops
 from opslib.protocol.codec import Codec, Moments
 from opslib.protocol.operations import Operation
+
+if TYPE_CHECKING:  # the frames (and pandas) load with the first read, not with a login
+    import pandas as pd
+
+    from opslib.client.frames.schema import FrameSchema
 
 __all__ = ["Session", "check_concurrency", "check_limit", "check_page_size"]
 
@@ -80,8 +82,6 @@ class Session:
         dialect: Dialect | None = None,
     ) -> None:
         self.concurrency = check_concurrency(concurrency)
-        # Fields dropped from every frame unless a read asks for them (include_secrets).
-        self.secret_fields: frozenset[str] = SECRET_FIELDS
         self.http = HTTP(
             base_url,
             timeout=timeout,
@@ -259,6 +259,8 @@ class Session:
     def frame_schema(self, schema: FrameSchema, include_secrets: bool = False) -> FrameSchema:
         """A read's schema: ``schema`` with the platform's labels on its coded columns
         (made once), and its secret columns only when the caller asks for them."""
+        from opslib.client.frames.schema import with_secrets
+
         if include_secrets:
             schema = with_secrets(schema)
         found = self._schemas.get(schema)
@@ -271,7 +273,10 @@ class Session:
         secret, unless asked for."""
         if include_secrets:
             return frame
-        return drop_secrets(frame, self.secret_fields | self.codec.secrets)
+        from opslib.client.frames.build import drop_secrets
+        from opslib.client.frames.schema import SECRET_FIELDS
+
+        return drop_secrets(frame, SECRET_FIELDS | self.codec.secrets)
 
     def may_read_fleet(self) -> bool:
         """Whether the caller may read the whole fleet (ops, admin); learned once per user.

@@ -244,7 +244,7 @@ def describe(client: Any, *, demo: bool) -> Platform:
     'Ops (555*****01), role ops'
     """
     import opslib
-    from opslib.analysis import mask_phone
+    from opslib._phones import mask_phone
     from opslib.enums import UserQueryModel
 
     data: dict[str, Any] = {}

@@ -123,7 +123,7 @@ def redact(parameters: Mapping[str, Any]) -> dict[str, Any]:
     >>> redact({"phone": "5550000001", "api_token": "x", "days": 7})
     {'phone': '555*****01', 'api_token': '***', 'days': 7}
     """
-    from opslib.analysis.users import mask_phone
+    from opslib._phones import mask_phone
 
     out: dict[str, Any] = {}
     for name, value in parameters.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import socket
@@ -28,6 +29,7 @@ from opslib.reports.platform import (
 from opslib.reports.runall import run_all
 
 from .conftest import KERNEL
+from .test_locks import _split_importtime
 from .test_runner import opslib_cli
 
 
@@ -106,6 +108,36 @@ def test_a_profile_run_names_the_platform_and_the_account(
     index = (tmp_path / "index.html").read_text()
     assert f"profile &#x27;staging&#x27; ({host})" in index
     assert "5550000001" not in html + index + json.dumps(status)
+
+
+def test_the_platform_check_logs_in_and_names_the_account_without_pandas(
+    config: Path, platform: Any
+) -> None:
+    """The check every run makes first (its own process) needs no frames: pandas, numpy and
+    pyarrow load in the kernel, not before the platform has answered."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "opslib.reports._preflight"],
+        env={**os.environ, "OPSLIB_PROFILE": "staging"},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    imported, _ = _split_importtime(done.stderr)
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is True, answer
+    assert answer["platform"]["phone"] == "555*****01"
+    assert answer["platform"]["nick_name"] == "Ops desk"
+    assert not {"pandas", "numpy", "pyarrow"} & imported, sorted(imported)
+
+
+def test_the_run_command_itself_imports_no_pandas(tiny: Path, tmp_path: Path, config: Path) -> None:
+    """The `opslib` process of a run waits on its worker and kernel: it never types a frame."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "opslib.cli", "report", "run", "outcome",
+         "--profile", "staging", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    imported, lines = _split_importtime(done.stderr)
+    assert done.returncode == 0, lines
+    assert not {"pandas", "numpy", "pyarrow"} & imported, sorted(imported)
 
 
 def test_a_demo_run_is_marked_demo_data_everywhere(tiny: Path, tmp_path: Path) -> None:
