@@ -23,7 +23,6 @@ __all__ = ["GMT_FORMAT", "SECONDS_LIMIT", "Moment", "parse_gmt", "time_range", "
 Moment: TypeAlias = dt.datetime | dt.date | pd.Timestamp | np.datetime64 | str | int | float
 """Anything :func:`to_epoch_ms` accepts."""
 
-
 _RELATIVE = re.compile(r"^\s*([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 

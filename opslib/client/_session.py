@@ -259,9 +259,9 @@ class Session:
     def frame_schema(self, schema: FrameSchema, include_secrets: bool = False) -> FrameSchema:
         """A read's schema: ``schema`` with the platform's labels on its coded columns
         (made once), and its secret columns only when the caller asks for them."""
-        from opslib.client.frames.schema import with_secrets
-
         if include_secrets:
+            from opslib.client.frames.schema import with_secrets
+
             schema = with_secrets(schema)
         found = self._schemas.get(schema)
         if found is None:
