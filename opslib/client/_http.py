@@ -13,17 +13,15 @@ The transport is httpx's: the caller's (``connect(transport=...)``) or httpx's o
 the environment's proxy, in a few pools (:class:`Pools`), used only by its contract,
 ``handle_request``, with whole requests (URL, headers, timeouts): what ``httpx.Client``
 adds costs CPU a page and serves this API nothing (docs/performance.md). The pages of a
-paged read go through it from a pool of threads (:mod:`opslib.client._pager`). Each
-exchange is logged on the ``opslib`` logger at DEBUG, by path (never a query string).
+paged read go through it from a pool of threads (:mod:`opslib.client._pager`), their
+answers parsed one at a time (:data:`DECODING`). Each exchange is logged on the ``opslib``
+logger at DEBUG, by path (never a query string).
 
 Answers come compressed (protocol §2): every request offers the codings httpx decodes
 (``zstd`` with the ``zstandard`` package, which opslib requires, then ``gzip`` and
 ``deflate``), to any platform: a zstd-1 page decodes in a fraction of a millisecond, less
 than its bytes cost on any link, and a platform behind a tunnel has a loopback address
 and a network between (docs/performance.md, "Compression").
-
-Answers are parsed one at a time (:data:`DECODING`), while the requests themselves go
-out and come back side by side.
 
 Every 429 or 503 is counted (:attr:`HTTP.throttles`): the platform's rate limit is per
 token, so every read of the session slows down when the count moves.
@@ -36,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import gc
 import logging
 import random
 import threading
@@ -111,7 +110,8 @@ class Decoding:
     answer or types a page, instead of threads contending for the GIL (docs/performance.md,
     "Where the time goes"). A page's turn runs from its answer parsed to the end of its
     typing (:meth:`page`, :meth:`keep`): the other threads' answers wait as bytes, not as a
-    thousand dicts each that the collector walks while they live.
+    thousand dicts each. The collector (``gc``) pauses for the turn, in which the page's
+    records die: it never walks them, nor moves them where its full passes walk again.
 
     Examples
     --------
@@ -149,13 +149,16 @@ class Decoding:
         local = self._local
         if getattr(local, "page", False) and not local.kept:
             self._lock.acquire()
-            local.kept = True
+            local.kept, local.collects = True, gc.isenabled()  # paused by the caller: stays
+            gc.disable()
 
     def give_back(self) -> None:
         """Release a turn :meth:`keep` took (before waiting on anything but the CPU)."""
         local = self._local
         if getattr(local, "kept", False):
             local.kept = False
+            if local.collects:
+                gc.enable()
             self._lock.release()
 
 

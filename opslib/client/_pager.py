@@ -299,7 +299,8 @@ class Pager:
             if self._keys is None and not alone and self.page_size < C.TYPING_BATCH_ROWS:
                 return _Page(page_no, total, len(records), None, records=records)
             columns, keys = self._typed(records)
-            return _Page(page_no, total, len(records), columns, keys)
+            del data, records  # they die in the turn, while the collector pauses (Decoding)
+            return _Page(page_no, total, columns.rows, columns, keys)
 
     def _typed(self, records: list[dict[str, Any]]) -> tuple[PageColumns, np.ndarray | None]:
         """Records typed into columns, checked against the time range asked for, and their

@@ -354,6 +354,45 @@ def test_a_page_keeps_its_decoding_turn_from_its_answer_to_the_end_of_its_typing
         assert other_thread_gets_a_turn()
 
 
+def test_the_collector_pauses_for_a_kept_turn_and_is_left_as_the_caller_had_it() -> None:
+    """The collector waits while a page's answer is parsed and typed (its records die in
+    the turn); it runs again when the turn ends, by error too, or is given back before a
+    retry; a caller who had paused it finds it paused."""
+    import gc
+
+    from opslib.client._http import Decoding
+
+    turns = Decoding()
+    assert gc.isenabled()
+    with turns.page():
+        assert gc.isenabled()  # the request and its wait: the collector runs
+        turns.keep()
+        assert not gc.isenabled()
+        with turns:
+            assert not gc.isenabled()
+    assert gc.isenabled()
+
+    def fail_typing() -> None:
+        with turns.page():
+            turns.keep()
+            raise RuntimeError("typing failed")
+
+    with pytest.raises(RuntimeError, match="typing failed"):
+        fail_typing()
+    assert gc.isenabled()
+    with turns.page():
+        turns.keep()
+        turns.give_back()  # a token refreshed: the request goes again
+        assert gc.isenabled()
+    gc.disable()
+    try:
+        with turns.page():
+            turns.keep()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_the_environments_proxy_carries_requests_but_where_no_proxy_says(
     platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -526,6 +527,58 @@ def test_small_pages_are_typed_together_into_the_frame_of_large_ones(
     typed.clear()
     pages = list(client.events.iter_pages("-30d", end="2100-01-01", page_size=PAGE))
     assert typed == [len(page) for page in pages]  # one frame a page: typed a page at a time
+
+
+def test_no_collection_runs_while_a_page_is_parsed_and_typed(
+    platform: ServedPlatform, whole: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's records live only in its decoding turn, and the collector waits for the
+    turn's end: made eager (a pass every 10 allocations), it starts no pass inside a turn,
+    and every page's records are released before its turn ends (so no later pass walks
+    them, nor moves them to the generation that full passes walk)."""
+    from opslib.client import _http
+    from opslib.protocol import reads
+
+    monkeypatch.setattr(C, "TYPING_BATCH_ROWS", PAGE)  # each page typed in its own turn
+    mine = threading.local()
+    page = reads.page
+
+    def spy_page(*args: Any, **kw: Any) -> Any:
+        records, total = page(*args, **kw)
+        mine.records = records
+        return records, total
+
+    others: list[int] = []  # references to a page's records as its turn ends, not ours
+    give_back = _http.Decoding.give_back
+
+    def spy_give_back(turns: _http.Decoding) -> None:
+        if getattr(turns._local, "kept", False) and getattr(mine, "records", None) is not None:
+            others.append(sys.getrefcount(mine.records) - 2)
+            mine.records = None
+        give_back(turns)
+
+    in_turn: list[int] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and getattr(_http.DECODING._local, "kept", False):
+            in_turn.append(info["generation"])
+
+    monkeypatch.setattr(reads, "page", spy_page)
+    monkeypatch.setattr(_http.Decoding, "give_back", spy_give_back)
+    client = platform.connect()
+    before = gc.get_threshold()
+    gc.callbacks.append(watch)
+    gc.set_threshold(10, *before[1:])
+    try:
+        df = client.events.list("-30d", end="2100-01-01", page_size=PAGE)
+    finally:
+        gc.set_threshold(*before)
+        gc.callbacks.remove(watch)
+    assert_frame_equal(df, whole)
+    assert len(others) > len(whole) // PAGE // 2  # the pool's pages, each in its turn
+    assert others == [0] * len(others)
+    assert in_turn == []
+    assert gc.isenabled()
 
 
 def first_try(pages: range) -> Callable[[Sent], bool]:
