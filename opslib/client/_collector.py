@@ -1,10 +1,12 @@
 """An opt-in for bulk reads: Python's cyclic garbage collector run less often.
 
 A page of events decodes into about a thousand dicts that the collector tracks and that
-reference counting frees a moment later; with the default threshold (700) the collector
-runs several times a page, and its full passes walk everything the process holds. opslib
-never changes the collector by itself (it is process-wide state): a user who reads millions
-of rows asks for it around the read (docs/performance.md has what it buys).
+reference counting frees a moment later. A page of 1000 rows is parsed and typed while
+the collector waits (``_http.Decoding``); smaller pages' records wait outside that turn to
+be typed together, and with the default threshold (700) the collector walks them several
+times a page. opslib changes no threshold by itself (they are process-wide): a user who
+reads millions of rows in small pages asks for it around the read (docs/performance.md
+has what it buys).
 """
 
 from __future__ import annotations
