@@ -188,7 +188,7 @@ def test_pre_login_requests_share_a_few_worker_threads(
 
     world = build_world(tmp_path / "threads.db", now=int(time.time() * 1000))
     running = {"now": 0, "most": 0}
-    monkeypatch.setattr(auth, "require_client", _counted(auth.require_client, running, 0.3))
+    monkeypatch.setattr(auth, "require_client", _counted(auth.require_client, running, 1.0))
     base_url, stop = start_in_thread(world.db, settings=Settings(prelogin_threads=2))
     try:
         login = {
@@ -220,9 +220,9 @@ def test_pre_login_requests_share_a_few_worker_threads(
         stop()
     assert r.status_code == 200, r.text
     assert running["most"] == 2
-    # Behind the queue of six 0.3 s logins on two threads it would wait about 1.1 s; a
-    # loaded machine adds a few tenths to a read answered at once.
-    assert waited < 0.6
+    # Behind the queue of six 1 s logins on two threads it would wait about 3.9 s; a read
+    # answered at once took 1.0 s on a machine loaded by the whole suite and a sampler.
+    assert waited < 2.0
 
 
 def test_signed_in_requests_share_answer_threads(
