@@ -43,7 +43,7 @@ def fake_apt_get(tmp_path: Path, chromium: Path) -> tuple[Path, Path]:
 
 def test_make_test_gets_chromium_before_the_tests() -> None:
     text = MAKEFILE.read_text()
-    assert "test: $(STAMP) chromium lint" in text
+    assert "test: $(STAMP) chromium style" in text
     assert "\tbash .ci/ensure-chromium" in text
 
 
