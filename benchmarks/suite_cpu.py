@@ -38,7 +38,12 @@ def kind(command: str) -> str:
 
 
 def sample(seen: dict[tuple[int, str], tuple[float, str]]) -> None:
-    """Each process's CPU seconds so far, keyed by pid and start time."""
+    """Each process's CPU seconds so far and its command line, keyed by pid and start time.
+
+    The command line is read again whenever the process has run since the last sample: a
+    process seen between its fork and its exec showed its parent's, and exec keeps both
+    the pid and the start time.
+    """
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -47,10 +52,10 @@ def sample(seen: dict[tuple[int, str], tuple[float, str]]) -> None:
                 fields = f.read().rsplit(")", 1)[1].split()
             key = (int(entry), fields[19])
             cpu = (int(fields[11]) + int(fields[12])) / TICK
-            command = seen.get(key, (0.0, ""))[1]
-            if not command:
+            last_cpu, command = seen.get(key, (-1.0, ""))
+            if cpu != last_cpu:
                 with open(f"/proc/{entry}/cmdline") as f:
-                    command = f.read().replace("\0", " ")
+                    command = f.read().replace("\0", " ") or command
             seen[key] = (cpu, command)
         except (OSError, IndexError):
             continue  # gone meanwhile
@@ -70,14 +75,15 @@ def main(argv: list[str]) -> int:
         sample(seen)
         time.sleep(SAMPLE_S)
     wall = time.perf_counter() - started
-    totals: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0])
+    cpu_by_kind: collections.Counter[str] = collections.Counter()
+    processes_by_kind: collections.Counter[str] = collections.Counter()
     for (pid, start), (cpu, command) in seen.items():
         name = "this sampler" if pid == me else kind(command)
-        totals[name][0] += cpu - before.get((pid, start), (0.0, ""))[0]
-        totals[name][1] += 1
+        cpu_by_kind[name] += cpu - before.get((pid, start), (0.0, ""))[0]
+        processes_by_kind[name] += 1
     print(f"\n{wall:.0f} s of wall time; CPU seconds by kind of process (processes):")
-    for name, (cpu, count) in sorted(totals.items(), key=lambda item: -item[1][0]):
-        print(f"{cpu:8.1f} s  {int(count):5d}  {name}")
+    for name, cpu in cpu_by_kind.most_common():
+        print(f"{cpu:8.1f} s  {processes_by_kind[name]:5d}  {name}")
     return proc.returncode
 
 
