@@ -1,8 +1,15 @@
-"""The Content-Security-Policy of a report: only the scripts the report wrote itself run.
+"""The scripts of a report, and its Content-Security-Policy: only the scripts the report
+wrote itself run.
 
 Those are plotly.js (the shared file, or inline), its one-line configuration, the line
-that marks the page once plotly.js loaded (:data:`PLOTLY_CHECK`), and each figure's
-``Plotly.newPlot`` call whose arguments are JSON, allowed by their SHA-256 hashes.
+that marks a page whose scripts run (:data:`SCRIPTS_RUN`), the line that marks the page
+when plotly.js did not load (:data:`PLOTLY_CHECK`), and each figure's ``Plotly.newPlot``
+call whose arguments are JSON, allowed by their SHA-256 hashes.
+
+The text comes first, the charts after: plotly.js is the last thing in the page's body
+(:func:`plotly_scripts`) and each figure's call runs once the page is parsed (a module
+script, :func:`defer_figures`), so the browser shows the header and its headline figures
+before it spends a second or more starting plotly.js.
 """
 
 from __future__ import annotations
@@ -15,14 +22,35 @@ import json
 import re
 from collections.abc import Iterator
 
-__all__ = ["PLOTLY_CHECK", "content_security_policy", "noplotly_html", "plotly_head", "with_policy"]
+__all__ = [
+    "PLOTLY_CHECK",
+    "SCRIPTS_RUN",
+    "content_security_policy",
+    "defer_figures",
+    "noplotly_html",
+    "plotly_scripts",
+    "scripts_run_head",
+    "with_policy",
+]
 
-PLOTLY_CHECK = "if (window.Plotly) document.documentElement.classList.add('opslib-plotly');"
-"""Run after plotly.js: marks the page when plotly.js loaded, which hides the warning a
-report opened without it shows (a copy away from its folder)."""
+SCRIPTS_RUN = "document.documentElement.classList.add('opslib-js');"
+"""Run first, in the head: the page's scripts run, so the warning that its charts cannot be
+drawn waits for :data:`PLOTLY_CHECK` (a page whose scripts do not run keeps it shown)."""
+PLOTLY_CHECK = (
+    "if (!window.Plotly) document.documentElement.classList.add('opslib-noplotly-shown');"
+)
+"""Run after plotly.js: marks the page when plotly.js did not load, which shows the
+warning a report opened without it shows (a copy away from its folder)."""
 
 
-def plotly_head(plotly_src: str | None) -> str:
+def scripts_run_head() -> str:
+    """The head's one script (:data:`SCRIPTS_RUN`)."""
+    return f'<script type="text/javascript">{SCRIPTS_RUN}</script>'
+
+
+def plotly_scripts(plotly_src: str | None) -> str:
+    """plotly.js, its configuration before it and :data:`PLOTLY_CHECK` after it: the end
+    of the body, so that the page shows before plotly.js starts."""
     config = '<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};'
     config += "</script>\n"
     check = f'\n<script type="text/javascript">{PLOTLY_CHECK}</script>'
@@ -48,6 +76,10 @@ def noplotly_html(plotly_src: str | None) -> str:
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script[\s/>]", re.IGNORECASE | re.DOTALL)
+# A script element with no src, as a whole (its text in group 1).
+_SCRIPT_ELEMENT = re.compile(
+    r"<script\b(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL
+)
 # A figure as plotly.io.to_html writes it (include_plotlyjs=False): its arguments are JSON.
 _FIGURE = re.compile(
     r"\s*window\.PLOTLYENV=window\.PLOTLYENV \|\| \{\};\s*"
@@ -93,10 +125,26 @@ def _json_arguments(text: str, count: int) -> bool:
 
 def _trusted(script: str) -> bool:
     """A script the report wrote itself: plotly.js, its configuration, a figure call."""
-    if script.strip() in _PLOTLY_CONFIGS or script == PLOTLY_CHECK or script == _plotly_js():
+    if script.strip() in _PLOTLY_CONFIGS or script in (PLOTLY_CHECK, SCRIPTS_RUN):
+        return True
+    if script == _plotly_js():
         return True
     figure = _FIGURE.fullmatch(script)
     return figure is not None and _json_arguments(figure.group("args"), 3)
+
+
+def defer_figures(page: str) -> str:
+    """Each figure's ``Plotly.newPlot`` call as a module script, which runs once the page is
+    parsed: after plotly.js at the end of the body (the same text, so the same hash)."""
+
+    def deferred(match: re.Match[str]) -> str:
+        script = match.group(1)
+        figure = _FIGURE.fullmatch(script)
+        if figure is None or not _json_arguments(figure.group("args"), 3):
+            return match.group(0)
+        return f'<script type="module">{script}</script>'
+
+    return _SCRIPT_ELEMENT.sub(deferred, page)
 
 
 def _hashes(page: str) -> Iterator[str]:

@@ -5,7 +5,8 @@ template's require.js, MathJax and Mermaid scripts (all from CDNs, none needed b
 are left out. plotly.js is added once when the page has figures: from a file shared by
 every report of a reports directory (``plotly_src``, a relative path, so the reports still
 open offline from disk), or inline for a single-file report. A plotly.js the notebook
-embedded itself is dropped from the page first.
+embedded itself is dropped from the page first. plotly.js comes last in the body and the
+figures are drawn once the page is parsed, so the text shows first (:mod:`._policy`).
 
 The first screen is the answer: the title, the parameters as a sentence and the headline
 figures the notebook showed (:func:`opslib.reports.notebook.headline`), under one DEMO DATA
@@ -17,8 +18,9 @@ the plotly.js beside it) says so at the top; :func:`self_contained_copy` makes t
 a mail attaches.
 
 The page carries a Content-Security-Policy that lets run only the scripts the report
-itself wrote: plotly.js (the shared file, or inline), its one-line configuration and each
-figure's ``Plotly.newPlot`` call (whose arguments must be JSON), by their SHA-256 hashes.
+itself wrote: plotly.js (the shared file, or inline), its one-line configuration, two
+one-line markers (scripts run; plotly.js did not load) and each figure's ``Plotly.newPlot``
+call (whose arguments must be JSON), by their SHA-256 hashes.
 Any other script, event handler attribute or ``javascript:`` URL (say, markup a platform
 user put in a device's alarm code that escaped escaping) does not run, and nothing is
 fetched from the network.
@@ -36,8 +38,10 @@ from typing import Any
 
 from opslib.reports._policy import (
     content_security_policy,
+    defer_figures,
     noplotly_html,
-    plotly_head,
+    plotly_scripts,
+    scripts_run_head,
     with_policy,
 )
 
@@ -70,7 +74,8 @@ _TEMPLATE_SOURCE = """\
 .opslib-footer td { padding: 1px 10px 1px 0; vertical-align: top; }
 .opslib-noplotly { border-left: 4px solid #b26a00; background: #fff4e5; padding: 8px 14px;
   margin: 0 0 8px; font-family: system-ui, sans-serif; }
-.opslib-plotly .opslib-noplotly { display: none; }
+.opslib-js .opslib-noplotly { display: none; }
+.opslib-js.opslib-noplotly-shown .opslib-noplotly { display: block; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { text-align: left; }
 .jp-OutputArea-output { max-width: 100%; overflow-x: auto; }
 .opslib-failed { color: #b00020; font-weight: bold; }
@@ -91,6 +96,7 @@ _TEMPLATE_SOURCE = """\
 {%- endblock body_header -%}
 {%- block body_footer -%}
 {{ resources.opslib_footer }}
+{{ resources.opslib_scripts }}
 {{ super() }}
 {%- endblock body_footer -%}
 """
@@ -373,11 +379,13 @@ def export_html(
     resources = {
         "opslib_header": _header(title, sentence, headline, banner, problem, warning),
         "opslib_footer": _footer(shown, about),
-        "opslib_head": plotly_head(plotly_src) if figures else "",
+        "opslib_head": scripts_run_head() if figures else "",
+        "opslib_scripts": plotly_scripts(plotly_src) if figures else "",
     }
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     out = Path(destination)
-    page = with_policy(body, script_file=bool(figures) and plotly_src is not None)
+    page = defer_figures(body) if figures else body
+    page = with_policy(page, script_file=bool(figures) and plotly_src is not None)
     out.write_text(page, encoding="utf-8")
     return out
 

@@ -60,9 +60,9 @@ def test_only_the_reports_own_scripts_get_a_hash(tmp_path: Path) -> None:
     page = export_html(_notebook(tmp_path / "r.ipynb"), tmp_path / "r.html", title="r")
     text = page.read_text(encoding="utf-8")
     policy = content_security_policy(text)
-    # plotly.js, its configuration, the line that marks it loaded and the one figure; none
-    # of the five hostile scripts
-    assert policy.count("'sha256-") == 4
+    # plotly.js, its configuration, the lines that mark scripts running and plotly.js
+    # missing, and the one figure; none of the five hostile scripts
+    assert policy.count("'sha256-") == 5
     assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
     assert f'content="{policy}"'.replace("'", "&#x27;") in text
 
