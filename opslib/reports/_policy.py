@@ -123,14 +123,19 @@ def _json_arguments(text: str, count: int) -> bool:
     return not text[position:].strip()
 
 
-def _trusted(script: str) -> bool:
-    """A script the report wrote itself: plotly.js, its configuration, a figure call."""
-    if script.strip() in _PLOTLY_CONFIGS or script in (PLOTLY_CHECK, SCRIPTS_RUN):
-        return True
-    if script == _plotly_js():
-        return True
+def _figure_call(script: str) -> bool:
+    """A figure's ``Plotly.newPlot`` call as the report wrote it, its arguments JSON."""
     figure = _FIGURE.fullmatch(script)
     return figure is not None and _json_arguments(figure.group("args"), 3)
+
+
+def _trusted(script: str) -> bool:
+    """A script the report wrote itself: plotly.js, its configuration, the two markers, a
+    figure call."""
+    mine = (PLOTLY_CHECK, SCRIPTS_RUN)
+    if script.strip() in _PLOTLY_CONFIGS or script in mine or script == _plotly_js():
+        return True
+    return _figure_call(script)
 
 
 def defer_figures(page: str) -> str:
@@ -139,10 +144,7 @@ def defer_figures(page: str) -> str:
 
     def deferred(match: re.Match[str]) -> str:
         script = match.group(1)
-        figure = _FIGURE.fullmatch(script)
-        if figure is None or not _json_arguments(figure.group("args"), 3):
-            return match.group(0)
-        return f'<script type="module">{script}</script>'
+        return f'<script type="module">{script}</script>' if _figure_call(script) else match[0]
 
     return _SCRIPT_ELEMENT.sub(deferred, page)
 

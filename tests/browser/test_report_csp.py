@@ -11,6 +11,7 @@ opened in headless Chromium: the figure draws, nothing else runs.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,22 @@ def test_only_the_reports_own_scripts_get_a_hash(tmp_path: Path) -> None:
     assert policy.count("'sha256-") == 5
     assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
     assert f'content="{policy}"'.replace("'", "&#x27;") in text
+
+
+def test_only_the_figure_calls_wait_for_the_page_and_plotly_js_comes_last(
+    tmp_path: Path,
+) -> None:
+    text = export_html(_notebook(tmp_path / "r.ipynb"), tmp_path / "r.html", title="r").read_text(
+        encoding="utf-8"
+    )
+    modules = re.findall(r'<script type="module">(.*?)</script>', text, re.DOTALL)
+    assert len(modules) == 1  # the one figure; not the look-alike
+    assert "Plotly.newPlot" in modules[0]
+    assert "__pwned" not in modules[0]
+    assert f"<script>{LOOK_ALIKE}</script>" in text  # left as it was: inert
+    # plotly.js after everything the reader sees, the marker of a running page in the head
+    assert text.index("<footer") < text.index("window.PlotlyConfig") < text.index("</body>")
+    assert text.index("opslib-js") < text.index("</head>")
 
 
 def test_a_report_runs_its_figures_and_nothing_else(chromium: Any, tmp_path: Path) -> None:
