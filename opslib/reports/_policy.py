@@ -76,10 +76,6 @@ def noplotly_html(plotly_src: str | None) -> str:
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script[\s/>]", re.IGNORECASE | re.DOTALL)
-# A script element with no src, as a whole (its text in group 1).
-_SCRIPT_ELEMENT = re.compile(
-    r"<script\b(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL
-)
 # A figure as plotly.io.to_html writes it (include_plotlyjs=False): its arguments are JSON.
 _FIGURE = re.compile(
     r"\s*window\.PLOTLYENV=window\.PLOTLYENV \|\| \{\};\s*"
@@ -143,10 +139,11 @@ def defer_figures(page: str) -> str:
     parsed: after plotly.js at the end of the body (the same text, so the same hash)."""
 
     def deferred(match: re.Match[str]) -> str:
-        script = match.group(1)
-        return f'<script type="module">{script}</script>' if _figure_call(script) else match[0]
+        if not _figure_call(match.group(1)):
+            return match[0]
+        return '<script type="module">' + match[0][match.start(1) - match.start() :]
 
-    return _SCRIPT_ELEMENT.sub(deferred, page)
+    return _SCRIPT.sub(deferred, page)
 
 
 def _hashes(page: str) -> Iterator[str]:

@@ -81,7 +81,7 @@ def test_only_the_figure_calls_wait_for_the_page_and_plotly_js_comes_last(
     assert f"<script>{LOOK_ALIKE}</script>" in text  # left as it was: inert
     # plotly.js after everything the reader sees, the marker of a running page in the head
     assert text.index("<footer") < text.index("window.PlotlyConfig") < text.index("</body>")
-    assert text.index("opslib-js") < text.index("</head>")
+    assert text.index("classList.add('opslib-js')") < text.index("</head>")
 
 
 def test_a_report_runs_its_figures_and_nothing_else(chromium: Any, tmp_path: Path) -> None:
