@@ -9,8 +9,10 @@ and uvloop. Its access log is off: it would print
 from __future__ import annotations
 
 import logging
+import math
 import socket
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -26,12 +28,11 @@ from opslib.server.app import create_app
 from opslib.server.config import Settings
 from opslib.server.deadlines import bounded_protocol
 
-__all__ = ["demo", "serve", "start_in_thread"]
+__all__ = ["bind", "serve", "start_in_thread"]
 
 log = logging.getLogger("opslib.server.runner")
 
 SEED_SCALES = ("demo", "small")
-DEMO_DB = Path("data") / "demo.db"
 KEEP_ALIVE_S = 5  # an idle connection between requests is closed after this (uvicorn's)
 
 
@@ -54,7 +55,6 @@ def _seed_if_empty(db_path: str | Path, seed: str) -> bool:
         return False
     from opslib.server.seed import seed_database
 
-    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     seed_database(db_path, scale=seed)
     return True
 
@@ -72,6 +72,44 @@ def _print_credentials() -> None:
     print(f"  ops:   phone {d.OPS_PHONE} password {d.OPS_PASSWORD}")
     print(f"  admin: phone {d.ADMIN_PHONE} password {d.ADMIN_PASSWORD}")
     print(f"  user:  phone {d.USER_PHONE} password {d.USER_PASSWORD}")
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (port 0: a free one), of the address family
+    ``host`` resolves to, before any request can be served.
+
+    Raises
+    ------
+    OSError
+        The address cannot be had: in use, not this machine's, or a name that does not
+        resolve.
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _refusal(db_path: str | Path, port: int, rate_limit: float | None) -> str:
+    """What is wrong with ``opslib server``'s arguments, naming each and what is allowed
+    ("" when nothing is)."""
+    if not 0 <= port <= 65535:
+        return f"--port {port}: not a port; accepted: 0 to 65535 (0: a free one)"
+    if rate_limit is not None and not (math.isfinite(rate_limit) and rate_limit >= 0):
+        return (
+            f"--rate-limit {rate_limit}: not a rate; accepted: requests per second, "
+            "a number of 0 or more (0 turns the limit off)"
+        )
+    if Path(db_path).is_dir():
+        return f"--db {str(db_path)!r}: a directory, not a database file"
+    return ""
 
 
 def _uvicorn_config(
@@ -127,24 +165,48 @@ def serve(
     Returns
     -------
     int
-        The process exit status.
+        The process exit status: 0 once stopped, 2 when an argument is refused or the
+        address cannot be had (nothing is started, and the database is left as it was).
     """
+    refused = _refusal(db_path, port, rate_limit)
+    if refused:
+        print(f"opslib server: {refused}; nothing was started", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     spoken = resolve_dialect(dialect)
-    seeded = _seed_if_empty(db_path, seed)
-    if seeded:
-        from opslib.server.seed.dialect import fold_onto_dialect, folded_codes
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(
+            f"opslib server: cannot listen on {host} port {port}: {reason}; "
+            "choose another --port or --host; nothing was started",
+            file=sys.stderr,
+        )
+        return 2
+    with sock:
+        try:
+            Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+            seeded = _seed_if_empty(db_path, seed)
+            if seeded:
+                from opslib.server.seed.dialect import fold_onto_dialect, folded_codes
 
-        if folded_codes(spoken):
-            fold_onto_dialect(db_path, spoken)
-    settings = _settings(rate_limit)
-    app = create_app(db_path, settings=settings, dialect=spoken, docs=docs)
-    named = f", dialect {spoken.name}" if dialect else ""
-    print(f"opslib platform on http://{host}:{port} (database {db_path}{named})", flush=True)
-    if seeded:
-        print("seeded demo credentials:")
-        _print_credentials()
-    uvicorn.Server(_uvicorn_config(app, host, port, "info", settings)).run()
+                if folded_codes(spoken):
+                    fold_onto_dialect(db_path, spoken)
+            settings = _settings(rate_limit)
+            app = create_app(db_path, settings=settings, dialect=spoken, docs=docs)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            print(f"opslib server: --db {str(db_path)!r}: cannot open it: {exc}", file=sys.stderr)
+            return 2
+        bound = sock.getsockname()[1]
+        named = f", dialect {spoken.name}" if dialect else ""
+        shown = f"[{host}]" if ":" in host else host
+        print(f"opslib platform on http://{shown}:{bound} (database {db_path}{named})", flush=True)
+        if seeded:
+            print("seeded demo credentials:")
+            _print_credentials()
+        config = _uvicorn_config(app, host, bound, "info", settings)
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -179,9 +241,7 @@ def start_in_thread(
     """
     settings = settings or Settings()
     app = create_app(db_path, settings=settings, dialect=dialect, docs=docs)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    sock = bind(host, port)
     bound_port = sock.getsockname()[1]
     server = uvicorn.Server(_uvicorn_config(app, host, bound_port, "warning", settings))
     thread = threading.Thread(
@@ -201,33 +261,3 @@ def start_in_thread(
         sock.close()
 
     return f"http://{host}:{bound_port}", stop
-
-
-def demo(out: str = "reports") -> int:
-    """Seed ``data/demo.db`` when missing and serve it until Ctrl-C.
-
-    Parameters
-    ----------
-    out
-        Where reports will go (used once the reports are wired in).
-
-    Returns
-    -------
-    int
-        The process exit status.
-    """
-    del out  # the report run replaces this body
-    seeded = _seed_if_empty(DEMO_DB, "demo")
-    base_url, stop = start_in_thread(DEMO_DB, port=8000)
-    print(f"opslib demo platform on {base_url} (database {DEMO_DB}); Ctrl-C stops it")
-    if seeded:
-        print("seeded now.")
-    _print_credentials()
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stop()
-    return 0

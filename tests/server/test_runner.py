@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
+import socket
+import subprocess
+import sys
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 
 from opslib.server import Settings
-from opslib.server.runner import start_in_thread
+from opslib.server.runner import serve, start_in_thread
 
 from .factories import build_world
 
@@ -72,3 +79,90 @@ def test_start_in_thread_serves_http(tmp_path: Path) -> None:
         raise AssertionError("the server still answers after stop()")
     except httpx.TransportError:
         pass
+
+
+# -- opslib server: what it refuses before it starts, and where it listens ----------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "said"),
+    [
+        ({"port": 99999}, "--port 99999: not a port; accepted: 0 to 65535 (0: a free one)"),
+        ({"port": -5}, "--port -5: not a port; accepted: 0 to 65535"),
+        ({"rate_limit": -1.0}, "--rate-limit -1.0: not a rate; accepted: requests per second"),
+        ({"rate_limit": float("nan")}, "--rate-limit nan: not a rate"),
+    ],
+)
+def test_serve_refuses_a_bad_argument_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kwargs: dict[str, Any], said: str
+) -> None:
+    db = tmp_path / "new" / "platform.db"
+    assert serve(db, seed="demo", **kwargs) == 2
+    out, err = capsys.readouterr()
+    assert said in err
+    assert err.rstrip().endswith("nothing was started")
+    assert out == ""
+    assert not db.parent.exists()
+
+
+def test_serve_refuses_a_directory_and_a_file_that_is_not_a_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert serve(tmp_path, port=0) == 2
+    assert f"--db '{tmp_path}': a directory, not a database file" in capsys.readouterr().err
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    assert serve(text, port=0, seed="demo") == 2
+    assert f"--db '{text}': cannot open it: file is not a database" in capsys.readouterr().err
+    assert text.read_text() == "not a database\n"
+
+
+def test_serve_on_a_port_in_use_says_so_before_touching_the_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = tmp_path / "platform.db"
+        assert serve(db, port=port, seed="demo") == 2
+    out, err = capsys.readouterr()
+    assert f"cannot listen on 127.0.0.1 port {port}: Address already in use" in err
+    assert "choose another --port or --host; nothing was started" in err
+    assert "opslib platform on" not in out
+    assert not db.exists()
+
+
+def test_opslib_server_on_port_0_names_the_port_it_listens_on(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "opslib.cli",
+            "server",
+            "--db",
+            str(tmp_path / "p.db"),
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        url = first.split()[3]
+        assert re.fullmatch(r"http://127\.0\.0\.1:[1-9][0-9]*", url), first
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answer = httpx.post(f"{url}/product/query_category", json={}, timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "nothing answers on the port it named"
+                time.sleep(0.1)
+        assert answer.status_code in (200, 400, 401), answer.text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
