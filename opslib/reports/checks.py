@@ -21,6 +21,7 @@ notebook runs in its run directory, where a relative path would point elsewhere)
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -39,6 +40,7 @@ __all__ = [
     "CheckedParameters",
     "ReportChecks",
     "check_parameters",
+    "check_timeout",
     "check_values",
     "dialect_of",
     "platform_filters",
@@ -453,4 +455,27 @@ def check_role(checked: CheckedParameters, platform: Any) -> None:
     raise RoleRefused(
         f"parameter {name!r} = {checked.values[name]!r} needs the {role} role; the account "
         f"{platform.account} on {platform.name} has not: {how}"
+    )
+
+
+def check_timeout(name: str, value: object) -> float:
+    """``value`` as the seconds of the timeout ``name`` (``cell_timeout``, ``--run-timeout``):
+    a finite number above zero.
+
+    Raises
+    ------
+    ParameterError
+        Anything else (0, a negative, NaN, infinity, text, a boolean), naming ``name``,
+        the value and what is accepted.
+
+    Examples
+    --------
+    >>> check_timeout("run_timeout", 90)
+    90.0
+    """
+    seconds = value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    if math.isfinite(seconds) and seconds > 0:
+        return float(seconds)
+    raise ParameterError(
+        f"{name} = {value!r}: not a timeout; accepted: seconds, a number above zero"
     )

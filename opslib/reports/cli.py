@@ -21,6 +21,7 @@ from typing import Any
 
 from opslib.reports._discovery import ReportNotFound, report_names
 from opslib.reports.causes import Cause
+from opslib.reports.checks import check_timeout
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
 from opslib.reports.locks import RunLocked
 from opslib.reports.notify import NotifyConfigError
@@ -101,6 +102,11 @@ def _run_name(args: argparse.Namespace) -> str:
     return f"{stem}/{args.label}" if args.label else stem
 
 
+def _given(value: float | None, default: float) -> float:
+    """An option's value, or its default when it was not given (0 is a value, refused)."""
+    return default if value is None else value
+
+
 def _run(args: argparse.Namespace) -> int:
     from opslib.reports._alerting import Alerting
     from opslib.reports.alerts import AlertConfigError, load_rules
@@ -125,8 +131,12 @@ def _run(args: argparse.Namespace) -> int:
             demo=args.demo,
             role=getattr(args, "as_role", "") or "",
             label=args.label,
-            cell_timeout=args.cell_timeout or DEFAULT_CELL_TIMEOUT,
-            run_timeout=args.run_timeout or DEFAULT_RUN_TIMEOUT,
+            cell_timeout=check_timeout(
+                "--cell-timeout", _given(args.cell_timeout, DEFAULT_CELL_TIMEOUT)
+            ),
+            run_timeout=check_timeout(
+                "--run-timeout", _given(args.run_timeout, DEFAULT_RUN_TIMEOUT)
+            ),
             self_contained=args.self_contained,
             echo=_echo,
             sections=args.verbose,

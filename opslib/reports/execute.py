@@ -54,6 +54,7 @@ from opslib.reports.checks import (
     CheckedParameters,
     check_parameters,
     check_role,
+    check_timeout,
     dialect_of,
     platform_filters,
 )
@@ -285,7 +286,8 @@ def run_report(
     Raises
     ------
     ReportNotFound, UnknownParameterError, ParameterError, RoleRefused
-        Before anything runs (exit status 2 on the command line).
+        Before anything runs (exit status 2 on the command line); a timeout that is not
+        a finite number of seconds above zero is a ``ParameterError`` too.
     PlatformNotConfigured
         No platform configured, or an unknown profile (exit status 2).
     PlatformUnavailable
@@ -301,6 +303,8 @@ def run_report(
     >>> result.outcome, result.html  # doctest: +SKIP
     ('ok', 'reports/fleet_inventory/20240501T060000Z/fleet_inventory.html')
     """
+    cell_timeout = check_timeout("cell_timeout", cell_timeout)
+    run_timeout = check_timeout("run_timeout", run_timeout)
     notebook = find_notebook(name)
     out = Path(out_dir).resolve()
     created = not out.exists()

@@ -45,6 +45,7 @@ from opslib.reports.checks import (
     RoleRefused,
     check_parameters,
     check_role,
+    check_timeout,
     dialect_of,
     platform_filters,
 )
@@ -148,6 +149,12 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
             raise ConfigFileError(f"{file}: run {n}: label may hold only A-Z a-z 0-9 _ . -")
         specs.append(RunSpec(entry["report"], dict(params), label))
     settings = {k: v for k, v in doc.items() if k not in ("run", "alerts")}
+    for key in ("cell_timeout", "run_timeout"):
+        if key in settings:
+            try:
+                settings[key] = check_timeout(key, settings[key])
+            except ParameterError as exc:
+                raise ConfigFileError(f"{file}: {exc}") from None
     if "out" in settings:
         settings["out"] = str((file.parent / str(settings["out"])).resolve())
     return settings, specs

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from opslib.reports import ParameterError, check_parameters, find_notebook
+from opslib.reports import ParameterError, check_parameters, find_notebook, run_report
 from opslib.reports._discovery import ReportNotFound
 
 from .test_locks import HEAVY, _split_importtime
@@ -109,3 +109,51 @@ def test_an_id_the_platform_does_not_know_is_refused_before_any_kernel(
     assert f"parameter {name!r} = {value!r}: {said}" in done.stderr or said in done.stderr
     assert done.stderr.rstrip().endswith("nothing was run")
     assert not (tmp_path / "out").exists()  # no run directory, no kernel
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "shown"),
+    [
+        ("--run-timeout", "-1", "-1.0"),
+        ("--run-timeout", "nan", "nan"),
+        ("--cell-timeout", "0", "0.0"),
+    ],
+)
+def test_a_timeout_that_is_not_seconds_is_refused_before_anything_runs(
+    tiny: Path, tmp_path: Path, option: str, value: str, shown: str
+) -> None:
+    out = tmp_path / "out"
+    done, _, _ = _timed("report", "run", "quick", "--demo", option, value, "--out", str(out))
+    assert done.returncode == 2
+    _, lines = _split_importtime(done.stderr)
+    assert lines == [
+        f"opslib report run: {option} = {shown}: not a timeout; accepted: seconds, a number "
+        "above zero; nothing was run"
+    ]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("seconds", [0, -5, float("nan"), float("inf"), True, "600"])
+def test_run_report_refuses_a_timeout_that_is_not_seconds(
+    tiny: Path, tmp_path: Path, seconds: object
+) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(ParameterError, match=r"^run_timeout = .*: not a timeout; accepted"):
+        run_report("quick", demo=True, out_dir=out, run_timeout=seconds)  # type: ignore[arg-type]
+    assert not out.exists()
+
+
+def test_a_run_all_file_with_a_bad_timeout_is_refused_naming_the_file_and_key(
+    tiny: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "reports.toml"
+    config.write_text('cell_timeout = -5\n\n[[run]]\nreport = "quick"\n', encoding="utf-8")
+    out = tmp_path / "out"
+    done, _, _ = _timed("report", "run-all", "--config", str(config), "--demo", "--out", str(out))
+    assert done.returncode == 2
+    _, lines = _split_importtime(done.stderr)
+    assert lines == [
+        f"opslib report run-all: {config}: cell_timeout = -5: not a timeout; accepted: seconds, "
+        "a number above zero; nothing was run"
+    ]
+    assert not out.exists()
