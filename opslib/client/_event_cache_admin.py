@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import math
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -94,11 +96,22 @@ def clear_cache(older_than_days: float | None = None, root: Path | None = None) 
     int
         The number of windows removed.
 
+    Raises
+    ------
+    ValueError
+        ``older_than_days`` below 0, NaN or infinite; nothing is removed.
+
     Examples
     --------
     >>> clear_cache(older_than_days=90)  # doctest: +SKIP
     12
     """
+    if older_than_days is not None and not (
+        math.isfinite(older_than_days) and older_than_days >= 0
+    ):
+        raise ValueError(
+            f"older_than_days must be a number of days, 0 or more, got {older_than_days!r}"
+        )
     root = root or cache_dir()
     cutoff = None if older_than_days is None else time.time() - older_than_days * 86_400
     removed = 0
@@ -156,10 +169,15 @@ def cache_command(action: str, *, older_than: float | None = None) -> int:
             )
         return 0
     if action == "clear":
-        if older_than is not None and older_than < 0:
-            print(f"opslib cache clear: --older-than must be >= 0, got {older_than}")
+        try:
+            removed = clear_cache(older_than)
+        except ValueError:
+            print(
+                f"opslib cache clear: --older-than {older_than}: not a number of days; "
+                "accepted: 0 or more; nothing was removed",
+                file=sys.stderr,
+            )
             return 2
-        removed = clear_cache(older_than)
         when = "" if older_than is None else f" cached more than {older_than:g} days ago"
         print(f"removed {removed} windows{when} from {cache_dir()}")
         return 0

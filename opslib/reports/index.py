@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import math
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -244,13 +245,20 @@ def prune(
         raise ValueError("give one of keep=N or older_than_days=DAYS")
     if keep is not None and (isinstance(keep, bool) or keep < 1):
         raise ValueError(f"keep must be 1 or more (the latest run always stays), got {keep!r}")
-    if older_than_days is not None and older_than_days < 0:
-        raise ValueError(f"older_than_days must be 0 or more, got {older_than_days!r}")
+    if older_than_days is not None and not (
+        math.isfinite(older_than_days) and older_than_days >= 0
+    ):
+        raise ValueError(
+            f"older_than_days must be a number of days, 0 or more, got {older_than_days!r}"
+        )
     out = Path(out_dir)
     runs = load_runs(out)
     cutoff = None
     if older_than_days is not None:
-        cutoff = dt.datetime.now(dt.UTC) - dt.timedelta(days=older_than_days)
+        try:
+            cutoff = dt.datetime.now(dt.UTC) - dt.timedelta(days=older_than_days)
+        except OverflowError:  # before year 1: no run is that old
+            cutoff = dt.datetime.min.replace(tzinfo=dt.UTC)
     seen: dict[tuple[str, str], int] = {}
     doomed = []
     for run in runs:  # newest first

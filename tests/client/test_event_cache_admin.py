@@ -36,3 +36,18 @@ def test_cache_info_and_clear(platform: ServedPlatform, capsys: pytest.CaptureFi
     assert not any(cache_dir().rglob("*.parquet"))
     assert main(["cache", "info"]) == 0
     assert "0 windows" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("days", ["nan", "-1", "inf"])
+def test_clear_refuses_days_that_are_not_a_number_and_keeps_every_window(
+    platform: ServedPlatform, capsys: pytest.CaptureFixture[str], days: str
+) -> None:
+    start, end = _closed_range()
+    platform.connect().events.list(start, end, cache=True)
+    before = sorted(cache_dir().rglob("*.parquet"))
+    assert before
+    assert main(["cache", "clear", "--older-than", days]) == 2
+    err = capsys.readouterr().err
+    assert f"--older-than {float(days)}: not a number of days; accepted: 0 or more" in err
+    assert "nothing was removed" in err
+    assert sorted(cache_dir().rglob("*.parquet")) == before

@@ -117,11 +117,20 @@ def test_prune_by_age_never_removes_a_reports_latest_run(out: Path) -> None:
         ({}, "give one of keep=N or older_than_days=DAYS"),
         ({"keep": 0}, "keep must be 1 or more"),
         ({"keep": 1, "older_than_days": 3}, "give one of"),
+        ({"older_than_days": float("nan")}, "older_than_days must be a number of days, 0 or more"),
+        ({"older_than_days": float("inf")}, "older_than_days must be a number of days"),
+        ({"older_than_days": -1}, "older_than_days must be a number of days"),
     ],
 )
 def test_prune_refuses_unclear_requests(out: Path, kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         prune(out, **kwargs)
+
+
+def test_an_age_beyond_any_date_prunes_nothing(out: Path) -> None:
+    before = load_runs(out)
+    assert prune(out, older_than_days=1e300) == []
+    assert load_runs(out) == before
 
 
 def test_cli_prune(out: Path) -> None:
