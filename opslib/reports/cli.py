@@ -23,7 +23,7 @@ from opslib.reports._discovery import ReportNotFound, report_names
 from opslib.reports.causes import Cause
 from opslib.reports.checks import check_timeout
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
-from opslib.reports.locks import RunLocked
+from opslib.reports.locks import OutDirUnusable, RunLocked
 from opslib.reports.notify import NotifyConfigError
 from opslib.reports.params import ParameterError, inspect_report
 from opslib.reports.platform import PlatformNotConfigured, PlatformUnavailable
@@ -142,7 +142,7 @@ def _run(args: argparse.Namespace) -> int:
             sections=args.verbose,
             alerts=alerting,
         )
-    except (ReportNotFound, ParameterError, PlatformNotConfigured) as exc:
+    except (ReportNotFound, ParameterError, PlatformNotConfigured, OutDirUnusable) as exc:
         return _refused(command, exc, Cause.USAGE, settings, args, names)
     except PlatformUnavailable as exc:
         return _refused(command, exc, Cause.PLATFORM, settings, args, names)
@@ -326,6 +326,9 @@ def _prune(args: argparse.Namespace) -> int:
     except ValueError as exc:
         _say("report prune", str(exc))
         return EXIT_REFUSED
+    except OSError as exc:
+        _say("report prune", f"cannot write {exc.filename or out}: {exc.strerror or exc}")
+        return EXIT_REFUSED
     verb = "would remove" if args.dry_run else "removed"
     for path in removed:
         print(f"{verb} {path}")
@@ -390,8 +393,8 @@ def demo_command(out: str = "reports", config: str | None = None) -> int:
     print("checking the embedded demo platform (the first start seeds the demo data)...")
     try:
         batch = run_all(path, out_dir=out, demo=True, progress=_print_result, echo=_echo)
-    except (ConfigFileError, PlatformNotConfigured) as exc:
-        _say("demo", str(exc))
+    except (ConfigFileError, PlatformNotConfigured, OutDirUnusable) as exc:
+        _say("demo", f"{exc}; nothing was run")
         return EXIT_REFUSED
     except RunLocked as exc:
         _say("demo", f"{exc}; nothing was run")

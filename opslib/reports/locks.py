@@ -24,13 +24,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOCK_DIR", "RUN_ALL", "Holder", "RunLock", "RunLocked"]
+__all__ = ["LOCK_DIR", "RUN_ALL", "Holder", "OutDirUnusable", "RunLock", "RunLocked"]
 
 LOCK_DIR = ".locks"
 RUN_ALL = "run-all"  # the lock name of a run-all batch
 # A winner writes its record right after taking the lock: a loser that reads too soon
 # finds it empty, so it looks again for this long before naming no holder.
 RECORD_WAIT = 0.5
+
+
+class OutDirUnusable(ValueError):
+    """The reports directory cannot be made or written; nothing was run."""
 
 
 class RunLocked(Exception):
@@ -82,19 +86,26 @@ class RunLock:
     def __init__(self, out_dir: Path, name: str) -> None:
         self.name = name
         slug = re.sub(r"[^A-Za-z0-9_.-]", "_", name.replace("/", "--"))
-        self.path = Path(out_dir) / LOCK_DIR / f"{slug}.lock"
+        self.out_dir = Path(out_dir)
+        self.path = self.out_dir / LOCK_DIR / f"{slug}.lock"
         self.taken_over: Holder | None = None
         self._lock: Any = None
 
     def acquire(self) -> RunLock:
         """Take the lock at once or raise :class:`RunLocked`; ``taken_over`` names a dead
-        holder whose record was left behind."""
+        holder whose record was left behind. :class:`OutDirUnusable` when the reports
+        directory cannot be made or written."""
         from filelock import FileLock, Timeout
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(self.path, timeout=0)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             lock.acquire()
+        except OSError as exc:  # filelock's Timeout is not one
+            reason = exc.strerror or str(exc)
+            raise OutDirUnusable(
+                f"reports directory {self.out_dir}: cannot write there: {reason}"
+            ) from None
         except Timeout:
             holder = self._holder_after_wait()
             who = holder.describe() if holder else "a run whose record is not written yet"

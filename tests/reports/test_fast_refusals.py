@@ -18,6 +18,7 @@ import pytest
 
 from opslib.reports import ParameterError, check_parameters, find_notebook, run_report
 from opslib.reports._discovery import ReportNotFound
+from opslib.reports.locks import OutDirUnusable
 
 from .test_locks import HEAVY, _split_importtime
 
@@ -157,3 +158,32 @@ def test_a_run_all_file_with_a_bad_timeout_is_refused_naming_the_file_and_key(
         "a number above zero; nothing was run"
     ]
     assert not out.exists()
+
+
+def test_a_reports_directory_that_cannot_be_made_is_refused_before_anything_runs(
+    tiny: Path, tmp_path: Path
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    out = a_file / "reports"
+    for args in (("report", "run", "quick"), ("report", "run-all"), ("demo",)):
+        done, _, _ = _timed(*args, *(("--demo",) if args[0] == "report" else ()), "--out", str(out))
+        assert done.returncode == 2, done.stderr
+        _, lines = _split_importtime(done.stderr)
+        command = " ".join(args[:2]) if args[0] == "report" else "demo"
+        assert lines == [
+            f"opslib {command}: reports directory {out}: cannot write there: Not a directory; "
+            "nothing was run"
+        ]
+    with pytest.raises(OutDirUnusable, match="cannot write there: Not a directory"):
+        run_report("quick", demo=True, out_dir=out)
+    assert a_file.read_text() == ""
+
+
+def test_prune_names_the_file_it_cannot_write(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    (out / "index.html.tmp").mkdir(parents=True)  # where the index is written first
+    done, _, _ = _timed("report", "prune", "--out", str(out), "--keep", "1")
+    assert done.returncode == 2
+    _, lines = _split_importtime(done.stderr)
+    assert lines == [f"opslib report prune: cannot write {out / 'index.html.tmp'}: Is a directory"]
