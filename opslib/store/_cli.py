@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from opslib.exceptions import OpsError
+from opslib.exceptions import ConfigError, OpsError
 
 __all__ = ["add_commands", "sql_command", "store_command", "sync_command"]
 
@@ -110,7 +110,8 @@ def _print_plan(result: Any, page_size: int) -> None:
 
 
 def sync_command(args: argparse.Namespace) -> int:
-    """``opslib sync``; the exit status (2: refused input, 3: the platform failed)."""
+    """``opslib sync``; the exit status (2: refused input or a store it cannot use, 3: the
+    platform failed)."""
     from opslib.store import sync
 
     try:
@@ -126,12 +127,15 @@ def sync_command(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             progress=False if args.no_progress else None,
         )
-    except (_Usage, ValueError) as exc:
+    except (_Usage, ValueError, ConfigError) as exc:  # the arguments, the profile, the store
         print(f"opslib sync: {exc}", file=sys.stderr)
         return 2
     except OpsError as exc:
         print(f"opslib sync: {exc}", file=sys.stderr)
         return 3
+    except OSError as exc:  # the store's directory cannot be made or written
+        print(f"opslib sync: cannot write {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if args.dry_run:
         _print_plan(result, 1000)
         return 0
@@ -195,4 +199,10 @@ def sql_command(args: argparse.Namespace) -> int:
         return 2
     except duckdb.Error as exc:
         print(f"opslib sql: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # --out in a directory that is missing or not writable
+        print(
+            f"opslib sql: cannot write {exc.filename or out}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 2

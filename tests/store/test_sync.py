@@ -312,3 +312,34 @@ def test_the_commands(
     monkeypatch.delenv("OPSLIB_BASE_URL")
     assert main(["sync"]) == 2
     assert "--profile" in capsys.readouterr().err
+
+
+def test_a_store_or_out_file_that_cannot_be_written_is_one_line_not_a_traceback(
+    platform: ServedPlatform, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    for name, value in {
+        "OPSLIB_BASE_URL": platform.base_url,
+        "OPSLIB_CLIENT_ID": platform.client_id,
+        "OPSLIB_CLIENT_SECRET": platform.client_secret,
+        "OPSLIB_AREA_CODE": platform.area_code,
+        "OPSLIB_PHONE": platform.ops_phone,
+        "OPSLIB_PASSWORD": platform.ops_password,
+    }.items():
+        monkeypatch.setenv(name, value)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert main(["sync", "--since", "-1d", "--no-progress", "--store", str(a_file / "s")]) == 2
+    assert capsys.readouterr().err == (
+        f"opslib sync: the store file {a_file / 's' / 'store.json'} cannot be read ([Errno 20] "
+        f"Not a directory: '{a_file / 's' / 'store.json'}')\n"
+    )
+    assert main(["sync", "--since", "-1d", "--no-progress", "--store", "/proc/opslib-store"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "opslib sync: cannot write /proc/opslib-store: No such file or directory\n"
+    )
+    assert main(["sql", "SELECT 1", "--out", str(tmp_path / "missing" / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"opslib sql: cannot write {tmp_path / 'missing' / 'x.csv'}: "), err
+    assert not (tmp_path / "missing").exists()
