@@ -5,6 +5,7 @@ credentials.
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -54,12 +55,16 @@ def seed_command(
     Returns
     -------
     int
-        0 on success, 1 when the database is not empty, 2 on a bad argument.
+        0 on success, 1 when the database is not empty, 2 on a bad argument (a ``db``
+        that is a directory, not SQLite or not writable too).
     """
     try:
         until_dt = _parse_until(until) if isinstance(until, str) or until is None else until
     except ValueError:
         print(f"opslib seed: --until {until!r} is not an ISO 8601 time", file=sys.stderr)
+        return 2
+    if Path(db).is_dir():
+        print(f"opslib seed: --db {str(db)!r}: a directory, not a database file", file=sys.stderr)
         return 2
     try:
         result = seed_database(db, scale=scale, seed_value=seed_value, until=until_dt)
@@ -68,6 +73,9 @@ def seed_command(
         return 1
     except ValueError as exc:
         print(f"opslib seed: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, sqlite3.DatabaseError) as exc:  # not SQLite, or not writable there
+        print(f"opslib seed: --db {str(db)!r}: cannot open it: {exc}", file=sys.stderr)
         return 2
     for line in summary_lines(db, result):
         out(line)

@@ -34,3 +34,18 @@ def test_seed_command_rejects_a_bad_until(
     assert seed_command(tmp_path / "c.db", scale="small", until="yesterday-ish") == 2
     assert "ISO 8601" in capsys.readouterr().err
     assert not (tmp_path / "c.db").exists()
+
+
+def test_seed_command_refuses_a_db_it_cannot_seed_and_leaves_it_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert seed_command(tmp_path, scale="small") == 2
+    assert f"--db '{tmp_path}': a directory, not a database file" in capsys.readouterr().err
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n")
+    assert seed_command(notes, scale="small") == 2
+    assert f"--db '{notes}': cannot open it: file is not a database" in capsys.readouterr().err
+    assert notes.read_text() == "not a database\n"
+    a_file_dir = notes / "c.db"
+    assert seed_command(a_file_dir, scale="small") == 2
+    assert f"--db '{a_file_dir}': cannot open it:" in capsys.readouterr().err
