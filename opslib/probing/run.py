@@ -133,6 +133,16 @@ def probe(
     )
 
 
+# The credentials a probe logs in with → the variable each comes from when not given.
+_CREDENTIALS = {
+    "client_id": "OPSLIB_CLIENT_ID",
+    "client_secret": "OPSLIB_CLIENT_SECRET",
+    "area_code": "OPSLIB_AREA_CODE",
+    "phone": "OPSLIB_PHONE",
+    "password": "OPSLIB_PASSWORD",
+}
+
+
 def probe_command(args: Any) -> int:
     """``opslib probe``: the findings and the section on stdout; exit 2 when it fails."""
     import getpass
@@ -143,24 +153,40 @@ def probe_command(args: Any) -> int:
     def value(name: str, env: str) -> str:
         return str(getattr(args, name) or os.environ.get(env) or "")
 
-    password = value("password", "OPSLIB_PASSWORD")
-    if not password and sys.stdin.isatty():
-        password = getpass.getpass("password: ")
+    given = {name: value(name, env) for name, env in _CREDENTIALS.items()}
+    if not given["password"] and sys.stdin.isatty():
+        given["password"] = getpass.getpass("password: ")
+    missing = [name for name, text in given.items() if not text]
+    if missing:
+        how = "; ".join(f"--{n.replace('_', '-')} or {_CREDENTIALS[n]}" for n in missing)
+        print(f"opslib probe: no {', '.join(missing)}; give {how}", file=sys.stderr)
+        return 2
     try:
         result = probe(
             args.base_url,
-            client_id=value("client_id", "OPSLIB_CLIENT_ID"),
-            client_secret=value("client_secret", "OPSLIB_CLIENT_SECRET"),
-            area_code=value("area_code", "OPSLIB_AREA_CODE"),
-            phone=value("phone", "OPSLIB_PHONE"),
-            password=password,
+            client_id=given["client_id"],
+            client_secret=given["client_secret"],
+            area_code=given["area_code"],
+            phone=given["phone"],
+            password=given["password"],
             base=args.base,
         )
-    except (OpsError, httpx.HTTPError) as exc:
+    except OpsError as exc:
         print(f"opslib probe: {exc}", file=sys.stderr)
+        return 2
+    except httpx.HTTPError as exc:
+        print(
+            f"opslib probe: cannot reach the platform at {args.base_url}: "
+            f"{type(exc).__name__}: {exc}",
+            file=sys.stderr,
+        )
         return 2
     print(result.report(args.profile), end="")
     if args.out:
-        Path(args.out).write_text(result.to_toml(args.profile), encoding="utf-8")
+        try:
+            Path(args.out).write_text(result.to_toml(args.profile), encoding="utf-8")
+        except OSError as exc:
+            print(f"opslib probe: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         print(f"\nwritten to {args.out}")
     return 0

@@ -3,6 +3,7 @@ dialect, says how sure it is, writes a section that connects, and never writes."
 
 from __future__ import annotations
 
+import socket
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -204,3 +205,27 @@ def test_opslib_probe_names_chint_and_checks_its_assumed_points_in_a_process(
         assert "device_secret" not in devices.columns
     finally:
         server.stop()
+
+
+def test_opslib_probe_says_what_is_missing_and_which_platform_it_cannot_reach(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for env in ("OPSLIB_CLIENT_ID", "OPSLIB_CLIENT_SECRET", "OPSLIB_AREA_CODE", "OPSLIB_PHONE"):
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setenv("OPSLIB_PASSWORD", "pw")
+    assert main(["probe", "http://127.0.0.1:9", "--client-id", "c", "--phone", "5"]) == 2
+    assert capsys.readouterr().err == (
+        "opslib probe: no client_secret, area_code; give --client-secret or "
+        "OPSLIB_CLIENT_SECRET; --area-code or OPSLIB_AREA_CODE\n"
+    )
+    flags = ["--client-id", "c", "--client-secret", "s", "--area-code", "1", "--phone", "5"]
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{free.getsockname()[1]}"
+    assert main(["probe", url, *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"opslib probe: cannot reach the platform at {url}: ConnectError: "), err
+    assert main(["probe", "ops.example.com", *flags]) == 2
+    assert capsys.readouterr().err.startswith(
+        "opslib probe: cannot reach the platform at ops.example.com: UnsupportedProtocol: "
+    )
