@@ -111,12 +111,14 @@ class TokenCache:
     """A JSON file of tokens (mode 0600) keyed by base_url + client_id + phone.
 
     Lets an unattended report reuse its tokens instead of logging in on every run. Writes
-    replace the file atomically; a broken or foreign file is ignored, never fatal.
+    replace the file atomically; a broken or foreign file is ignored, never fatal, and so
+    is a place where it cannot be written (one warning; the tokens stay in memory).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._warned = False
 
     @staticmethod
     def key(base_url: str, client_id: str, area_code: str, phone: str) -> str:
@@ -146,18 +148,30 @@ class TokenCache:
                     return
             else:
                 doc[key] = tokens.to_json()
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
-                os.chmod(tmp, 0o600)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-                raise
+                self._write(doc)
+            except OSError as exc:
+                if not self._warned:
+                    self._warned = True
+                    log.warning(
+                        "could not write the token cache %s (%s); the tokens stay in memory",
+                        self.path,
+                        exc.strerror or exc,
+                    )
+
+    def _write(self, doc: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
 
 
 class TokenManager:

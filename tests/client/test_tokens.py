@@ -232,6 +232,22 @@ def test_a_broken_cache_file_is_ignored(platform: ServedPlatform, tmp_path: Path
     assert len(client.users.get()) == 1
 
 
+def test_a_cache_that_cannot_be_written_is_one_warning_and_the_reads_go_on(
+    platform: ServedPlatform, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    cache = a_file / "tokens.json"  # under a file: never writable
+    client = platform.connect(token_cache=cache)
+    assert len(client.devices.list()) > 0
+    client._session.tokens.refresh()
+    assert len(client.devices.list()) > 0
+    said = [r.getMessage() for r in caplog.records if "token cache" in r.getMessage()]
+    assert len(said) == 1, said  # once, not at every write
+    assert said[0].startswith(f"could not write the token cache {cache} (")
+    assert said[0].endswith("); the tokens stay in memory")
+
+
 def test_no_password_and_no_cache_starts_logged_out(platform: ServedPlatform) -> None:
     client = opslib.connect(
         platform.base_url,
