@@ -101,16 +101,16 @@ class RunLock:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             lock.acquire()
-        except OSError as exc:  # filelock's Timeout is not one
-            reason = exc.strerror or str(exc)
-            raise OutDirUnusable(
-                f"reports directory {self.out_dir}: cannot write there: {reason}"
-            ) from None
-        except Timeout:
+        except Timeout:  # an OSError too: first
             holder = self._holder_after_wait()
             who = holder.describe() if holder else "a run whose record is not written yet"
             message = f"{self.name} is already running: {who} (lock {self.path})"
             raise RunLocked(message, holder) from None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise OutDirUnusable(
+                f"reports directory {self.out_dir}: cannot write there: {reason}"
+            ) from None
         self._lock = lock
         self.taken_over = _read(self.path)
         me = Holder(
