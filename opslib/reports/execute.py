@@ -295,6 +295,8 @@ def run_report(
     RunLocked
         Another run of this report (and label) holds its lock in ``out_dir`` (exit
         status 5); nothing was run. A lock left by a dead run is taken over with a warning.
+    OutDirUnusable
+        ``out_dir`` cannot be made or written (exit status 2); nothing was run.
 
     Examples
     --------
