@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ __all__ = [
     "PLATFORM_KINDS",
     "CheckedParameters",
     "ReportChecks",
+    "check_label",
     "check_parameters",
     "check_timeout",
     "check_values",
@@ -479,3 +481,18 @@ def check_timeout(name: str, value: object) -> float:
     raise ParameterError(
         f"{name} = {value!r}: not a timeout; accepted: seconds, a number above zero"
     )
+
+
+def check_label(label: str) -> str:
+    """A run's label (the suffix of its directory's name), or a :class:`ParameterError`
+    naming it when it holds anything but A-Z a-z 0-9 _ . - (a ``/`` would put the run
+    outside its report's directory).
+
+    Examples
+    --------
+    >>> check_label("last-day-alarms")
+    'last-day-alarms'
+    """
+    if not isinstance(label, str) or (label and not re.fullmatch(r"[A-Za-z0-9_.-]+", label)):
+        raise ParameterError(f"label may hold only A-Z a-z 0-9 _ . -, got {label!r}")
+    return label

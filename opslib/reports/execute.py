@@ -52,6 +52,7 @@ from opslib.reports.causes import cause_of
 from opslib.reports.changes import COUNTED, changes_html, compare, previous_run
 from opslib.reports.checks import (
     CheckedParameters,
+    check_label,
     check_parameters,
     check_role,
     check_timeout,
@@ -257,7 +258,8 @@ def run_report(
         A platform already checked by :func:`~opslib.reports.platform.open_connection`
         (run-all checks once); then ``profile``, ``demo`` and ``env`` are not used.
     label
-        Appended to the run directory's name (run-all uses it for parameter sets).
+        Appended to the run directory's name (run-all uses it for parameter sets): A-Z
+        a-z 0-9 _ . - only.
     cell_timeout, run_timeout
         Seconds one cell, and the whole run, may take.
     kernel_name
@@ -307,6 +309,7 @@ def run_report(
     """
     cell_timeout = check_timeout("cell_timeout", cell_timeout)
     run_timeout = check_timeout("run_timeout", run_timeout)
+    label = check_label(label)
     notebook = find_notebook(name)
     out = Path(out_dir).resolve()
     created = not out.exists()

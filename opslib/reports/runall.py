@@ -27,7 +27,6 @@ import contextlib
 import functools
 import logging
 import os
-import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from opslib.reports.causes import PLATFORM_ERRORS, Cause, worst
 from opslib.reports.checks import (
     CheckedParameters,
     RoleRefused,
+    check_label,
     check_parameters,
     check_role,
     check_timeout,
@@ -144,9 +144,10 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
         params = entry.get("parameters", {})
         if not isinstance(params, dict):
             raise ConfigFileError(f"{file}: run {n}: parameters must be a table")
-        label = str(entry.get("label", ""))
-        if label and not re.fullmatch(r"[A-Za-z0-9_.-]+", label):
-            raise ConfigFileError(f"{file}: run {n}: label may hold only A-Z a-z 0-9 _ . -")
+        try:
+            label = check_label(str(entry.get("label", "")))
+        except ParameterError as exc:
+            raise ConfigFileError(f"{file}: run {n}: {exc}") from None
         specs.append(RunSpec(entry["report"], dict(params), label))
     settings = {k: v for k, v in doc.items() if k not in ("run", "alerts")}
     for key in ("cell_timeout", "run_timeout"):

@@ -187,3 +187,18 @@ def test_prune_names_the_file_it_cannot_write(tmp_path: Path) -> None:
     assert done.returncode == 2
     _, lines = _split_importtime(done.stderr)
     assert lines == [f"opslib report prune: cannot write {out / 'index.html.tmp'}: Is a directory"]
+
+
+@pytest.mark.parametrize("label", ["../../escaped", "a/b", "a b"])
+def test_a_label_that_is_not_a_name_is_refused_and_nothing_is_written(
+    tiny: Path, tmp_path: Path, label: str
+) -> None:
+    out = tmp_path / "out"
+    done, _, _ = _timed("report", "run", "quick", "--demo", "--label", label, "--out", str(out))
+    assert done.returncode == 2
+    _, lines = _split_importtime(done.stderr)
+    assert lines == [
+        f"opslib report run: label may hold only A-Z a-z 0-9 _ . -, got {label!r}; nothing was run"
+    ]
+    assert not out.exists()
+    assert not (tmp_path / "escaped").exists()
