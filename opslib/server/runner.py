@@ -196,7 +196,10 @@ def serve(
             settings = _settings(rate_limit)
             app = create_app(db_path, settings=settings, dialect=spoken, docs=docs)
         except (OSError, sqlite3.DatabaseError) as exc:
-            print(f"opslib server: --db {str(db_path)!r}: cannot open it: {exc}", file=sys.stderr)
+            print(
+                f"opslib server: --db {str(db_path)!r}: cannot open it: {exc}; nothing was started",
+                file=sys.stderr,
+            )
             return 2
         bound = sock.getsockname()[1]
         named = f", dialect {spoken.name}" if dialect else ""

@@ -42,6 +42,15 @@ def _timed(
     return done, cpu, wall
 
 
+def _refusal(*args: str) -> str:
+    """The one line ``opslib ARGS`` says when it refuses (exit 2)."""
+    done, _, _ = _timed(*args)
+    assert done.returncode == 2, done.stderr
+    _, lines = _split_importtime(done.stderr)
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
 def test_a_misspelt_parameter_is_refused_at_once_naming_the_right_one(tmp_path: Path) -> None:
     done, cpu, wall = _timed(
         "report", "run", "event_analysis", "-p", "strat", "-1d", "--out", str(tmp_path / "out")
@@ -124,13 +133,10 @@ def test_a_timeout_that_is_not_seconds_is_refused_before_anything_runs(
     tiny: Path, tmp_path: Path, option: str, value: str, shown: str
 ) -> None:
     out = tmp_path / "out"
-    done, _, _ = _timed("report", "run", "quick", "--demo", option, value, "--out", str(out))
-    assert done.returncode == 2
-    _, lines = _split_importtime(done.stderr)
-    assert lines == [
+    assert _refusal("report", "run", "quick", "--demo", option, value, "--out", str(out)) == (
         f"opslib report run: {option} = {shown}: not a timeout; accepted: seconds, a number "
         "above zero; nothing was run"
-    ]
+    )
     assert not out.exists()
 
 
@@ -150,13 +156,10 @@ def test_a_run_all_file_with_a_bad_timeout_is_refused_naming_the_file_and_key(
     config = tmp_path / "reports.toml"
     config.write_text('cell_timeout = -5\n\n[[run]]\nreport = "quick"\n', encoding="utf-8")
     out = tmp_path / "out"
-    done, _, _ = _timed("report", "run-all", "--config", str(config), "--demo", "--out", str(out))
-    assert done.returncode == 2
-    _, lines = _split_importtime(done.stderr)
-    assert lines == [
+    assert _refusal("report", "run-all", "--config", str(config), "--demo", "--out", str(out)) == (
         f"opslib report run-all: {config}: cell_timeout = -5: not a timeout; accepted: seconds, "
         "a number above zero; nothing was run"
-    ]
+    )
     assert not out.exists()
 
 
@@ -167,14 +170,12 @@ def test_a_reports_directory_that_cannot_be_made_is_refused_before_anything_runs
     a_file.write_text("")
     out = a_file / "reports"
     for args in (("report", "run", "quick"), ("report", "run-all"), ("demo",)):
-        done, _, _ = _timed(*args, *(("--demo",) if args[0] == "report" else ()), "--out", str(out))
-        assert done.returncode == 2, done.stderr
-        _, lines = _split_importtime(done.stderr)
+        demo = ("--demo",) if args[0] == "report" else ()
         command = " ".join(args[:2]) if args[0] == "report" else "demo"
-        assert lines == [
+        assert _refusal(*args, *demo, "--out", str(out)) == (
             f"opslib {command}: reports directory {out}: cannot write there: Not a directory; "
             "nothing was run"
-        ]
+        )
     with pytest.raises(OutDirUnusable, match="cannot write there: Not a directory"):
         run_report("quick", demo=True, out_dir=out)
     assert a_file.read_text() == ""
@@ -183,10 +184,9 @@ def test_a_reports_directory_that_cannot_be_made_is_refused_before_anything_runs
 def test_prune_names_the_file_it_cannot_write(tmp_path: Path) -> None:
     out = tmp_path / "reports"
     (out / "index.html.tmp").mkdir(parents=True)  # where the index is written first
-    done, _, _ = _timed("report", "prune", "--out", str(out), "--keep", "1")
-    assert done.returncode == 2
-    _, lines = _split_importtime(done.stderr)
-    assert lines == [f"opslib report prune: cannot write {out / 'index.html.tmp'}: Is a directory"]
+    assert _refusal("report", "prune", "--out", str(out), "--keep", "1") == (
+        f"opslib report prune: cannot write {out / 'index.html.tmp'}: Is a directory"
+    )
 
 
 @pytest.mark.parametrize("label", ["../../escaped", "a/b", "a b"])
@@ -194,11 +194,8 @@ def test_a_label_that_is_not_a_name_is_refused_and_nothing_is_written(
     tiny: Path, tmp_path: Path, label: str
 ) -> None:
     out = tmp_path / "out"
-    done, _, _ = _timed("report", "run", "quick", "--demo", "--label", label, "--out", str(out))
-    assert done.returncode == 2
-    _, lines = _split_importtime(done.stderr)
-    assert lines == [
+    assert _refusal("report", "run", "quick", "--demo", "--label", label, "--out", str(out)) == (
         f"opslib report run: label may hold only A-Z a-z 0-9 _ . -, got {label!r}; nothing was run"
-    ]
+    )
     assert not out.exists()
     assert not (tmp_path / "escaped").exists()

@@ -272,10 +272,8 @@ def test_sql_views_arrow_and_dask_read_the_same_rows(platform: ServedPlatform, s
     assert_frame_equal(computed, Store(store).events("-5d"), check_dtype=True)
 
 
-def test_the_commands(
-    platform: ServedPlatform, store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+def _reach(platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands reach ``platform`` as its ops account (OPSLIB_* variables)."""
     for name, value in {
         "OPSLIB_BASE_URL": platform.base_url,
         "OPSLIB_CLIENT_ID": platform.client_id,
@@ -283,9 +281,16 @@ def test_the_commands(
         "OPSLIB_AREA_CODE": platform.area_code,
         "OPSLIB_PHONE": platform.ops_phone,
         "OPSLIB_PASSWORD": platform.ops_password,
-        "OPSLIB_STORE": str(store),
     }.items():
         monkeypatch.setenv(name, value)
+
+
+def test_the_commands(
+    platform: ServedPlatform, store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    _reach(platform, monkeypatch)
+    monkeypatch.setenv("OPSLIB_STORE", str(store))
     assert main(["sync", "events", "--since", "-2d", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "fleet: 3 days" in out
@@ -318,15 +323,7 @@ def test_a_store_or_out_file_that_cannot_be_written_is_one_line_not_a_traceback(
     platform: ServedPlatform, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    for name, value in {
-        "OPSLIB_BASE_URL": platform.base_url,
-        "OPSLIB_CLIENT_ID": platform.client_id,
-        "OPSLIB_CLIENT_SECRET": platform.client_secret,
-        "OPSLIB_AREA_CODE": platform.area_code,
-        "OPSLIB_PHONE": platform.ops_phone,
-        "OPSLIB_PASSWORD": platform.ops_password,
-    }.items():
-        monkeypatch.setenv(name, value)
+    _reach(platform, monkeypatch)
     a_file = tmp_path / "a-file"
     a_file.write_text("")
     assert main(["sync", "--since", "-1d", "--no-progress", "--store", str(a_file / "s")]) == 2
