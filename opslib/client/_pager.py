@@ -36,7 +36,7 @@ import pandas as pd
 
 from opslib.client import _constants as C
 from opslib.client._http import DECODING, Safety
-from opslib.client._session import Session, check_limit, check_page_size
+from opslib.client._session import Session, check_flag, check_limit, check_page_size
 from opslib.client.frames.build import (
     PageColumns,
     build_frame,
@@ -119,7 +119,7 @@ class Pager:
         self.limit = check_limit(limit)
         size = min(check_page_size(page_size), self.paging.max_page_size)
         self.page_size = min(size, self.limit) if self.limit else size
-        self.progress = progress
+        self.progress = check_flag("progress", progress, optional=True)
         self.desc = desc
         self._on_data = on_data
         self._tally = reads.Tally()

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the frames (and pandas) load with the first read, not with 
 
     from opslib.client.frames.schema import FrameSchema
 
-__all__ = ["Session", "check_concurrency", "check_limit", "check_page_size"]
+__all__ = ["Session", "check_concurrency", "check_flag", "check_limit", "check_page_size"]
 
 log = logging.getLogger("opslib")
 
@@ -343,3 +343,12 @@ def check_limit(limit: int | None) -> int | None:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
     return limit
+
+
+def check_flag(name: str, value: object, *, optional: bool = False) -> bool | None:
+    """A True/False option (None too when ``optional``), refused by name otherwise: a
+    string such as "no" is true to Python, and would do the opposite of what it says."""
+    if isinstance(value, bool) or (optional and value is None):
+        return value
+    allowed = "True, False or None" if optional else "True or False"
+    raise TypeError(f"{name} must be {allowed}, got {value!r}")

@@ -19,6 +19,7 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client._fanout import per_user
 from opslib.client._pager import Pager
+from opslib.client._session import check_flag
 from opslib.client.frames import schema as S
 from opslib.client.resources import Resource
 from opslib.enums import EventType, RecordQueryModel
@@ -200,6 +201,8 @@ class Events(Resource):
         page_size: int,
         cache: bool,
     ) -> pd.DataFrame:
+        check_flag("cache", cache)
+        check_flag("progress", progress, optional=True)
         if users is not None:
             if device_id is not None or user_id is not None:
                 raise ValueError("give users, or device_id / user_id, not both")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -117,6 +118,29 @@ def test_start_not_before_end_is_refused_before_any_request(platform: ServedPlat
     with pytest.raises(ValueError, match="start must be before end"):
         client.events.list("now", "-1d")
     assert len(faults.sent) == before
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ({"cache": "no"}, "cache must be True or False, got 'no'"),
+        ({"cache": None}, "cache must be True or False, got None"),
+        ({"progress": "off"}, "progress must be True, False or None, got 'off'"),
+        ({"progress": 0}, "progress must be True, False or None, got 0"),
+    ],
+)
+def test_a_flag_that_is_not_true_or_false_is_refused_before_any_request(
+    platform: ServedPlatform, option: dict[str, object], said: str
+) -> None:
+    faults = Faults()
+    client = platform.connect(transport=faults)
+    before = len(faults.sent)
+    with pytest.raises(TypeError, match=f"^{re.escape(said)}$"):
+        client.events.list("-1d", **option)  # type: ignore[arg-type]
+    assert len(faults.sent) == before
+    if has_fleet(platform):  # else a fleet listing is refused first
+        with pytest.raises(TypeError, match="progress must be True, False or None"):
+            client.devices.list(progress="off")  # type: ignore[arg-type]
 
 
 def test_device_and_user_together_are_refused(platform: ServedPlatform) -> None:
