@@ -14,6 +14,7 @@ worker reads its window through a token-only Session of its own (:meth:`Session.
 from __future__ import annotations
 
 import logging
+import math
 import time
 import uuid
 from collections.abc import Callable
@@ -37,7 +38,14 @@ if TYPE_CHECKING:  # the frames (and pandas) load with the first read, not with 
 
     from opslib.client.frames.schema import FrameSchema
 
-__all__ = ["Session", "check_concurrency", "check_flag", "check_limit", "check_page_size"]
+__all__ = [
+    "Session",
+    "check_concurrency",
+    "check_flag",
+    "check_limit",
+    "check_page_size",
+    "check_timeout",
+]
 
 log = logging.getLogger("opslib")
 
@@ -84,7 +92,7 @@ class Session:
         self.concurrency = check_concurrency(concurrency)
         self.http = HTTP(
             base_url,
-            timeout=timeout,
+            timeout=check_timeout(timeout),
             max_retries=max_retries,
             retry_deadline=retry_deadline,
             transport=transport,
@@ -352,3 +360,16 @@ def check_flag(name: str, value: object, *, optional: bool = False) -> bool | No
         return value
     allowed = "True, False or None" if optional else "True or False"
     raise TypeError(f"{name} must be {allowed}, got {value!r}")
+
+
+def check_timeout(timeout: httpx.Timeout | float | None) -> httpx.Timeout | float | None:
+    """An ``httpx.Timeout``, None (the defaults) or seconds above zero, refused by name
+    otherwise (httpx would say "Timeout value out of range" without naming it)."""
+    if timeout is None or isinstance(timeout, httpx.Timeout):
+        return timeout
+    seconds = timeout if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else 0
+    if math.isfinite(seconds) and seconds > 0:
+        return timeout
+    raise ValueError(
+        f"timeout must be seconds above zero, an httpx.Timeout or None, got {timeout!r}"
+    )

@@ -242,6 +242,12 @@ def resolve_settings(
             values[key] = str(values[key]).strip() or None
     if values["base_url"]:
         values["base_url"] = values["base_url"].rstrip("/")
+        if not values["base_url"].lower().startswith(("http://", "https://")):
+            where = f" (profile {profile_name!r})" if table.get("base_url") is not None else ""
+            raise ConfigError(
+                f"base_url {values['base_url']!r}{where} is not a platform's address; give "
+                "an http:// or https:// URL such as 'https://ops.example.com'"
+            )
     values["token_cache"] = _token_cache_path(values["token_cache"])
     if values["dialect"] is not None:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,26 @@ def test_broken_toml_fails_with_the_path(config_file: Path) -> None:
     config_file.write_text("[profiles.x\n")
     with pytest.raises(opslib.ConfigError, match=str(config_file)):
         resolve_settings()
+
+
+@pytest.mark.parametrize("url", ["ops.example.com", "ftp://ops.example.com", "127.0.0.1:8000"])
+def test_a_base_url_that_is_not_http_is_refused_naming_it(url: str) -> None:
+    with pytest.raises(
+        ConfigError,
+        match=rf"^base_url '{re.escape(url)}' is not a platform's address; give an http:// or "
+        r"https:// URL",
+    ):
+        resolve_settings(base_url=url, client_id="c", client_secret="s")
+    assert resolve_settings(base_url="HTTPS://ops.example.com/", client_id="c", client_secret="s")
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("nan"), float("inf"), True, "30"])
+def test_a_timeout_that_is_not_seconds_is_refused_naming_it(seconds: object) -> None:
+    with pytest.raises(ValueError, match=r"^timeout must be seconds above zero, an httpx"):
+        opslib.connect(
+            base_url="http://127.0.0.1:9", client_id="c", client_secret="s",
+            timeout=seconds,  # type: ignore[arg-type]
+        )  # fmt: skip
 
 
 def test_base_url_needs_client_credentials() -> None:
