@@ -44,7 +44,9 @@ __all__ = [
     "check_flag",
     "check_limit",
     "check_page_size",
+    "check_retries",
     "check_timeout",
+    "check_transport",
 ]
 
 log = logging.getLogger("opslib")
@@ -93,9 +95,9 @@ class Session:
         self.http = HTTP(
             base_url,
             timeout=check_timeout(timeout),
-            max_retries=max_retries,
+            max_retries=check_retries(max_retries),
             retry_deadline=retry_deadline,
-            transport=transport,
+            transport=check_transport(transport),
             dialect=dialect,
             max_connections=self.concurrency + C.EXTRA_CONNECTIONS,
         )
@@ -372,4 +374,21 @@ def check_timeout(timeout: httpx.Timeout | float | None) -> httpx.Timeout | floa
         return timeout
     raise ValueError(
         f"timeout must be seconds above zero, an httpx.Timeout or None, got {timeout!r}"
+    )
+
+
+def check_retries(max_retries: int) -> int:
+    """How many times a safe request is retried: a whole number, 0 or more."""
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ValueError(f"max_retries must be a whole number, 0 or more, got {max_retries!r}")
+    return max_retries
+
+
+def check_transport(transport: object) -> httpx.BaseTransport | None:
+    """None (httpx's own) or an httpx transport, refused by name before any request."""
+    if transport is None or isinstance(transport, httpx.BaseTransport):
+        return transport
+    raise TypeError(
+        "transport must be an httpx.BaseTransport (such as httpx.HTTPTransport()) or None, "
+        f"got {transport!r}"
     )

@@ -199,6 +199,21 @@ def test_a_timeout_that_is_not_seconds_is_refused_naming_it(seconds: object) -> 
         )  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ({"max_retries": -1}, r"^max_retries must be a whole number, 0 or more, got -1$"),
+        ({"max_retries": "3"}, r"^max_retries must be a whole number, 0 or more, got '3'$"),
+        ({"transport": "http"}, r"^transport must be an httpx.BaseTransport .* got 'http'$"),
+    ],
+)
+def test_retries_and_a_transport_of_the_wrong_kind_are_refused_naming_them(
+    option: dict[str, object], said: str
+) -> None:
+    with pytest.raises((ValueError, TypeError), match=said):
+        opslib.connect(base_url="http://127.0.0.1:9", client_id="c", client_secret="s", **option)  # type: ignore[arg-type]
+
+
 def test_base_url_needs_client_credentials() -> None:
     with pytest.raises(opslib.ConfigError, match="client_id"):
         resolve_settings(base_url="https://x.example.com")
