@@ -86,6 +86,15 @@ def connect(
     Client
         Logged in, ready.
 
+    Raises
+    ------
+    ConfigError
+        A setting is missing or not of its kind (a ``base_url`` that is not http(s), a
+        client_id without its secret, an unknown profile or dialect), naming it.
+    ValueError, TypeError
+        ``timeout``, ``max_retries``, ``concurrency`` or ``transport`` of the wrong kind,
+        naming it and what is accepted; nothing is sent.
+
     Examples
     --------
     >>> client = opslib.connect()
