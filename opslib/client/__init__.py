@@ -17,7 +17,13 @@ if typing.TYPE_CHECKING:
     from opslib.client._connect import connect
     from opslib.client._embedded import EmbeddedPlatform, embedded_platform
     from opslib.client._event_cache_admin import cache_command
-    from opslib.client._settings import Secret, Settings, config_path, resolve_settings
+    from opslib.client._settings import (
+        Secret,
+        Settings,
+        config_path,
+        profile_table,
+        resolve_settings,
+    )
 
 __all__ = [
     "Client",
@@ -29,6 +35,7 @@ __all__ = [
     "connect",
     "embedded_platform",
     "gc_threshold",
+    "profile_table",
     "resolve_settings",
 ]
 
@@ -43,6 +50,7 @@ _HOME = {
     "connect": "opslib.client._connect",
     "embedded_platform": "opslib.client._embedded",
     "gc_threshold": "opslib.client._collector",
+    "profile_table": "opslib.client._settings",
     "resolve_settings": "opslib.client._settings",
 }
 

@@ -152,6 +152,20 @@ def default_token_cache() -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME)) / TOKEN_CACHE_FILENAME
 
 
+def profile_table(profile: str | None = None) -> tuple[str | None, dict[str, Any]]:
+    """The name and table of the profile a connection uses: ``profile``, else
+    ``OPSLIB_PROFILE``, else the config file's ``default_profile``, else a profile named
+    ``default``; ``(None, {})`` when there is none.
+
+    Raises
+    ------
+    ConfigError
+        A profile asked for by name that the config file lacks (or no config file), a file
+        that cannot be read, or a profile with unknown keys.
+    """
+    return _load_profile(profile or os.environ.get("OPSLIB_PROFILE") or None, config_path())
+
+
 def _load_profile(name: str | None, path: Path) -> tuple[str | None, dict[str, Any]]:
     if not path.exists():
         if name is not None:
@@ -225,8 +239,7 @@ def resolve_settings(
         "token_cache": token_cache,
         "dialect": dialect,
     }
-    profile_name = profile or os.environ.get("OPSLIB_PROFILE") or None
-    profile_name, table = _load_profile(profile_name, config_path())
+    profile_name, table = profile_table(profile)
     values: dict[str, Any] = {}
     for key, env in _ENV.items():
         value = args[key]

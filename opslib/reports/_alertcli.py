@@ -1,7 +1,8 @@
 """``opslib alerts check | test``: the alert rules of the run-all file and the profile.
 
-``check`` reads every rule as a run would (before any kernel starts) and prints each with
-its targets; a refused rule is one line naming it, exit status 2. ``test`` sends one
+``check`` reads the run-all file and every rule as a run would (before any kernel starts)
+and prints each rule with its targets; a refused file, profile or rule is one line naming
+it, exit status 2. ``test`` sends one
 sample alert to each target the rules name (and the ``[notify]`` targets), so that a
 person sees what an alert looks like where it lands; no report is run.
 """
@@ -28,9 +29,11 @@ def _scope(rule: Rule) -> str:
 
 def alerts_command(args: argparse.Namespace) -> int:
     """Dispatch ``opslib alerts check`` and ``opslib alerts test``."""
+    from opslib.client import profile_table
     from opslib.reports.alerts import AlertConfigError, load_rules
     from opslib.reports.cli import default_config
     from opslib.reports.notify import NotifyConfigError, notify_settings
+    from opslib.reports.runall import ConfigFileError, load_config
 
     command = str(args.alerts_command)
     config = Path(args.config) if args.config else default_config()
@@ -38,14 +41,18 @@ def alerts_command(args: argparse.Namespace) -> int:
         _say(command, f"no run-all file {args.config}")
         return int(Cause.USAGE)
     try:
+        if config is not None:
+            load_config(config)  # a file run-all would refuse is refused here too
         settings = notify_settings(args.profile, urls=getattr(args, "notify", []) or [])
         rules = load_rules(args.profile, run_all_file=config)
-    except (AlertConfigError, NotifyConfigError) as exc:
+    except (AlertConfigError, NotifyConfigError, ConfigFileError) as exc:
         _say(command, str(exc))
         return int(Cause.USAGE)
     if command == "check":
         where = f"{config}" if config else "no run-all file"
-        print(f"{len(rules)} alert rules ok ({where}; profile {args.profile or 'default'})")
+        name, _ = profile_table(args.profile)  # read above: it exists
+        profile = f"profile {name}" if name else "no profile"
+        print(f"{len(rules)} alert rules ok ({where}; {profile})")
         for rule in rules:
             targets = rule.notify or settings.urls
             told = f"{len(targets)} targets" if targets else "no target: index.html only"

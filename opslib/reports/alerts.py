@@ -405,28 +405,25 @@ def _same_report(entry: Mapping[str, Any], report: str) -> bool:
 
 
 def profile_rules(profile: str | None) -> list[Rule]:
-    """The ``[[profiles.NAME.alerts]]`` of the config file (the profile of ``profile``,
-    ``OPSLIB_PROFILE`` or ``default_profile``); none without a config file or profile.
+    """The ``[[profiles.NAME.alerts]]`` of the profile a connection would use
+    (:func:`~opslib.client.profile_table`); none without a config file or profile.
 
     Raises
     ------
     AlertConfigError
-        The file cannot be read, or a rule is refused.
+        The file cannot be read, a profile asked for by name is not in it, or a rule is
+        refused.
     """
-    from opslib.client import config_path
+    from opslib.client import config_path, profile_table
+    from opslib.exceptions import ConfigError
 
-    path = config_path()
-    if not path.is_file():
-        return []
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise AlertConfigError(f"cannot read the config file {path}: {exc}") from None
-    name = profile or os.environ.get("OPSLIB_PROFILE") or doc.get("default_profile")
-    table = ((doc.get("profiles") or {}).get(name) or {}) if name else {}
-    if not isinstance(table, dict) or "alerts" not in table:
+        name, table = profile_table(profile)
+    except ConfigError as exc:
+        raise AlertConfigError(str(exc)) from None
+    if "alerts" not in table:
         return []
-    return rules_from_tables(table["alerts"], f"{path}: [profiles.{name}]")
+    return rules_from_tables(table["alerts"], f"{config_path()}: [profiles.{name}]")
 
 
 def load_rules(

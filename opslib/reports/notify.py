@@ -127,7 +127,8 @@ def notify_settings(
     >>> notify_settings("prod", urls=["json://hooks.example.com/x"]).when  # doctest: +SKIP
     'failure'
     """
-    from opslib.client import config_path
+    from opslib.client import config_path, profile_table
+    from opslib.exceptions import ConfigError
 
     path = config_path()
     merged: dict[str, Any] = {}
@@ -139,9 +140,11 @@ def notify_settings(
             raise NotifyConfigError(f"cannot read the config file {path}: {exc}") from None
     if "notify" in doc:
         merged.update(_table(doc, f"{path}: [notify]", doc["notify"]))
-    name = profile or os.environ.get("OPSLIB_PROFILE") or doc.get("default_profile")
-    table = ((doc.get("profiles") or {}).get(name) or {}) if name else {}
-    if isinstance(table, dict) and "notify" in table:
+    try:
+        name, table = profile_table(profile)
+    except ConfigError as exc:
+        raise NotifyConfigError(str(exc)) from None
+    if "notify" in table:
         merged.update(_table(doc, f"{path}: [profiles.{name}.notify]", table["notify"]))
     configured = merged.get("urls", [])
     if isinstance(configured, str):

@@ -18,8 +18,6 @@ is converted. Nothing here imports pandas, so a refused zone is refused at once.
 from __future__ import annotations
 
 import functools
-import os
-import tomllib
 import zoneinfo
 from collections.abc import Mapping
 from typing import Any
@@ -62,19 +60,16 @@ def check_zone(name: str) -> str:
 
 
 def profile_zone(profile: str | None = None) -> str:
-    """The ``tz`` key of the profile ``connect()`` would use here ("" when none)."""
-    from opslib.client import config_path
+    """The ``tz`` key of the profile ``connect()`` would use here ("" when none, or when
+    the profile cannot be read: connecting says why)."""
+    from opslib.client import profile_table
+    from opslib.exceptions import ConfigError
 
-    path = config_path()
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
+        _, table = profile_table(profile)
+    except ConfigError:
         return ""
-    name = profile or os.environ.get("OPSLIB_PROFILE") or doc.get("default_profile")
-    if not name and "default" in (doc.get("profiles") or {}):
-        name = "default"
-    table = (doc.get("profiles") or {}).get(name or "") or {}
-    return str(table.get("tz") or "") if isinstance(table, dict) else ""
+    return str(table.get("tz") or "")
 
 
 def default_zone(

@@ -120,6 +120,52 @@ def test_a_profile_holds_rules_too(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert resolve_settings(profile="prod").base_url == "https://ops.example.com"
 
 
+def test_the_profile_is_the_one_connect_uses_or_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    monkeypatch.setenv("OPSLIB_CONFIG", str(config))
+    with pytest.raises(AlertConfigError, match="profile 'prod' was asked for, but there is no"):
+        load_rules("prod")  # no config file: no rule would be read, and connect() refuses
+    config.write_text(
+        '[profiles.default]\nbase_url = "https://ops.example.com"\n\n'
+        '[[profiles.default.alerts]]\nreport = "fleet_inventory"\n'
+        'when = "fleet.offline_share > 5%"\n'
+    )
+    (rule,) = load_rules(None)  # no default_profile: connect() uses the one named default
+    assert rule.where.startswith(f"{config}: [profiles.default]: alert 1")
+    with pytest.raises(AlertConfigError, match=r"no \[profiles.prod\] table \(profiles: default\)"):
+        load_rules("prod")
+    monkeypatch.setenv("OPSLIB_PROFILE", "staging")
+    with pytest.raises(AlertConfigError, match=r"no \[profiles.staging\] table"):
+        load_rules(None)
+
+
+def test_alerts_check_refuses_what_run_all_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from opslib.cli import main
+
+    file = tmp_path / "reports.toml"
+    file.write_text(  # [[alert]] for [[alerts]]: run-all refuses the file
+        '[[run]]\nreport = "fleet_inventory"\n\n'
+        '[[alert]]\nreport = "fleet_inventory"\nwhen = "fleet.offline_share > 5%"\n'
+    )
+    assert main(["alerts", "check", "--config", str(file)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"opslib alerts check: {file}: unknown keys ['alert']; "
+        "allowed: ['alerts', 'cell_timeout', 'out', 'run', 'run_timeout']"
+    )
+    file.write_text('[[alerts]]\nreport = "fleet_inventory"\nwhen = "fleet.devices < 1"\n')
+    assert main(["alerts", "check", "--config", str(file)]) == 2
+    assert "needs at least one [[run]] table" in capsys.readouterr().err
+    file.write_text('[[run]]\nreport = "fleet_inventory"\n')
+    assert main(["alerts", "check", "--config", str(file), "--profile", "prod"]) == 2
+    assert "profile 'prod' was asked for" in capsys.readouterr().err
+    assert main(["alerts", "check", "--config", str(file)]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"0 alert rules ok ({file}; no profile)"]
+
+
 def _status(**values: float | None) -> dict[str, object]:
     return {"metrics": {k: {"value": v, "unit": "%"} for k, v in values.items()}}
 

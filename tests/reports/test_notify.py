@@ -226,7 +226,7 @@ def test_a_profile_notify_table_overrides_the_global_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from opslib.client import resolve_settings
-    from opslib.reports.notify import known_secrets, notify_settings
+    from opslib.reports.notify import NotifyConfigError, known_secrets, notify_settings
 
     config = tmp_path / "config.toml"
     config.write_text(
@@ -241,6 +241,8 @@ def test_a_profile_notify_table_overrides_the_global_one(
     )
     assert notify_settings(None).when == "failure"
     assert notify_settings("prod", when="always").when == "always"
+    with pytest.raises(NotifyConfigError, match=r"no \[profiles.stage\] table \(profiles: prod\)"):
+        notify_settings("stage")  # a typo is named, not read as a profile without targets
     # The client reads a profile that holds a notify table.
     assert resolve_settings(profile="prod").base_url == "https://ops.example.com"
     assert {"client-secret-1", "password-123"} <= known_secrets("prod")
