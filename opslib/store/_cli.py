@@ -164,6 +164,9 @@ def sql_command(args: argparse.Namespace) -> int:
     from opslib.store import Store
 
     out = Path(args.out) if args.out else None
+    if args.max_rows < 1:
+        print(f"opslib sql: --max-rows {args.max_rows}: give 1 or more", file=sys.stderr)
+        return 2
     if out is not None and out.suffix.lower() not in (".csv", ".parquet"):
         print(f"opslib sql: --out {out}: give a .csv or .parquet file", file=sys.stderr)
         return 2

@@ -314,6 +314,9 @@ def test_the_commands(
     assert main(["sql", "SELECT nope FROM events"]) == 2
     assert "nope" in capsys.readouterr().err
     assert main(["sql", "SELECT 1", "--out", str(tmp_path / "x.xlsx")]) == 2
+    capsys.readouterr()
+    assert main(["sql", "SELECT 1", "--max-rows", "-5"]) == 2
+    assert capsys.readouterr().err == "opslib sql: --max-rows -5: give 1 or more\n"
     monkeypatch.delenv("OPSLIB_BASE_URL")
     assert main(["sync"]) == 2
     assert "--profile" in capsys.readouterr().err
