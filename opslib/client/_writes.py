@@ -36,6 +36,7 @@ __all__ = [
     "Errors",
     "check_errors",
     "check_item",
+    "ids_from",
     "items_from",
     "native",
     "run_writes",
@@ -79,10 +80,10 @@ def check_item(codec: Codec, operation: Operation, params: Mapping[str, Any]) ->
     >>> from opslib.protocol import Codec, operations as ops
     >>> check_item(Codec(), ops.DELETE_PRODUCT, {"product_id": "p-1"})
     {'product_id': 'p-1'}
-    >>> check_item(Codec(), ops.ADD_PRODUCT, {"product_id": "p-1", "category_id": "lamps"})
+    >>> check_item(Codec(), ops.DELETE_PRODUCT, {"product_id": 5})
     Traceback (most recent call last):
     ...
-    ValueError: /product/add: category_id is 'lamps' (str); allowed: an integer
+    ValueError: /product/delete: product_id is 5 (int); allowed: a string
     """
     codec.encode_params(
         operation, params, user_id="(the caller)", client_id="(the client)", validate=True
@@ -118,6 +119,47 @@ def items_from(
             )
         items.append({str(k): native(v) for k, v in row.items() if native(v) is not None})
     return items, bulk
+
+
+def ids_from(
+    data: str | Iterable[Any] | pd.Series | pd.DataFrame, *, key: str, what: str
+) -> tuple[list[str], bool]:
+    """The ids of a write by id and whether the input was bulk: one id, or a list, Series or
+    DataFrame (its ``key`` column) of them. An id that is not a non-empty string (None,
+    NaN, a number) is refused, naming it, before anything is sent.
+
+    Examples
+    --------
+    >>> ids_from(["p-1", "p-2"], key="product_id", what="products.delete")
+    (['p-1', 'p-2'], True)
+    >>> ids_from(["p-1", None], key="product_id", what="delete")
+    Traceback (most recent call last):
+    ...
+    ValueError: delete: item 1 is None; allowed: a product_id (a non-empty string). Nothing...
+    """
+    if isinstance(data, str):
+        data, bulk = [data], False
+    elif isinstance(data, pd.DataFrame):
+        if key not in data.columns:
+            raise ValueError(
+                f"{what}: the DataFrame has no {key} column; its columns: {list(data.columns)}"
+            )
+        data, bulk = data[key], True
+    elif isinstance(data, Mapping) or not isinstance(data, Iterable):
+        raise TypeError(
+            f"{what}: give a {key} (str), or a list, Series or DataFrame of them; "
+            f"got {type(data).__name__}"
+        )
+    else:
+        bulk = True
+    ids = list(data)
+    for i, value in enumerate(ids):
+        if not isinstance(value, str) or not value:
+            raise ValueError(
+                f"{what}: item {i} is {value!r}; allowed: a {key} (a non-empty string). "
+                "Nothing was sent."
+            )
+    return ids, bulk
 
 
 def run_writes(

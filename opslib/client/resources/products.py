@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from opslib.client._writes import check_errors, check_item, items_from, run_writes
+from opslib.client._writes import check_errors, check_item, ids_from, items_from, run_writes
 from opslib.client.frames import schema as S
 from opslib.client.frames.build import (
     PageColumns,
@@ -190,7 +190,7 @@ class Products(Resource):
 
     def delete(
         self,
-        product_ids: str | Iterable[str] | pd.Series,
+        product_ids: str | Iterable[str] | pd.Series | pd.DataFrame,
         *,
         errors: str | None = None,
     ) -> pd.DataFrame:
@@ -201,7 +201,9 @@ class Products(Resource):
         Parameters
         ----------
         product_ids
-            One id, or a list / Series of ids.
+            One id, or a list / Series of ids, or a DataFrame with a product_id column
+            (``client.products.list()`` filtered). An id that is not a non-empty string
+            (None, NaN, a number) raises ValueError naming it before anything is sent.
         errors
             "raise" or "collect"; default "raise" for one id, "collect" for many.
 
@@ -216,8 +218,7 @@ class Products(Resource):
         >>> client.products.delete(["p-lamp-99"])["ok"].tolist()  # doctest: +SKIP
         [True]
         """
-        bulk = not isinstance(product_ids, str)
-        ids = [product_ids] if isinstance(product_ids, str) else [str(p) for p in product_ids]
+        ids, bulk = ids_from(product_ids, key="product_id", what="products.delete")
         items = [{"product_id": p} for p in ids]
 
         op = ops.DELETE_PRODUCT

@@ -209,3 +209,31 @@ def test_bulk_delete(fresh_platform: ServedPlatform) -> None:
     ]
     with pytest.raises(opslib.NotFound):
         admin.products.delete("p-missing")
+
+
+def test_delete_takes_a_filtered_frame_and_refuses_a_missing_id_before_sending(
+    fresh_platform: ServedPlatform,
+) -> None:
+    admin = fresh_platform.connect("admin")
+    admin.products.add(
+        [new_product(fresh_platform, "p-del-3"), new_product(fresh_platform, "p-del-4")]
+    )
+    products = admin.products.list()
+    chosen = products[products["product_id"].isin(["p-del-3", "p-del-4"])]
+    # Iterating a frame gives its column names: the rows are what is meant.
+    assert admin.products.delete(chosen)["ok"].tolist() == [True, True]
+    assert not admin.products.list()["product_id"].isin(["p-del-3", "p-del-4"]).any()
+    admin.products.add(new_product(fresh_platform, "p-del-5"))
+    for ids, said in [
+        (["p-del-5", None], "item 1 is None"),  # was sent as the id "None"
+        (pd.Series(["p-del-5", float("nan")]), "item 1 is nan"),
+        (["p-del-5", 5], "item 1 is 5"),
+    ]:
+        with pytest.raises(ValueError, match=f"products.delete: {said}; allowed: a product_id"):
+            admin.products.delete(ids)
+    for wrong in (None, 5, {"product_id": "p-del-5"}):
+        with pytest.raises(TypeError, match=r"products\.delete: give a product_id"):
+            admin.products.delete(wrong)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="the DataFrame has no product_id column"):
+        admin.products.delete(products[["product_name"]])
+    assert "p-del-5" in admin.products.list()["product_id"].tolist()  # nothing was deleted
