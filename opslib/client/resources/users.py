@@ -7,8 +7,10 @@ Operations: ``/user/query`` (get), ``/user/update_user_info`` (update),
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from opslib.client._settings import Secret
@@ -132,7 +134,8 @@ class Users(Resource):
         nick_name, avatar, identity_id
             New values; identity_id must not belong to another user (Conflict).
         network
-            ``{"ssid": ..., "pw": ...}`` (either member); the Wi-Fi password is never read back.
+            ``{"ssid": ..., "pw": ...}`` (either member, each a string); the Wi-Fi password
+            is never read back. A member that is not a string (None) raises TypeError.
         errors
             "raise" (default) or "collect".
 
@@ -156,12 +159,7 @@ class Users(Resource):
             if value is not None:
                 params[name] = str(value)
         if network is not None:
-            unknown = sorted(set(network) - {"ssid", "pw"})
-            if unknown:
-                raise ValueError(f"network: unknown member(s) {unknown}; allowed: ['pw', 'ssid']")
-            params["network"] = {
-                k: v if isinstance(v, Secret) else str(v) for k, v in network.items()
-            }
+            params["network"] = _network(network)
         if not params:
             raise ValueError("update needs at least one of nick_name, avatar, identity_id, network")
         frame, _ = self._write_one(
@@ -233,8 +231,8 @@ class Users(Resource):
         for name, value in message_config.items():
             if name in ("start", "end"):
                 config[name] = _minutes(value, name)
-            elif isinstance(value, bool):
-                config[name] = value
+            elif isinstance(value, (bool, np.bool_)):  # a cell of a frame is np.bool_
+                config[name] = bool(value)
             else:
                 raise TypeError(f"{name} must be a bool, got {value!r}")
         frame, _ = self._write_one(
@@ -245,3 +243,24 @@ class Users(Resource):
             errors=errors,
         )
         return frame
+
+
+def _network(network: Any) -> dict[str, Any]:
+    """``network`` as sent: a dict of ssid and/or pw, each a string (pw may be a Secret).
+
+    None is refused, not sent as the text "None": leave a member out to keep it.
+    """
+    if not isinstance(network, Mapping):
+        raise TypeError(
+            f"network must be a dict such as {{'ssid': ..., 'pw': ...}}, got {network!r}"
+        )
+    unknown = sorted(set(network) - {"ssid", "pw"})
+    if unknown:
+        raise ValueError(f"network: unknown member(s) {unknown}; allowed: ['pw', 'ssid']")
+    for name, value in network.items():
+        if not isinstance(value, (str, Secret)):
+            raise TypeError(
+                f"network.{name} is {value!r}; allowed: a string (leave it out to keep the "
+                "current one)"
+            )
+    return dict(network)

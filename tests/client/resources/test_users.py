@@ -75,6 +75,14 @@ def test_update_profile(fresh_platform: ServedPlatform) -> None:
     me = user.users.get()
     assert me["nick_name"].item() == "Night shift"
     assert me["network.ssid"].item() == "Ops-5G"
+    for network, said in [
+        ({"ssid": None}, "network.ssid is None"),  # was sent as the text "None"
+        ({"pw": None}, "network.pw is None"),
+        (["ssid"], "network must be a dict"),
+    ]:
+        with pytest.raises(TypeError, match=said):
+            user.users.update(network=network)  # type: ignore[arg-type]
+    assert user.users.get()["network.ssid"].item() == "Ops-5G"
 
 
 def test_update_needs_a_field_and_known_members(platform: ServedPlatform) -> None:
@@ -126,6 +134,10 @@ def test_update_settings(fresh_platform: ServedPlatform) -> None:
     assert after["message_config.no_disturbing"]
     assert after["message_config.start"] == 22 * 60 + 30
     assert after["message_config.end"] == 6 * 60 + 15
+    settings = user.users.settings("message")  # a frame's cell is numpy's bool, not Python's
+    flipped = ~settings["message_config.no_disturbing"].to_numpy(dtype=bool)
+    assert user.users.update_settings(no_disturbing=flipped[0])["ok"].item()
+    assert not user.users.settings("message")["message_config.no_disturbing"].item()
 
 
 def test_update_settings_checks_names_and_values(platform: ServedPlatform) -> None:
