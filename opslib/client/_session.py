@@ -19,9 +19,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import httpx
+import numpy as np
 
 from opslib.client import _constants as C
 from opslib.client._http import HTTP, Safety
@@ -269,7 +270,7 @@ class Session:
     def frame_schema(self, schema: FrameSchema, include_secrets: bool = False) -> FrameSchema:
         """A read's schema: ``schema`` with the platform's labels on its coded columns
         (made once), and its secret columns only when the caller asks for them."""
-        if include_secrets:
+        if check_flag("include_secrets", include_secrets):
             from opslib.client.frames.schema import with_secrets
 
             schema = with_secrets(schema)
@@ -339,20 +340,20 @@ def check_concurrency(concurrency: object) -> int:
 
 def check_page_size(page_size: int) -> int:
     """Refuse a page size the platform would refuse (1..1000), naming the bounds."""
-    if isinstance(page_size, bool) or not isinstance(page_size, int):
+    if not _is_int(page_size):
         raise TypeError(f"page_size must be an int, got {type(page_size).__name__}")
     if not 1 <= page_size <= C.MAX_PAGE_SIZE:
         raise ValueError(f"page_size must be between 1 and {C.MAX_PAGE_SIZE}, got {page_size}")
-    return page_size
+    return int(page_size)
 
 
 def check_limit(limit: int | None) -> int | None:
     """Refuse a limit that is not a whole number of rows (or None), naming it."""
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+    if not _is_int(limit) or limit < 0:
         raise ValueError(f"limit must be a non-negative int or None, got {limit!r}")
-    return limit
+    return int(limit)
 
 
 def check_flag(name: str, value: object, *, optional: bool = False) -> bool | None:
@@ -362,6 +363,19 @@ def check_flag(name: str, value: object, *, optional: bool = False) -> bool | No
         return value
     allowed = "True, False or None" if optional else "True or False"
     raise TypeError(f"{name} must be {allowed}, got {value!r}")
+
+
+def check_int(name: str, value: object) -> int:
+    """An integer option: Python's or numpy's (a cell of a frame), never a bool, a float or
+    a string (``int()`` would cut 2.7 to 2 and turn "x" into an error naming no option)."""
+    if _is_int(value):
+        return int(value)
+    raise TypeError(f"{name} must be an integer, got {value!r}")
+
+
+def _is_int(value: object) -> TypeGuard[int | np.integer[Any]]:
+    """Python's or numpy's integer (a cell of a frame is numpy's), not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def check_timeout(timeout: httpx.Timeout | float | None) -> httpx.Timeout | float | None:

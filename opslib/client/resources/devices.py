@@ -14,6 +14,7 @@ import pandas as pd
 from opslib.client import _constants as C
 from opslib.client._fanout import per_user
 from opslib.client._pager import Pager
+from opslib.client._session import check_flag, check_int
 from opslib.client._writes import check_errors, check_item, items_from, run_writes
 from opslib.client.frames import schema as S
 from opslib.client.frames.build import records_to_frame
@@ -62,9 +63,9 @@ class Devices(Resource):
         if owned is not None:
             params["owned"] = self._code(owned, Owned, "owned")
         if group_id is not None:
-            params["group_id"] = int(group_id)
-        if is_sub_device is not None:
-            params["is_sub_device"] = bool(is_sub_device)
+            params["group_id"] = check_int("group_id", group_id)
+        if check_flag("is_sub_device", is_sub_device, optional=True) is not None:
+            params["is_sub_device"] = is_sub_device
         if user_id is None:
             if self._session.codec.requires(ops.QUERY_BY_USER, "user_id"):
                 raise Unsupported(
@@ -215,8 +216,10 @@ class Devices(Resource):
         >>> client.devices.get(device_id).shape[0]
         1
         """
-        data = self._session.call(ops.DEVICE_QUERY, {"device_id": str(device_id)})
+        if not isinstance(device_id, str) or not device_id:
+            raise TypeError(f"device_id must be a non-empty string, got {device_id!r}")
         schema = self._session.frame_schema(S.DEVICE, include_secrets)
+        data = self._session.call(ops.DEVICE_QUERY, {"device_id": device_id})
         return self._session.unsecret(records_to_frame([data], schema), include_secrets)
 
     def _write(

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from opslib.client._session import check_int
 from opslib.client._writes import check_errors, check_item, ids_from, items_from, run_writes
 from opslib.client.frames import schema as S
 from opslib.client.frames.build import (
@@ -103,9 +104,7 @@ class Products(Resource):
         6
         """
         if category_id is not None:
-            if isinstance(category_id, bool) or not isinstance(category_id, int):
-                raise TypeError(f"category_id must be an int, got {category_id!r}")
-            ids = [category_id]
+            ids = [check_int("category_id", category_id)]  # a frame's cell is numpy's
         else:
             ids = [int(c) for c in self.categories()["category_id"].dropna()]
         schema = self._session.frame_schema(S.PRODUCT, include_secrets)

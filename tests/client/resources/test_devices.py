@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -149,6 +151,28 @@ def test_get(platform: ServedPlatform) -> None:
 def test_get_unknown(platform: ServedPlatform) -> None:
     with pytest.raises(opslib.NotFound):
         platform.connect().devices.get("dev-nope")
+
+
+def test_options_of_the_wrong_kind_are_refused_by_name(platform: ServedPlatform) -> None:
+    client = platform.connect()
+    for options, said in [
+        ({"is_sub_device": "no"}, "is_sub_device must be True, False or None, got 'no'"),
+        ({"include_secrets": "no"}, "include_secrets must be True or False, got 'no'"),
+        ({"group_id": "x"}, "group_id must be an integer, got 'x'"),
+        ({"group_id": 2.7}, "group_id must be an integer, got 2.7"),  # int() cut it to 2
+    ]:  # "no" is true to Python: the opposite filter, or the secrets kept
+        with pytest.raises(TypeError, match=re.escape(said)):
+            client.devices.list(client.user_id, **options)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="include_secrets must be True or False"):
+        client.devices.get("dev-nope", include_secrets="no")  # type: ignore[arg-type]
+    for device_id in (None, ""):  # None was sent as the id "None"
+        with pytest.raises(TypeError, match="device_id must be a non-empty string"):
+            client.devices.get(device_id)  # type: ignore[arg-type]
+    # A frame's cells are numpy's integers: taken like Python's.
+    assert len(fleet_devices(client, platform, limit=np.int64(3), page_size=np.int64(2))) == 3
+    by_group = fleet_devices(client, platform, group_id=np.int64(2))
+    assert len(by_group) > 0
+    assert (by_group["group_id"] == 2).all()
 
 
 def test_bind_a_new_device(fresh_platform: ServedPlatform) -> None:

@@ -50,6 +50,9 @@ def test_list_one_category(platform: ServedPlatform) -> None:
     assert str(df["net_type_name"].dtype) == "category"
     assert str(df["gmt_create"].dtype) == "datetime64[ns, UTC]"
     assert "product_secret" not in df.columns
+    categories = platform.connect("user").products.categories()
+    first = categories["category_id"].to_numpy()[0]  # numpy's integer, as a frame holds it
+    assert platform.connect("user").products.list(first)["category_id"].eq(first).all()
 
 
 def test_list_every_category(platform: ServedPlatform) -> None:
