@@ -66,6 +66,8 @@ def to_epoch_ms(value: Moment, *, now_ms: int | None = None) -> int:
         if value != value:  # NaN
             raise ValueError("a moment cannot be NaN")
         number = float(value)
+        if abs(number) == float("inf"):
+            raise ValueError(f"a moment cannot be {value!r}")
         return round(number * 1000) if abs(number) < SECONDS_LIMIT else round(number)
     if isinstance(value, str):
         return _from_string(value, now)
@@ -76,13 +78,21 @@ def to_epoch_ms(value: Moment, *, now_ms: int | None = None) -> int:
         if ts is pd.NaT:
             raise ValueError("a moment cannot be NaT")
         ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-        return int(ts.value // 1_000_000)
+        return _ms(ts)
     if isinstance(value, dt.date):
-        return int(pd.Timestamp(value).tz_localize("UTC").value // 1_000_000)
+        return _ms(pd.Timestamp(value).tz_localize("UTC"))
     raise TypeError(
         f"cannot read a moment from {type(value).__name__}; give a datetime, a pandas "
         "Timestamp, an ISO string, epoch seconds or milliseconds, 'now' or '-7d'"
     )
+
+
+def _ms(ts: pd.Timestamp) -> int:
+    """Epoch ms of a UTC Timestamp, past 2262 too (where nanoseconds overflow)."""
+    try:
+        return int(ts.value // 1_000_000)
+    except OverflowError:
+        return int(ts.as_unit("ms").asm8.view("i8"))
 
 
 def _from_string(text: str, now: int) -> int:
@@ -115,7 +125,8 @@ def time_range(start: Moment, end: Moment = "now") -> tuple[int, int]:
     Raises
     ------
     ValueError
-        When start is not before end; the message names both.
+        When start is not before end (the message names both), start is before 1970 or end
+        after the year 9999.
 
     Examples
     --------
@@ -134,11 +145,19 @@ def time_range(start: Moment, end: Moment = "now") -> tuple[int, int]:
         raise ValueError(
             f"start={start!r} ({_iso(start_ms)}) is before 1970, which the platform refuses"
         )
+    if end_ms > _LAST_MS:
+        raise ValueError(f"end={end!r} ({_iso(end_ms)}) is after the year 9999")
     return start_ms, end_ms
 
 
+_LAST_MS = 253_402_300_800_000  # 10000-01-01T00:00:00Z: a platform's times end before it
+
+
 def _iso(ms: int) -> str:
-    return pd.Timestamp(ms, unit="ms", tz="UTC").isoformat()
+    try:
+        return pd.Timestamp(ms, unit="ms", tz="UTC").isoformat()
+    except (OverflowError, ValueError):  # pandas' range is 1677-2262
+        return f"{ms} ms from 1970"
 
 
 _NAT = np.iinfo(np.int64).min

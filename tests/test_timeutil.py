@@ -65,7 +65,7 @@ def test_unreadable_strings_say_what_is_accepted(bad: str) -> None:
         to_epoch_ms(bad)
 
 
-@pytest.mark.parametrize("bad", [True, None, object(), float("nan")])
+@pytest.mark.parametrize("bad", [True, None, object(), float("nan"), float("inf"), -np.inf])
 def test_unreadable_values(bad: object) -> None:
     with pytest.raises((TypeError, ValueError)):
         to_epoch_ms(bad)  # type: ignore[arg-type]
@@ -99,3 +99,14 @@ def test_parse_gmt_other_iso_forms_fall_back() -> None:
 
 def test_parse_gmt_empty() -> None:
     assert str(parse_gmt([]).dtype) == "datetime64[ns, UTC]"
+
+
+def test_time_range_names_a_moment_beyond_the_calendar() -> None:
+    # 1e20 is milliseconds past any date pandas can show: it said OutOfBoundsDatetime
+    with pytest.raises(ValueError, match=r"start=1e\+20 \(100000000000000000000 ms from 1970\)"):
+        time_range(1e20)
+    with pytest.raises(ValueError, match=r"end=1e\+20 .* is after the year 9999"):
+        time_range("-1d", 1e20)
+    with pytest.raises(ValueError, match=r"start='-1000000000d' \(.* ms from 1970\) is before"):
+        time_range("-1000000000d")
+    assert time_range("-1d", "9999-12-31")[1] == 253_402_214_400_000
