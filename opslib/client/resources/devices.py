@@ -230,16 +230,28 @@ class Devices(Resource):
         allowed: tuple[str, ...],
         errors: str | None,
         what: str,
+        changes: bool = False,
     ) -> pd.DataFrame:
         if isinstance(devices, str):
             items, bulk = items_from({"device_id": devices, **fields}, allowed=allowed, what=what)
         else:
+            if not isinstance(devices, (pd.DataFrame, Mapping, Iterable)):
+                raise TypeError(
+                    f"{what}: give a device_id, a list of them, or a DataFrame / list of dicts "
+                    f"with a device_id per row; got {type(devices).__name__}"
+                )
+            if not isinstance(devices, (pd.DataFrame, Mapping)):  # ids stand for their rows
+                devices = [{"device_id": d} if isinstance(d, str) else d for d in devices]
             items, bulk = items_from(devices, allowed=allowed, what=what)
             extra, _ = items_from(fields, allowed=allowed, what=what)
             items = [{**extra[0], **item} for item in items]
         missing = [i for i, item in enumerate(items) if not item.get("device_id")]
         if missing:
             raise ValueError(f"{what}: rows {missing[:10]} have no device_id")
+        still = [i for i, item in enumerate(items) if set(item) == {"device_id"}]
+        if changes and still:
+            fields_named = ", ".join(name for name in allowed if name != "device_id")
+            raise ValueError(f"{what}: rows {still[:10]} change nothing; give {fields_named}")
         for item in items:
             if "owned" in item:
                 item["owned"] = self._code(item["owned"], Owned, "owned")
@@ -248,7 +260,7 @@ class Devices(Resource):
             if "category_id" in item:
                 item["category_id"] = str(item["category_id"])  # a string on devices (spec §2)
             if "is_sub_device" in item:
-                item["is_sub_device"] = bool(item["is_sub_device"])
+                item["is_sub_device"] = _yes_no(item["is_sub_device"], what)
 
         def send(params: dict[str, Any], mid: str) -> Any:
             return self._session.call(op, params, message_id=mid)
@@ -275,7 +287,8 @@ class Devices(Resource):
         Parameters
         ----------
         devices
-            A device_id, or a DataFrame / list of dicts with device_id per row.
+            A device_id, a list of them, or a DataFrame / list of dicts with device_id per
+            row.
         errors
             "raise" or "collect"; default "raise" for one device, "collect" for many.
         **fields
@@ -305,7 +318,8 @@ class Devices(Resource):
         Parameters
         ----------
         devices
-            A device_id, or a DataFrame / list of dicts with device_id per row.
+            A device_id, a list of them, or a DataFrame / list of dicts with device_id per
+            row; a row that changes nothing raises ValueError before anything is sent.
         errors
             "raise" or "collect"; default "raise" for one device, "collect" for many.
         **fields
@@ -325,4 +339,14 @@ class Devices(Resource):
         True
         """
         what = "devices.update"
-        return self._write(ops.UPDATE_INFO, devices, fields, _UPDATE_FIELDS, errors, what)
+        return self._write(
+            ops.UPDATE_INFO, devices, fields, _UPDATE_FIELDS, errors, what, changes=True
+        )
+
+
+def _yes_no(value: Any, what: str) -> bool:
+    """is_sub_device as sent: True/False, or 1/0 (a CSV's column); "no" is true to Python,
+    so a string is refused, naming the value."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise TypeError(f"{what}: is_sub_device must be True or False (or 1 / 0), got {value!r}")

@@ -252,3 +252,23 @@ def test_update_refusals(fresh_platform: ServedPlatform) -> None:
         user.devices.update(device, device_secret="x")
     with pytest.raises(ValueError, match="no device_id"):
         user.devices.update([{"group_id": 1}])
+    for nothing in (device, [device]):  # was sent, and answered ok with nothing changed
+        with pytest.raises(ValueError, match=r"rows \[0\] change nothing; give user_id"):
+            user.devices.update(nothing)
+    with pytest.raises(TypeError, match=r"devices\.update: give a device_id, a list of them"):
+        user.devices.update(None, group_id=3)  # type: ignore[arg-type]
+    before = own_devices(user, fresh_platform, owned=1).set_index("device_id")
+    for flag in ("no", "false"):  # both true to Python: it became a sub-device
+        with pytest.raises(TypeError, match=f"is_sub_device must be True or False .*'{flag}'"):
+            user.devices.update(device, is_sub_device=flag)
+    after = own_devices(user, fresh_platform, owned=1).set_index("device_id")
+    assert after.loc[device, "is_sub_device"] == before.loc[device, "is_sub_device"]
+
+
+def test_update_takes_a_list_of_ids(fresh_platform: ServedPlatform) -> None:
+    user = fresh_platform.connect("user")
+    mine = own_devices(user, fresh_platform, owned=1)["device_id"].head(2).tolist()
+    done = user.devices.update(mine, group_id=7)  # it said "item 0 is a str, not a mapping"
+    assert done["ok"].tolist() == [True, True]
+    groups = own_devices(user, fresh_platform, owned=1).set_index("device_id")["group_id"]
+    assert groups[mine].tolist() == [7, 7]
