@@ -168,6 +168,19 @@ def _input_file(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
             name, value, f"no such file ({path})",
             f"a path to an existing file, relative to {base}",
         )  # fmt: skip
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise _refuse(
+            name, value, f"cannot read {path}: {exc.strerror}", "a readable file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise _refuse(
+            name, value, f"{path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"offset {exc.start})", "a UTF-8 text file (a CSV saved as CSV UTF-8)",
+        ) from None  # fmt: skip
+    if not text.strip():
+        raise _refuse(name, value, f"{path} is empty", "a file that starts with its header line")
     return str(path)
 
 

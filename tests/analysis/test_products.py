@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pandas as pd
+import pytest
 
 from opslib import analysis
 
@@ -222,3 +226,29 @@ def test_every_label_the_protocol_shows_is_accepted_with_synonyms() -> None:
     (problem,) = check.problems.to_dict("records")
     assert (problem["row"], problem["column"], problem["value"]) == (4, "net_type", "2 Wi-Fi")
     assert check.refused_ids == ("p-4",)
+
+
+def test_a_file_that_is_not_a_table_is_named_with_its_line(tmp_path: Path) -> None:
+    header = "product_id,product_name,category_id,net_type,node_type\n"
+    for text, said in [
+        # A comma in an unquoted cell: pandas made the first column the index and read
+        # the rest one column to the left ("category_id 'Wi-Fi' is not an integer").
+        (header + "p-1,Lamp, large,1,Wi-Fi,direct\n", "line 2 has 6 fields where the header has 5"),
+        (header + "p-1,Lamp,1,Wi-Fi,direct\np-2,Lamp 2,1\n", "line 3 has 3 fields"),
+        ("product_id;product_name\np-1;Lamp\n", "fields separated by ';'"),
+        ("product_id,product_id\np-1,p-2\n", "the header names product_id more than once"),
+        ("", "is empty: a desired-state file starts with a header (product_id,product_name"),
+    ]:
+        path = tmp_path / "products.csv"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=re.escape(said)):
+            analysis.read_product_file(path)
+    path.write_bytes((header + "p-1,Café,1,Wi-Fi,direct\n").encode("cp1252"))
+    with pytest.raises(ValueError, match=r"products.csv is not UTF-8 text \(byte 0xe9 at"):
+        analysis.read_product_file(path)
+    quoted = header + '\ufeffp-1,"Lamp, large",1,Wi-Fi,direct\n\n  p-2,"Two\r\nlines",1,1,1\n'
+    path.write_text("\ufeff" + quoted.replace("\ufeff", ""), encoding="utf-8", newline="")
+    raw = analysis.read_product_file(path)
+    assert raw["product_name"].tolist() == ["Lamp, large", "Two\r\nlines"]
+    assert raw["product_id"].tolist() == ["p-1", "p-2"]  # the BOM, the blank line and the
+    assert list(raw.columns) == header.strip().split(",")  # space after a comma: gone

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,6 +162,17 @@ def test_paths_are_resolved_against_the_callers_directory(tmp_path: Path) -> Non
     )
     with pytest.raises(ParameterError, match=r"its directory .*missing does not exist"):
         check_values(checks, declared(log=""), {"log": "missing/audit.csv"}, base=tmp_path)
+    # A kernel used to start and end in pandas' EmptyDataError or UnicodeDecodeError.
+    (tmp_path / "empty.csv").write_text("\n")
+    (tmp_path / "latin1.csv").write_bytes("product_id,product_name\np-1,Café\n".encode("latin-1"))
+    for file, said in [
+        ("empty.csv", f"{tmp_path / 'empty.csv'} is empty; accepted: a file that starts"),
+        ("latin1.csv", f"{tmp_path / 'latin1.csv'} is not UTF-8 text (byte 0xe9 at offset 31)"),
+    ]:
+        with pytest.raises(
+            ParameterError, match=re.escape(f"parameter 'source' = '{file}': {said}")
+        ):
+            check_values(checks, declared(source=""), {"source": file}, base=tmp_path)
 
 
 def test_values_that_go_together() -> None:
