@@ -16,19 +16,17 @@ Executing a plan needs the client and lives in :mod:`opslib.reports.product_upke
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
-from pathlib import Path
 from typing import IO
 
 import pandas as pd
 
 from opslib import enums
 from opslib.csvcells import restore_frame
+from opslib.csvfile import read_table
 
 __all__ = [
     "COMPARED_FIELDS",
@@ -137,42 +135,8 @@ def read_product_file(path: str | os.PathLike[str] | IO[str]) -> pd.DataFrame:
     --------
     >>> raw = analysis.read_product_file("products.csv")  # doctest: +SKIP
     """
-    file = path if hasattr(path, "read") else Path(path)  # a file object, like pandas
-    where = str(file) if isinstance(file, Path) else str(getattr(file, "name", "the file"))
-    try:
-        if isinstance(file, Path):
-            with open(file, encoding="utf-8-sig", newline="") as handle:  # \r in a cell kept
-                text = handle.read()
-        else:
-            text = file.read().removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{where} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
-            f"{exc.start}): save it as CSV UTF-8"
-        ) from None
-    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
-    header = next(reader, None)
-    if not header:
-        columns = ",".join(name for name, rule in PRODUCT_COLUMNS.items() if rule.required)
-        raise ValueError(f"{where} is empty: a desired-state file starts with a header ({columns})")
-    if len(header) == 1 and ";" in header[0]:  # what a spreadsheet in many locales saves
-        raise ValueError(f"{where}: fields separated by ';'; save it with commas (CSV UTF-8)")
-    twice = sorted({name for name in header if header.count(name) > 1})
-    if twice:
-        raise ValueError(f"{where}: the header names {', '.join(twice)} more than once")
-    rows = []
-    for row in reader:
-        if not row:
-            continue  # a blank line
-        if len(row) != len(header):
-            why = "a comma in a cell needs the cell in double quotes"
-            if len(row) < len(header):
-                why = "each line gives every column, an empty cell too"
-            raise ValueError(
-                f"{where}: line {reader.line_num} has {len(row)} fields where the header has "
-                f"{len(header)} ({why})"
-            )
-        rows.append(row)
+    required = ",".join(name for name, rule in PRODUCT_COLUMNS.items() if rule.required)
+    header, rows = read_table(path, header_hint=required)
     return restore_frame(pd.DataFrame(rows, columns=header, dtype=object))
 
 

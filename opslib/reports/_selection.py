@@ -19,6 +19,7 @@ from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.zones import zone_label
 from opslib.csvcells import write_csv
+from opslib.csvfile import read_table
 
 __all__ = [
     "empty_window_reason",
@@ -60,7 +61,8 @@ def read_users(users: str | Sequence[str] | None) -> list[str]:
     Raises
     ------
     ValueError
-        A CSV file without ids, naming the file.
+        A CSV file without ids, or one that is not a table
+        (:func:`opslib.csvfile.read_table`), naming the file.
 
     Examples
     --------
@@ -74,9 +76,10 @@ def read_users(users: str | Sequence[str] | None) -> list[str]:
         if not text:
             continue
         if text.lower().endswith(".csv"):
-            frame = pd.read_csv(text, dtype="string")
-            column = "user_id" if "user_id" in frame.columns else frame.columns[0]
-            ids = [str(v).strip() for v in frame[column].dropna() if str(v).strip()]
+            header, rows = read_table(text, header_hint="user_id")
+            column = "user_id" if "user_id" in header else header[0]
+            at = header.index(column)
+            ids = [row[at].strip() for row in rows if row[at].strip()]
             if not ids:
                 raise ValueError(f"{text}: no user ids in column {column!r}")
         else:

@@ -237,7 +237,7 @@ def test_a_file_that_is_not_a_table_is_named_with_its_line(tmp_path: Path) -> No
         (header + "p-1,Lamp,1,Wi-Fi,direct\np-2,Lamp 2,1\n", "line 3 has 3 fields"),
         ("product_id;product_name\np-1;Lamp\n", "fields separated by ';'"),
         ("product_id,product_id\np-1,p-2\n", "the header names product_id more than once"),
-        ("", "is empty: a desired-state file starts with a header (product_id,product_name"),
+        ("", "is empty: a CSV file starts with its header line (product_id,product_name"),
     ]:
         path = tmp_path / "products.csv"
         path.write_text(text, encoding="utf-8")

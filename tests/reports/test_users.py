@@ -39,6 +39,15 @@ def test_the_users_parameter_is_checked_before_a_run(tmp_path: Path) -> None:
     assert got["users"] == [str(tmp_path / "fleet.csv"), "u9"]
     with pytest.raises(ParameterError, match="'users'"):
         check_values(checks, declared, {"users": ["missing.csv"]}, base=tmp_path)
+    # A name with a comma, unquoted: pandas made user_id the index and read the names as
+    # the user ids, with no error.
+    (tmp_path / "named.csv").write_text("user_id,name\nu1,Lovelace, Ada\nu2,Bo\n")
+    with pytest.raises(ParameterError) as info:
+        check_values(checks, declared, {"users": ["named.csv"]}, base=tmp_path)
+    assert str(info.value).startswith(
+        f"parameter 'users' = 'named.csv': {tmp_path / 'named.csv'}: line 2 has 3 fields where "
+        "the header has 2 (a comma in a cell needs the cell in double quotes); accepted: "
+    )
 
 
 def test_fleet_loads_per_user_on_a_platform_without_a_fleet_query(
