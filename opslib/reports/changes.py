@@ -247,6 +247,8 @@ def changes_lines(
     moved, sets = list(changes.get("metrics") or []), list(changes.get("sets") or [])
     steady = int(changes.get("steady") or 0)
     if not moved and not sets:
+        if not steady:  # no figure is in both runs: nothing was compared
+            return [f"{heading}: no figure is in both runs."]
         return [f"{heading}: nothing moved ({_count(steady, 'figure')} steady)."]
     lines = [f"{heading}:"]
     cap = len(moved) if limit is None else SHOWN_METRICS

@@ -275,13 +275,28 @@ def _entry_names(config: Path) -> list[str]:
 
 def _diff(args: argparse.Namespace) -> int:
     """``opslib report diff RUN_A RUN_B``: the "Since the last run" block of two runs."""
-    from opslib.reports.changes import RunNotFound, changes_lines, compare, read_run, when_text
+    from opslib.reports.changes import (
+        COUNTED,
+        RunNotFound,
+        changes_lines,
+        compare,
+        read_run,
+        when_text,
+    )
 
     try:
         before, after = read_run(args.run_a), read_run(args.run_b)
     except RunNotFound as exc:
         _say("report diff", str(exc))
         return EXIT_REFUSED
+    for given, status in ((args.run_a, before), (args.run_b, after)):
+        if str(status.get("outcome")) not in COUNTED:  # no figure, so "nothing moved" lies
+            _say(
+                "report diff",
+                f"{given}: that run is {status.get('outcome')} and published no figures; "
+                f"compare runs that are {' or '.join(COUNTED)}",
+            )
+            return EXIT_REFUSED
     names = {(s["report"], s.get("label") or "") for s in (before, after)}
     if len(names) > 1:
         print("note: the two runs are of different reports or entries", file=sys.stderr)

@@ -91,3 +91,13 @@ def test_report_diff_prints_the_block_for_any_two_runs(
     assert capsys.readouterr().err.strip() == (
         f"opslib report diff: {tmp_path / 'nope'}: not a run (no status.json there)"
     )
+    # A failed run published no figures: it said "nothing moved (0 figures steady)".
+    failed = runs.run({}, outcome="failed")
+    assert main(["report", "diff", a.run_dir, failed.run_dir]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"opslib report diff: {failed.run_dir}: that run is failed and published no figures; "
+        "compare runs that are ok or partial"
+    )
+    other = runs.run({"quick.rate": 2.0})  # no figure of a's
+    assert main(["report", "diff", a.run_dir, other.run_dir]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(": no figure is in both runs.")
