@@ -95,6 +95,8 @@ def test_declared_properties_fix_the_columns(platform: ServedPlatform, dask_clus
     assert str(got["properties.absent"].dtype) == "Int64"
     # a column selection is pushed into the partitions' reads
     assert ddf["device_id"].nunique().compute() == expected["device_id"].nunique()
+    with pytest.raises(TypeError, match=r"properties\['power'\] = 'yes/no': data type"):
+        client.events.to_dask(start, end, properties={"power": "yes/no"})
 
 
 def test_filters_and_partitions(platform: ServedPlatform, dask_cluster: Any) -> None:

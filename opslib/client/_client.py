@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
@@ -252,6 +252,8 @@ class Client:
                 f"{op.path} is not an envelope operation of the client; use "
                 "client.auth.exchange_code() or client.auth.refresh() for tokens"
             )
+        if params is not None and not isinstance(params, Mapping):
+            raise TypeError(f"params must be a dict of the operation's params, got {params!r}")
         params = dict(params or {})
         for key in ("access_token", "client_id"):
             params.pop(key, None)

@@ -134,7 +134,13 @@ def _declared_meta(properties: Mapping[str, Any], schema: S.FrameSchema) -> pd.D
     meta = schema.empty()
     for name, dtype in properties.items():
         column = name if name.startswith("properties.") else f"properties.{name}"
-        meta[column] = pd.Series([], dtype=dtype)
+        try:
+            meta[column] = pd.Series([], dtype=dtype)
+        except TypeError as exc:  # "data type 'floaty' not understood", naming no property
+            raise TypeError(
+                f"properties[{name!r}] = {dtype!r}: {exc}; give a pandas dtype such as "
+                "'Float64', 'Int64', 'boolean' or 'string'"
+            ) from None
     fixed = list(schema.dtypes())
     members = sorted(c for c in meta.columns if c not in fixed)
     return meta[fixed + members]

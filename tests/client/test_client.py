@@ -29,6 +29,9 @@ def test_call_refuses_the_token_op_and_unknown_paths(platform: ServedPlatform) -
         client.call("/token/access", {})
     with pytest.raises(ValueError, match="/device/query_record"):
         client.call("/device/nope", {})
+    for params in ([1, 2], "dev-1"):  # dict() said "dictionary update sequence element #0"
+        with pytest.raises(TypeError, match="params must be a dict of the operation's params"):
+            client.call("/device/query", params)  # type: ignore[arg-type]
 
 
 def test_call_product_add_and_delete_return_the_bare_string(fresh_platform: ServedPlatform) -> None:
