@@ -19,7 +19,7 @@ from opslib.server.seed.identity import build_identity
 from opslib.server.seed.people import build_people
 from opslib.server.seed.products import build_products
 from opslib.server.seed.rows import binding_rows, device_rows
-from opslib.server.seed.scales import BUCKET_MS, DAY_MS, SCALES, Run
+from opslib.server.seed.scales import BUCKET_MS, DAY_MS, HISTORY_DAYS, SCALES, Run
 from opslib.server.seed.specials import plan_special_events
 from opslib.server.store import bulk
 
@@ -86,7 +86,8 @@ def seed_database(
     DatabaseNotEmptyError
         The database already has users; nothing is written.
     ValueError
-        Unknown scale.
+        Unknown scale, a negative seed value, or an ``until`` whose history would begin
+        before 1970.
 
     Examples
     --------
@@ -98,11 +99,18 @@ def seed_database(
     started = time.perf_counter()
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; choose one of {', '.join(SCALES)}")
+    if isinstance(seed_value, bool) or not isinstance(seed_value, int) or seed_value < 0:
+        raise ValueError(f"seed value {seed_value!r}: give an integer of 0 or more")
+    until_ms = _until_ms(until)
+    until_iso = dt.datetime.fromtimestamp(until_ms / 1000, tz=dt.UTC).isoformat()
+    if until_ms - HISTORY_DAYS * DAY_MS < 0:  # the platform reads nothing before 1970
+        raise ValueError(
+            f"until {until_iso}: the seeded history reaches {HISTORY_DAYS} days before it, "
+            "into the time before 1970; give a later until"
+        )
     path = Path(db_path)
     _refuse_if_not_empty(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    until_ms = _until_ms(until)
-    until_iso = dt.datetime.fromtimestamp(until_ms / 1000, tz=dt.UTC).isoformat()
 
     run = Run.create(SCALES[scale], seed_value, until_ms)
     products = build_products(run)

@@ -13,6 +13,7 @@ import numpy as np
 __all__ = [
     "BUCKET_MS",
     "DAY_MS",
+    "HISTORY_DAYS",
     "HOUR_MS",
     "LOCAL_UTC_OFFSET_H",
     "MINUTE_MS",
@@ -50,6 +51,10 @@ class Scale:
     events: int
     days: int
 
+
+HISTORY_DAYS = 1000
+"""Nothing a seed writes is older than this before ``until`` (products are created 400 to
+1000 days before it; users register up to 900)."""
 
 SCALES: dict[str, Scale] = {
     "small": Scale("small", 3, 8, 20, 60, 400, 3),

@@ -34,6 +34,15 @@ def test_seed_command_rejects_a_bad_until(
     assert seed_command(tmp_path / "c.db", scale="small", until="yesterday-ish") == 2
     assert "ISO 8601" in capsys.readouterr().err
     assert not (tmp_path / "c.db").exists()
+    # Seeded in 1960, its times were before 1970, which no read of the platform reaches.
+    assert seed_command(tmp_path / "c.db", scale="small", until="1971-06-01") == 2
+    assert capsys.readouterr().err == (
+        "opslib seed: until 1971-06-01T00:00:00+00:00: the seeded history reaches 1000 days "
+        "before it, into the time before 1970; give a later until\n"
+    )
+    assert seed_command(tmp_path / "c.db", scale="small", seed_value=-5) == 2
+    assert capsys.readouterr().err == "opslib seed: seed value -5: give an integer of 0 or more\n"
+    assert not (tmp_path / "c.db").exists()
 
 
 def test_seed_command_refuses_a_db_it_cannot_seed_and_leaves_it_as_it_was(
