@@ -372,6 +372,9 @@ def products_command(args: argparse.Namespace) -> int:
     from opslib.reports.product_upkeep import export_products
 
     path = Path(args.path)
+    if path.is_dir():
+        _say("products export", f"{path} is a directory; give a file path such as products.csv")
+        return EXIT_REFUSED
     if path.exists() and not args.force:
         _say("products export", f"{path} exists; pass --force to overwrite it")
         return EXIT_REFUSED
@@ -387,7 +390,12 @@ def products_command(args: argparse.Namespace) -> int:
         _say("products export", f"{exc}; nothing was written")
         return int(Cause.PLATFORM)
     with client:
-        count = export_products(client, path)
+        try:
+            count = export_products(client, path)
+        except OSError as exc:  # a directory that cannot be written (read-only, /proc)
+            why = exc.strerror or exc
+            _say("products export", f"cannot write {path}: {why}; nothing was written")
+            return EXIT_REFUSED
     print(f"{count} products of {platform.name} written to {path}")
     return EXIT_OK
 

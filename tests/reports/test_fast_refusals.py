@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,3 +200,25 @@ def test_a_label_that_is_not_a_name_is_refused_and_nothing_is_written(
     )
     assert not out.exists()
     assert not (tmp_path / "escaped").exists()
+
+
+def test_products_export_refuses_a_directory_and_a_place_it_cannot_write(
+    tmp_path: Path, platform: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from opslib.cli import main
+
+    from .runs import platform_env
+
+    for name, value in platform_env(platform).items():
+        monkeypatch.setenv(name, value)
+    # --force used to be the advice for a directory, and /proc ended in a traceback.
+    assert main(["products", "export", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"opslib products export: {tmp_path} is a directory; give a file path such as "
+        "products.csv\n"
+    )
+    assert main(["products", "export", "/proc/opslib-products.csv"]) == 2
+    assert capsys.readouterr().err == (
+        "opslib products export: cannot write /proc/opslib-products.csv: No such file or "
+        "directory; nothing was written\n"
+    )
