@@ -117,11 +117,13 @@ def filter_events(
 
 def _check_freq(freq: str) -> str:
     try:
-        to_offset(freq)
+        offset = to_offset(freq)
     except ValueError:
         raise ValueError(
             f"freq: {freq!r} is not a pandas frequency; use e.g. '15min', '1h', '6h', '1D'"
         ) from None
+    if offset.n <= 0:  # a bucket of no time: a ZeroDivisionError, or buckets backwards
+        raise ValueError(f"freq: {freq!r} is not longer than zero; use e.g. '15min', '1h', '1D'")
     return freq
 
 
@@ -272,6 +274,8 @@ def noisiest_devices(
     >>> analysis.noisiest_devices(events, 5)  # doctest: +SKIP
     """
     require_columns(events, ["device_id", "event_type", "gmt_create"], "noisiest_devices")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1):
+        raise ValueError(f"n: give a number of devices of 1 or more, or None, got {n!r}")
     labels = list(_TYPE_LABELS.values())
     if events.empty:
         cols = ["device_id", "events", "share", "events_per_day", *labels, "top_type"]

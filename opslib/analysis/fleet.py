@@ -332,8 +332,8 @@ def silent_devices(
     >>> analysis.silent_devices(devices, 7)  # doctest: +SKIP
     """
     require_columns(devices, ["gmt_last_seen"], "silent_devices")
-    if days < 0:
-        raise ValueError(f"days: must be 0 or more, got {days}")
+    if not days >= 0 or days == float("inf"):  # NaN compares false
+        raise ValueError(f"days: must be a finite number of 0 or more, got {days}")
     reference = pd.Timestamp.now(tz="UTC") if now is None else pd.Timestamp(now)
     if reference.tzinfo is None:
         reference = reference.tz_localize("UTC")

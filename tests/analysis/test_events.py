@@ -41,6 +41,9 @@ def test_event_volume_covers_the_window_and_marks_partial_buckets() -> None:
 def test_event_volume_refuses_a_bad_frequency() -> None:
     with pytest.raises(ValueError, match="freq: 'often'"):
         analysis.event_volume(make_events(), "often")
+    for empty in ("0h", "-1h"):  # '0h' ended in a ZeroDivisionError
+        with pytest.raises(ValueError, match=f"freq: '{empty}' is not longer than zero"):
+            analysis.event_volume(make_events(), empty)
 
 
 def test_hour_weekday_matrix() -> None:
@@ -60,6 +63,9 @@ def test_noisiest_devices() -> None:
     assert noisy.loc[0, "alarm"] == 7
     assert noisy.loc[0, "top_type"] == "property report"
     assert noisy.loc[0, "events_per_day"] == pytest.approx(4.0)
+    for n in (-1, 0, 2.5):  # -1 gave every device but the quietest
+        with pytest.raises(ValueError, match="n: give a number of devices of 1 or more"):
+            analysis.noisiest_devices(make_events(), n)  # type: ignore[arg-type]
 
 
 def test_alarm_codes() -> None:

@@ -105,3 +105,6 @@ def test_never_online_and_silent() -> None:
     assert analysis.silent_devices(devices, 30, now=now).empty
     with pytest.raises(ValueError, match="days"):
         analysis.silent_devices(devices, -1)
+    for days in (float("nan"), float("inf")):  # NaN said "cannot convert float NaN"
+        with pytest.raises(ValueError, match="days: must be a finite number of 0 or more"):
+            analysis.silent_devices(devices, days)
