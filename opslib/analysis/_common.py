@@ -61,7 +61,12 @@ def resolve_window(start: Moment, end: Moment = "now", *, tz: str | None = None)
     """
     info = zone(tz)
     now = pd.Timestamp(to_epoch_ms("now"), unit="ms", tz="UTC").tz_convert(info)
-    first, last = _moment(start, now, info), _moment(end, now, info)
+    try:
+        first, last = _moment(start, now, info), _moment(end, now, info)
+    except (OverflowError, pd.errors.OutOfBoundsDatetime):  # pandas' ns end in 2262
+        raise ValueError(
+            f"start {start!r} or end {end!r} is outside the years 1677-2262 a window can span"
+        ) from None
     if not first < last:
         raise ValueError(f"start must be before end: start {first}, end {last}")
     if first.value < 0:

@@ -191,6 +191,13 @@ def _midnight(moment: pd.Timestamp, info: dt.tzinfo) -> pd.Timestamp:
 def period_alias(freq: str) -> str:
     """Accept the offset aliases people type ("ME", "1W") as period aliases."""
     alias = freq.strip().upper().lstrip("1") or "W"
-    return {"ME": "M", "MS": "M", "QE": "Q", "QS": "Q", "YE": "Y", "YS": "Y", "A": "Y"}.get(
+    alias = {"ME": "M", "MS": "M", "QE": "Q", "QS": "Q", "YE": "Y", "YS": "Y", "A": "Y"}.get(
         alias, alias
     )
+    try:
+        period = pd.Period("2024-01-01", freq=alias)
+    except (ValueError, TypeError):
+        period = None
+    if period is None or period.freq.n <= 0:  # pandas' own words name no parameter
+        raise ValueError(f"freq: {freq!r} is not a period; use e.g. 'D', 'W', 'M', 'Q' or 'Y'")
+    return alias

@@ -24,3 +24,9 @@ def test_a_window_resolves_in_the_readers_zone() -> None:
     assert week[1] - week[0] == pd.Timedelta(days=7)
     before = analysis.previous_window((start, end))
     assert before[0].isoformat() == "2026-03-04T00:00:00-05:00"  # three local days before
+
+
+def test_a_window_past_what_pandas_holds_is_named() -> None:
+    # 1e20 ms ended in pandas' OutOfBoundsDatetime, naming neither end.
+    with pytest.raises(ValueError, match=r"end 1e\+20 is outside the years 1677-2262"):
+        analysis.resolve_window("-1d", 1e20)

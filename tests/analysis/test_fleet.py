@@ -76,6 +76,9 @@ def test_bind_cohorts_weekly_with_outcome_per_status() -> None:
 
 
 def test_bind_cohorts_of_no_devices_is_empty_but_typed() -> None:
+    for bad in ("0D", "bogus"):  # pandas said "Frequency must be positive" / "Invalid"
+        with pytest.raises(ValueError, match=f"freq: '{bad}' is not a period; use e.g. 'D'"):
+            analysis.bind_cohorts(make_devices(), bad)
     empty = analysis.bind_cohorts(_schemas.DEVICE.empty())
     assert empty.empty
     assert "never_online" in empty.columns
