@@ -207,6 +207,12 @@ def test_top_n_charts_say_what_they_leave_out_and_how_many_items_there_are() -> 
     )
     tall = plots.counts_bar(pd.concat([many] * 100, ignore_index=True), "device_id", top=800)
     assert tall.layout.height == 110 + 24 * 800  # 800 bars asked for, 800 readable bars
+    for chart in (
+        lambda top: plots.noisiest_chart(every, top=top),
+        lambda top: plots.counts_bar(many, "device_id", top=top),
+    ):  # top=-1 drew every bar but the last, and said nothing was left out
+        with pytest.raises(ValueError, match="top: give a number of bars of 1 or more, got -1"):
+            chart(-1)
 
 
 def _every_report_figure() -> dict[str, go.Figure]:

@@ -7,6 +7,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -131,6 +132,14 @@ def slots(count: int) -> list[float]:
     """A category axis range of at least :data:`MIN_SLOTS` slots, so that a chart of one
     or two bars (a narrow filter) keeps bars of the usual width."""
     return [-0.5, max(count, MIN_SLOTS) - 0.5]
+
+
+def first(frame: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The first ``top`` rows, in the order a horizontal bar chart draws them (bottom up);
+    ``top`` below 1 is refused (``head(-1)`` would be every row but the last)."""
+    if isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 1:
+        raise ValueError(f"top: give a number of bars of 1 or more, got {top!r}")
+    return frame.head(top).iloc[::-1]
 
 
 def top(fig: go.Figure, title: str, shown: int, items: int) -> str:

@@ -17,6 +17,7 @@ from opslib.plots._base import (
     HEIGHT,
     EmptyFigure,
     bar_height,
+    first,
     labels,
     layout,
     slots,
@@ -150,7 +151,7 @@ def noisiest_chart(
     """
     if noisy.empty:
         return EmptyFigure(title, "No events in this selection")
-    shown = noisy.head(top).iloc[::-1]
+    shown = first(noisy, top)
     ids = [str(v) for v in values(shown["device_id"])]
     shown_names = labels([(names or {}).get(d, d) for d in ids])
     fig = go.Figure()
@@ -228,7 +229,7 @@ def downtime_chart(
     """
     if down.empty:
         return EmptyFigure(title, "No device was offline in this selection")
-    shown = down.head(top).iloc[::-1]
+    shown = first(down, top)
     ids = [str(v) for v in values(shown["device_id"])]
     fig = go.Figure(
         go.Bar(

@@ -13,6 +13,7 @@ from opslib.plots._base import (
     STATUS_COLOURS,
     EmptyFigure,
     bar_height,
+    first,
     labels,
     layout,
     share_text,
@@ -50,7 +51,7 @@ def counts_bar(
         counts = counts[counts[value].fillna(0) > 0]
     if counts.empty:
         return EmptyFigure(title)
-    shown = counts.head(top).iloc[::-1]
+    shown = first(counts, top)
     raw = [str(v) for v in values(shown[column])]
     named = [str((names or {}).get(v, v)) for v in raw]
     colours = [STATUS_COLOURS.get(v, "#1f77b4") for v in raw] if column == "status_name" else None
