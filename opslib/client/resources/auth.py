@@ -25,9 +25,19 @@ from opslib.protocol import operations as ops
 __all__ = ["Auth"]
 
 
-def _secret(value: str | int | Secret) -> Secret:
-    """A password or code as a :class:`Secret` (its repr masked) until it is encoded."""
-    return value if isinstance(value, Secret) else Secret(str(value))
+def _secret(value: str | int | Secret, name: str) -> Secret:
+    """A password or code as a :class:`Secret` (its repr masked) until it is encoded; None
+    is refused by name (it was sent as the text "None")."""
+    if isinstance(value, Secret):
+        return value
+    return Secret(_text(value, name))
+
+
+def _text(value: str | int, name: str) -> str:
+    """A phone, area code, password or code as sent: text, or digits given as a number."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    return str(value)
 
 
 def _token_frame(tokens: Tokens) -> pd.DataFrame:
@@ -53,14 +63,15 @@ class Auth(Resource):
         code: str | Secret | None,
         errors: str | None,
     ) -> pd.DataFrame:
+        area_code, phone = _text(area_code, "area_code"), _text(phone, "phone")
         params: dict[str, Any] = {
             "auth_model": int(auth_model),
             "code_model": coerce_enum(code_model, CodeModel, "code_model"),
-            "area_code": str(area_code),
-            "phone": str(phone),
+            "area_code": area_code,
+            "phone": phone,
         }
         if code is not None:
-            params["auth_code"] = _secret(code)
+            params["auth_code"] = _secret(code, "code")
         key = {k: params[k] for k in ("area_code", "phone", "code_model")}
         safety = Safety.WRITE if auth_model is AuthModel.SEND else Safety.READ
         frame, _ = self._write_one(
@@ -188,17 +199,19 @@ class Auth(Resource):
         >>> df["ok"].item()  # doctest: +SKIP
         True
         """
+        area_code, phone = _text(area_code, "area_code"), _text(phone, "phone")
+        secret = _secret(password, "password")
         params = {
-            "area_code": str(area_code),
-            "phone": str(phone),
-            "password": _secret(password),
-            "auth_code": _secret(code),
+            "area_code": area_code,
+            "phone": phone,
+            "password": secret,
+            "auth_code": _secret(code, "code"),
         }
         frame, answer = self._write_one(
             ops.REGISTER,
             params,
             schema=S.REGISTER_RESULT,
-            key={"area_code": str(area_code), "phone": str(phone)},
+            key={"area_code": area_code, "phone": phone},
             errors=errors,
             auth=False,
         )
@@ -207,7 +220,7 @@ class Auth(Resource):
         if login and answer and answer.get("code"):
             tokens = self._session.tokens
             tokens.exchange(str(answer["code"]), tokens.user_id_of(answer))
-            tokens.remember(Credentials(str(area_code), str(phone), _secret(password)))
+            tokens.remember(Credentials(area_code, phone, secret))
         return frame
 
     def login(
@@ -250,11 +263,12 @@ class Auth(Resource):
             raise ValueError("login needs area_code and phone (the client has no current account)")
         if (password is None) == (code is None):
             raise ValueError("login needs exactly one of password= or code=")
+        area_code, phone = _text(area_code, "area_code"), _text(phone, "phone")
         if password is not None:
-            data = tokens.login_password(str(area_code), str(phone), _secret(password))
+            data = tokens.login_password(area_code, phone, _secret(password, "password"))
         else:
             assert code is not None
-            data = tokens.login_code(str(area_code), str(phone), _secret(code))
+            data = tokens.login_code(area_code, phone, _secret(code, "code"))
         current = tokens.tokens
         assert current is not None
         record = {**data, **_token_record(current)}
@@ -291,8 +305,8 @@ class Auth(Resource):
         """
         params = {
             "update_model": int(UpdateModel.CHANGE),
-            "old_password": _secret(old_password),
-            "new_password": _secret(new_password),
+            "old_password": _secret(old_password, "old_password"),
+            "new_password": _secret(new_password, "new_password"),
         }
         creds = self._session.tokens.credentials
         if creds is not None and self._session.codec.requires(ops.UPDATE_PWD, "phone"):
@@ -300,7 +314,9 @@ class Auth(Resource):
         user_id = self._session.user_id
         frame = self._password_write(params, user_id, auth=True, errors=errors)
         if bool(frame["ok"].iloc[0]) and creds is not None:
-            self._session.tokens.login_password(creds.area_code, creds.phone, _secret(new_password))
+            self._session.tokens.login_password(
+                creds.area_code, creds.phone, _secret(new_password, "new_password")
+            )
         return frame
 
     def reset_password(
@@ -339,20 +355,28 @@ class Auth(Resource):
         >>> client = opslib.connect()
         >>> client.auth.reset_password("1", "5550000003", "123456", "new-pass")  # doctest: +SKIP
         """
+        area_code, phone = _text(area_code, "area_code"), _text(phone, "phone")
         params = {
             "update_model": int(UpdateModel.RESET),
-            "area_code": str(area_code),
-            "phone": str(phone),
-            "auth_code": _secret(code),
-            "new_password": _secret(new_password),
+            "area_code": area_code,
+            "phone": phone,
+            "auth_code": _secret(code, "code"),
+            "new_password": _secret(new_password, "new_password"),
         }
         creds = self._session.tokens.credentials
-        own = creds is not None and (creds.area_code, creds.phone) == (str(area_code), str(phone))
+        own = creds is not None and (creds.area_code, creds.phone) == (
+            area_code,
+            phone,
+        )
         frame = self._password_write(
             params, self._session.user_id if own else None, auth=False, errors=errors
         )
         if own and bool(frame["ok"].iloc[0]):
-            self._session.tokens.login_password(str(area_code), str(phone), _secret(new_password))
+            self._session.tokens.login_password(
+                area_code,
+                phone,
+                _secret(new_password, "new_password"),
+            )
         return frame
 
     def _password_write(
@@ -400,7 +424,7 @@ class Auth(Resource):
         >>> df["openid"].item()  # doctest: +SKIP
         'u-000003'
         """
-        return _token_frame(self._session.tokens.exchange(_secret(code), user_id))
+        return _token_frame(self._session.tokens.exchange(_secret(code, "code"), user_id))
 
     def refresh(self) -> pd.DataFrame:
         """Refresh the access token now (``/token/access``, refresh_token).

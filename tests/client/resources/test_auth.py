@@ -58,6 +58,24 @@ def test_code_model_is_checked(platform: ServedPlatform) -> None:
         platform.connect().auth.send_code("1", NEW_PHONE, code_model="signup")
 
 
+def test_a_missing_phone_or_password_is_refused_not_sent_as_none(
+    fresh_platform: ServedPlatform,
+) -> None:
+    auth = fresh_platform.connect().auth
+    sent = len(fresh_platform.sms())
+    with pytest.raises(TypeError, match="phone must be a string, got NoneType"):
+        auth.send_code("1", None, code_model="register")  # type: ignore[arg-type]
+    assert len(fresh_platform.sms()) == sent
+    # A password of None went out as "None": refused by the length rule only, by luck.
+    for call, name in [
+        (lambda: auth.register("1", NEW_PHONE, None, "123456"), "password"),  # type: ignore[arg-type]
+        (lambda: auth.change_password(None, "a-new-password"), "old_password"),  # type: ignore[arg-type]
+        (lambda: auth.login("1", NEW_PHONE, code=None, password=object()), "password"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(TypeError, match=f"{name} must be a string"):
+            call()
+
+
 def assert_openid(platform: ServedPlatform, openid: str, user_id: str | None) -> None:
     """The reference platform's openid is the user_id, and chint's ("the unique id of a
     user"); vendor's is app-scoped: the client keeps it apart and never takes it for the
