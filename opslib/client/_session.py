@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import time
 import uuid
 from collections.abc import Callable
@@ -22,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import httpx
-import numpy as np
 
 from opslib.client import _constants as C
 from opslib.client._http import HTTP, Safety
@@ -373,9 +373,10 @@ def check_int(name: str, value: object) -> int:
     raise TypeError(f"{name} must be an integer, got {value!r}")
 
 
-def _is_int(value: object) -> TypeGuard[int | np.integer[Any]]:
-    """Python's or numpy's integer (a cell of a frame is numpy's), not a bool."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+def _is_int(value: object) -> TypeGuard[int]:
+    """Python's or numpy's integer (a cell of a frame is numpy's, an Integral too), not a
+    bool; numpy is not imported here (the platform check loads no numpy)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def check_timeout(timeout: httpx.Timeout | float | None) -> httpx.Timeout | float | None:
