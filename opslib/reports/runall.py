@@ -132,7 +132,7 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
     runs = doc.get("run", [])
     if not isinstance(runs, list) or not runs:
         raise ConfigFileError(f"{file}: needs at least one [[run]] table")
-    specs = []
+    specs: list[RunSpec] = []
     for n, entry in enumerate(runs, start=1):
         bad = sorted(set(entry) - _RUN_KEYS)
         if bad:
@@ -148,7 +148,14 @@ def load_config(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RunS
             label = check_label(str(entry.get("label", "")))
         except ParameterError as exc:
             raise ConfigFileError(f"{file}: run {n}: {exc}") from None
-        specs.append(RunSpec(entry["report"], dict(params), label))
+        spec = RunSpec(entry["report"], dict(params), label)
+        twin = next((i for i, s in enumerate(specs, 1) if _same_entry(s, spec)), None)
+        if twin is not None:  # one index line, one alert state, one lock: they would mix
+            raise ConfigFileError(
+                f"{file}: run {n} ({_name(spec)}) has the report and label of run {twin}; "
+                "give each a label of its own"
+            )
+        specs.append(spec)
     settings = {k: v for k, v in doc.items() if k not in ("run", "alerts")}
     for key in ("cell_timeout", "run_timeout"):
         if key in settings:
@@ -196,6 +203,12 @@ def _entry_of(exc: Exception, checked: list[tuple[RunSpec, Path, CheckedParamete
         if any(f"{name!r} = {value!r}" in str(exc) for name, value in params.values.items()):
             return f"run {n} ({_name(spec)}): "
     return ""
+
+
+def _same_entry(a: RunSpec, b: RunSpec) -> bool:
+    """Two entries that would share one run directory name, index line and alert state."""
+    same = a.report == b.report or Path(a.report).stem == Path(b.report).stem
+    return same and a.label == b.label
 
 
 def _name(spec: RunSpec) -> str:

@@ -324,7 +324,8 @@ def test_a_report_failing_on_its_own_does_not_stop_the_batch(
 ) -> None:
     config = tmp_path / "reports.toml"
     config.write_text(
-        '[[run]]\nreport = "quick"\nparameters = { fail = true }\n\n[[run]]\nreport = "quick"\n'
+        '[[run]]\nreport = "quick"\nlabel = "broken"\nparameters = { fail = true }\n\n'
+        '[[run]]\nreport = "quick"\n'
     )
     batch = run_all(config, out_dir=tmp_path / "out", env=env)
     assert [r.outcome for r in batch.results] == ["failed", "ok"]

@@ -366,6 +366,13 @@ def test_cli_run_all_exits_1_when_a_report_fails(
         ("out = 'x'\n", "needs at least one [[run]] table"),
         ("[[run]]\nname = 'tiny'\n", "run 1 has unknown keys ['name']"),
         ("[[run]]\nreport = 'tiny'\nlabel = 'a b'\n", "label may hold only"),
+        # Two entries of one report and label shared a run name, an index line and the
+        # alert state: both ran, and the index showed only the last.
+        (
+            "[[run]]\nreport = 'tiny'\n[[run]]\nreport = 'tiny'\nlabel = 'b'\n[[run]]\n"
+            "report = 'tiny.ipynb'\n",
+            "tiny.ipynb. has the report and label of run 1; give each",
+        ),
         ("[[run]\n", "cannot read"),
     ],
 )
