@@ -154,7 +154,28 @@ def notify_settings(
     chosen = when or str(merged.get("when", "failure"))
     if chosen not in WHEN:
         raise NotifyConfigError(f"notify when = {chosen!r}; allowed: {', '.join(WHEN)}")
-    return NotifySettings(tuple(dict.fromkeys([*configured, *urls])), chosen)
+    every = tuple(dict.fromkeys([*configured, *urls]))
+    _check_urls(every)
+    return NotifySettings(every, chosen)
+
+
+def _check_urls(urls: Sequence[str]) -> None:
+    """Refuse a URL Apprise cannot send to before anything runs: it used to be told only
+    after the run, as "not delivered". The message shows the scheme and host only (a URL
+    may hold a password or a token)."""
+    if not urls:
+        return
+    import apprise
+
+    for url in urls:
+        if apprise.Apprise.instantiate(url) is None:
+            parts = urlsplit(url)
+            shown = f"'{parts.scheme}://{parts.hostname or ''}...'" if parts.scheme else "given"
+            raise NotifyConfigError(
+                f"the notify URL {shown} is not one Apprise can send to; give one such as "
+                "mailto://user:password@example.com or json://hooks.example.com/path "
+                "(https://github.com/caronc/apprise/wiki)"
+            )
 
 
 def known_secrets(profile: str | None = None) -> set[str]:

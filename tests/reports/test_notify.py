@@ -243,6 +243,12 @@ def test_a_profile_notify_table_overrides_the_global_one(
     assert notify_settings("prod", when="always").when == "always"
     with pytest.raises(NotifyConfigError, match=r"no \[profiles.stage\] table \(profiles: prod\)"):
         notify_settings("stage")  # a typo is named, not read as a profile without targets
+    # A URL Apprise cannot send to was told only after the run, as "not delivered".
+    for url, shown in [("notaurl", "given"), ("tgram://token-123@x", "'tgram://x...'")]:
+        with pytest.raises(NotifyConfigError) as info:
+            notify_settings("prod", urls=[url])
+        assert str(info.value).startswith(f"the notify URL {shown} is not one Apprise can")
+        assert "token-123" not in str(info.value)
     # The client reads a profile that holds a notify table.
     assert resolve_settings(profile="prod").base_url == "https://ops.example.com"
     assert {"client-secret-1", "password-123"} <= known_secrets("prod")
