@@ -20,6 +20,7 @@ __all__ = [
     "COLUMN_TITLES",
     "PERCENT_COLUMNS",
     "Table",
+    "check_rows",
     "column_title",
     "readable",
     "table_html",
@@ -237,6 +238,13 @@ def _html_table(frame: pd.DataFrame) -> str:
     )
 
 
+def check_rows(max_rows: int) -> int:
+    """A number of rows to show, 1 or more (``head(-1)`` is every row but the last)."""
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
+        raise ValueError(f"max_rows: give a number of rows of 1 or more, got {max_rows!r}")
+    return max_rows
+
+
 def table_html(
     frame: pd.DataFrame,
     max_rows: int,
@@ -279,7 +287,7 @@ class Table:
 
     def __init__(self, frame: pd.DataFrame, *, max_rows: int = 50, empty: str = "No rows.") -> None:
         self.frame = frame
-        self.max_rows = max_rows
+        self.max_rows = check_rows(max_rows)
         self.empty = empty
 
     def _repr_html_(self) -> str:

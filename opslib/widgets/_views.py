@@ -15,7 +15,7 @@ import plotly.io as pio
 from opslib.analysis._common import parquet_ready
 from opslib.csvcells import write_csv
 from opslib.plots._base import empty_html, empty_text, is_empty
-from opslib.widgets._tables import table_html
+from opslib.widgets._tables import check_rows, table_html
 
 __all__ = ["ALL", "Panel", "View"]
 
@@ -87,7 +87,7 @@ class View:
         self.kind = kind
         self.build = build
         self.interactive = interactive
-        self.max_rows = max_rows
+        self.max_rows = check_rows(max_rows)
         self.empty = empty
         self.context = context
         self.export_dir = export_dir

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from opslib import widgets
 from opslib.widgets._tables import table_html
@@ -43,3 +44,11 @@ def test_one_time_format_per_column_in_the_zone_its_title_names() -> None:
 def test_a_share_under_one_percent_is_not_zero() -> None:
     shown = widgets.readable(pd.DataFrame({"share": [0.004, 0.0004, 0.0]}))["share"].tolist()
     assert shown == ["0.4%", "<0.1%", "0.0%"]
+
+
+def test_a_table_of_no_rows_or_fewer_is_refused() -> None:
+    frame = pd.DataFrame({"device_id": ["d1", "d2", "d3"]})
+    for rows in (0, -1, 2.5):  # -1 showed every row but the last, "-1 of 3 rows shown"
+        with pytest.raises(ValueError, match="max_rows: give a number of rows of 1 or more"):
+            widgets.Table(frame, max_rows=rows)  # type: ignore[arg-type]
+    assert "2 of 3 rows shown" in widgets.Table(frame, max_rows=2)._repr_html_()
