@@ -7,7 +7,7 @@ under ``opslib``::
     "opslib": {
       "kinds": {"start": "time", "end": "time", "event_types": "event_types",
                 "freq": "freq", "status": "device_status", "products_path": "input_file",
-                "audit_log": "output_file", "days": "positive", "users": "users"},
+                "audit_log": "output_file", "days": "days", "users": "users"},
       "window": ["start", "end"],
       "together": [["area_code", "phone"]],
       "needs_role": {"apply": "admin"}
@@ -243,6 +243,16 @@ def _positive(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     return value
 
 
+def _days(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    """A number of days back from now: above zero, and not reaching before 1970, where the
+    platform's times begin (a window that did ended in an OverflowError in the kernel)."""
+    _positive(name, value, base, dialect)
+    most = int(time.time() // 86_400)
+    if value > most:
+        raise _refuse(name, value, "reaches back before 1970", f"a number of days, 1 to {most:,}")
+    return value
+
+
 def _non_negative(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value < 0:
         raise _refuse(name, value, "must not be negative", "zero or more")
@@ -258,6 +268,7 @@ KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "users": _users,
     "output_file": _output_file,
     "positive": _positive,
+    "days": _days,
     "non_negative": _non_negative,
     "tz": _zone,
     "product": _platform_checked,

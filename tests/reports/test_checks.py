@@ -148,6 +148,14 @@ def test_numbers_with_a_floor() -> None:
     )
 
 
+def test_days_back_end_at_1970() -> None:
+    # user_lookup with days = 100000000 started a kernel that ended in an OverflowError.
+    for report, name in (("user_lookup", "days"), ("fleet_inventory", "silent_days")):
+        with pytest.raises(ParameterError, match=f"'{name}' = 100000000: reaches back before 1970"):
+            check_parameters(find_notebook(report), {name: 100000000})
+        assert check_parameters(find_notebook(report), {name: 7000}).values == {name: 7000}
+
+
 def test_paths_are_resolved_against_the_callers_directory(tmp_path: Path) -> None:
     (tmp_path / "products.csv").write_text("product_id\n")
     checks = ReportChecks(kinds={"source": "input_file", "log": "output_file"})
