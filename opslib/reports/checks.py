@@ -337,6 +337,7 @@ def check_values(
     effective = {name: param.default for name, param in declared.items()} | out
     if checks.window:
         _check_window(*checks.window, effective)
+        _check_buckets(checks, effective)
     for group in checks.together:
         given = [name for name in group if effective.get(name)]
         if given and len(given) != len(group):
@@ -365,6 +366,46 @@ def _check_window(start: str, end: str, values: Mapping[str, Any]) -> None:
             f"parameters {start!r} = {values.get(start)!r} and {end!r} = {values.get(end)!r}: "
             f"{problem}; accepted: a {start} before the {end}, both after 1970"
         )
+
+
+MAX_BUCKETS = 20_000
+"""The most time buckets of a window a chart is drawn with: more points than a screen has
+pixels across (``freq`` 1s over 7 days made an 87 MB page, three minutes to write)."""
+
+_BUCKETS = ("1min", "5min", "15min", "1h", "6h", "1D", "1W")
+
+
+def _check_buckets(checks: ReportChecks, values: Mapping[str, Any]) -> None:
+    """A ``freq`` of fixed length that cuts the window into more than :data:`MAX_BUCKETS`."""
+    assert checks.window is not None
+    names = [name for name, kind in checks.kinds.items() if kind == "freq" and name in values]
+    if not names:
+        return
+    from pandas.tseries.frequencies import to_offset
+    from pandas.tseries.offsets import Tick
+
+    start, end = checks.window
+    now = int(time.time() * 1000)
+    try:
+        span_ns = (
+            epoch_ms(values.get(end, ""), now) - epoch_ms(values.get(start, ""), now)
+        ) * 10**6
+    except ValueError:
+        return  # refused by its own kind
+    for name in names:
+        try:
+            offset = to_offset(str(values[name]))
+        except ValueError:
+            continue
+        if not isinstance(offset, Tick) or offset.nanos <= 0:
+            continue  # weeks, months: never many
+        buckets = span_ns // offset.nanos
+        if buckets > MAX_BUCKETS:
+            fits = next((f for f in _BUCKETS if span_ns // to_offset(f).nanos <= MAX_BUCKETS), "1W")
+            raise _refuse(
+                name, values[name], f"{buckets:,} buckets from {start} to {end}",
+                f"at most {MAX_BUCKETS:,} buckets: a longer one, such as {fits}",
+            )  # fmt: skip
 
 
 def platform_filters(checks: ReportChecks, values: Mapping[str, Any]) -> dict[str, str]:

@@ -148,6 +148,19 @@ def test_numbers_with_a_floor() -> None:
     )
 
 
+def test_a_bucket_that_cuts_the_window_into_too_many_is_refused() -> None:
+    notebook = find_notebook("event_analysis")
+    # freq 1s over 7 days: 604,800 points a line, an 87 MB page written in three minutes.
+    with pytest.raises(ParameterError) as info:
+        check_parameters(notebook, {"start": "-7d", "freq": "1s"})
+    assert str(info.value) == (
+        "parameter 'freq' = '1s': 604,800 buckets from start to end; accepted: at most "
+        "20,000 buckets: a longer one, such as 1min"
+    )
+    assert check_parameters(notebook, {"start": "-7d", "freq": "1min"}).values["freq"] == "1min"
+    assert check_parameters(notebook, {"start": "-3650d", "freq": "1W"}).values["freq"] == "1W"
+
+
 def test_days_back_end_at_1970() -> None:
     # user_lookup with days = 100000000 started a kernel that ended in an OverflowError.
     for report, name in (("user_lookup", "days"), ("fleet_inventory", "silent_days")):
