@@ -253,6 +253,14 @@ def _days(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     return value
 
 
+def _source(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    from opslib.store._layout import SOURCES
+
+    if value not in SOURCES:
+        raise _refuse(name, value, "not a source of events", " or ".join(SOURCES))
+    return value
+
+
 def _non_negative(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value < 0:
         raise _refuse(name, value, "must not be negative", "zero or more")
@@ -269,6 +277,7 @@ KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "output_file": _output_file,
     "positive": _positive,
     "days": _days,
+    "source": _source,
     "non_negative": _non_negative,
     "tz": _zone,
     "product": _platform_checked,

@@ -35,6 +35,7 @@ from opslib.exceptions import ConfigError, OpsError
 
 __all__ = [
     "DAY_MS",
+    "SOURCES",
     "STORE_ENV",
     "Layout",
     "QueryState",
@@ -48,6 +49,8 @@ __all__ = [
 ]
 
 STORE_ENV = "OPSLIB_STORE"
+SOURCES = ("platform", "store")
+"""Where a report reads events from: the platform, or this store (its ``source``)."""
 DAY_MS = 86_400_000
 FORMAT = 1
 LOCK_TIMEOUT_S = 5.0

@@ -16,12 +16,11 @@ from typing import Any
 import pandas as pd
 
 from opslib.store._info import freshness, store_info
+from opslib.store._layout import SOURCES
 from opslib.store._read import Store
 from opslib.timeutil import Moment
 
 __all__ = ["SOURCES", "StoreClient", "report_source", "status_per_day"]
-
-SOURCES = ("platform", "store")
 
 
 class _StoreEvents:

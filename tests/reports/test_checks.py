@@ -161,6 +161,13 @@ def test_a_bucket_that_cuts_the_window_into_too_many_is_refused() -> None:
     assert check_parameters(notebook, {"start": "-3650d", "freq": "1W"}).values["freq"] == "1W"
 
 
+def test_a_source_of_events_is_one_the_reports_know() -> None:
+    for report in ("event_analysis", "fleet_inventory"):  # 'stor' failed in the kernel
+        with pytest.raises(ParameterError, match="'stor': not a source of events; accepted: "):
+            check_parameters(find_notebook(report), {"source": "stor"})
+        assert check_parameters(find_notebook(report), {"source": "store"}).values
+
+
 def test_days_back_end_at_1970() -> None:
     # user_lookup with days = 100000000 started a kernel that ended in an OverflowError.
     for report, name in (("user_lookup", "days"), ("fleet_inventory", "silent_days")):
@@ -212,7 +219,7 @@ def test_the_reports_declare_what_their_parameters_mean() -> None:
     event = read_checks(find_notebook("event_analysis"))
     assert event.kinds == {
         "start": "time", "end": "time", "event_types": "event_types", "freq": "freq",
-        "users": "users", "tz": "tz", "device_id": "device", "user_id": "user",
+        "users": "users", "tz": "tz", "device_id": "device", "user_id": "user", "source": "source",
     }  # fmt: skip
     assert event.window == ("start", "end")
     upkeep = read_checks(find_notebook("product_upkeep"))
