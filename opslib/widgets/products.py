@@ -178,6 +178,7 @@ class ProductForm:
         pid = html.escape(str(row["product_id"]))
         if bool(row["ok"]):
             self.message.value = f"{action} <code>{pid}</code>: done."
+            self._offer(str(row["product_id"]), action == "add")
         else:
             self.message.value = (
                 f"{action} <code>{pid}</code> refused ({row['error_code']}): "
@@ -185,6 +186,16 @@ class ProductForm:
             )
         if self.on_write is not None:
             self.on_write(action, result)
+
+    def _offer(self, product_id: str, present: bool) -> None:
+        """Keep the delete chooser true to the platform: a product added here can be
+        deleted next, and one deleted is no longer offered (a second delete was a 404)."""
+        chosen = self.delete_product.value
+        ids = [str(option) for option in self.delete_product.options if option != product_id]
+        if present:
+            ids = sorted([*ids, product_id])
+        self.delete_product.options = ids
+        self.delete_product.value = chosen if chosen in ids else (ids[0] if ids else None)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         bundle = dict(self.widget._repr_mimebundle_())
