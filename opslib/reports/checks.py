@@ -261,6 +261,16 @@ def _source(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     return value
 
 
+def _digits(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    """A phone number or area code as the platform takes it: digits only."""
+    text = str(value).strip()
+    if text and not text.isdecimal():
+        plain = "".join(c for c in text if c.isdecimal())
+        hint = f" ({plain!r})" if plain else ""
+        raise _refuse(name, value, "not digits only", f"digits only{hint}, no spaces or dashes")
+    return text
+
+
 def _non_negative(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value < 0:
         raise _refuse(name, value, "must not be negative", "zero or more")
@@ -278,6 +288,7 @@ KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "positive": _positive,
     "days": _days,
     "source": _source,
+    "digits": _digits,
     "non_negative": _non_negative,
     "tz": _zone,
     "product": _platform_checked,

@@ -168,6 +168,19 @@ def test_a_source_of_events_is_one_the_reports_know() -> None:
         assert check_parameters(find_notebook(report), {"source": "store"}).values
 
 
+def test_a_phone_is_digits_only() -> None:
+    notebook = find_notebook("user_lookup")
+    # '555-000-0003' reached the platform and failed the run with a 400.
+    with pytest.raises(ParameterError) as info:
+        check_parameters(notebook, {"area_code": "1", "phone": "555-000-0003"})
+    assert str(info.value) == (
+        "parameter 'phone' = '555-000-0003': not digits only; accepted: digits only "
+        "('5550000003'), no spaces or dashes"
+    )
+    given = {"area_code": "0086", "phone": " 5550000003"}
+    assert check_parameters(notebook, given).values == {"area_code": "0086", "phone": "5550000003"}
+
+
 def test_days_back_end_at_1970() -> None:
     # user_lookup with days = 100000000 started a kernel that ended in an OverflowError.
     for report, name in (("user_lookup", "days"), ("fleet_inventory", "silent_days")):
