@@ -19,7 +19,13 @@ from opslib._lazy import attach as _attach
 if typing.TYPE_CHECKING:
     from opslib.store._api import arrow, connect, events
     from opslib.store._info import StoreInfo, freshness, store_info
-    from opslib.store._layout import STORE_ENV, StoreLocked, StoreMismatch, default_store_dir
+    from opslib.store._layout import (
+        STORE_ENV,
+        StoreGap,
+        StoreLocked,
+        StoreMismatch,
+        default_store_dir,
+    )
     from opslib.store._read import Store
     from opslib.store._report_source import report_source, status_per_day
     from opslib.store._sync import SyncResult, sync
@@ -27,6 +33,7 @@ if typing.TYPE_CHECKING:
 __all__ = [
     "STORE_ENV",
     "Store",
+    "StoreGap",
     "StoreInfo",
     "StoreLocked",
     "StoreMismatch",
@@ -48,6 +55,7 @@ _HOME = {
     "Store": "opslib.store._read",
     "StoreInfo": "opslib.store._info",
     "StoreLocked": "opslib.store._layout",
+    "StoreGap": "opslib.store._layout",
     "StoreMismatch": "opslib.store._layout",
     "SyncResult": "opslib.store._sync",
     "arrow": "opslib.store._api",

@@ -39,6 +39,7 @@ __all__ = [
     "STORE_ENV",
     "Layout",
     "QueryState",
+    "StoreGap",
     "StoreLocked",
     "StoreMismatch",
     "atomic_write",
@@ -62,6 +63,11 @@ class StoreLocked(OpsError):
 
 class StoreMismatch(ConfigError):
     """The store belongs to another platform or caller than the client's."""
+
+
+class StoreGap(OpsError):
+    """A read asks for events the store does not hold (before its first synced day, or
+    more than a day after its last sync): a report from it would count too few."""
 
 
 def default_store_dir() -> Path:

@@ -10,6 +10,7 @@ same filter, dtypes included, wherever the store holds that range.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from opslib.client.stored import join_days, meta_of_days, read_day, select_rows
-from opslib.store._layout import DAY_MS, Layout, ms_of_day
+from opslib.store._layout import DAY_MS, Layout, StoreGap, ms_of_day
 from opslib.timeutil import Moment, time_range
 
 if TYPE_CHECKING:
@@ -108,22 +109,33 @@ class Store:
             for path in chosen:
                 yield start, path, whole, len(chosen) > 1
 
-    def _warn_uncovered(self, lo: int, hi: int) -> None:
+    def _uncovered(self, lo: int, hi: int) -> str:
+        """What the store lacks of ``[lo, hi)``, as a sentence ("" when it holds it all)."""
         ends = [q.watermark for q in self.layout.queries.values() if q.watermark is not None]
         starts = [q.since for q in self.layout.queries.values() if q.since is not None]
         if not ends:
-            log.warning("store %s holds no events yet: run `opslib sync`", self.path)
-            return
-        # a range ending now, a little after the last sync, is the usual case: no warning
+            return f"store {self.path} holds no events yet: run `opslib sync`"
+        # a range ending now, a little after the last sync, is the usual case: no gap
         if hi - max(ends) > DAY_MS or lo < min(starts):
-            first = pd.Timestamp(min(starts), unit="ms", tz="UTC")
-            last = pd.Timestamp(max(ends), unit="ms", tz="UTC")
-            log.warning(
-                "store %s holds events from %s to %s only; run `opslib sync` for the rest",
-                self.path,
-                first.isoformat(),
-                last.isoformat(),
+            first = pd.Timestamp(min(starts), unit="ms", tz="UTC").isoformat()
+            last = pd.Timestamp(max(ends), unit="ms", tz="UTC").isoformat()
+            return f"store {self.path} holds events from {first} to {last} only"
+        return ""
+
+    def _check_covered(self, lo: int, hi: int, *, strict: bool) -> None:
+        """Warn on the ``opslib`` logger of a range the store does not hold, or raise
+        :class:`StoreGap` when ``strict``."""
+        gap = self._uncovered(lo, hi)
+        if not gap:
+            return
+        if strict:
+            days = -(-(int(time.time() * 1000) - lo) // DAY_MS)  # ceil: the days to sync
+            asked = pd.Timestamp(lo, unit="ms", tz="UTC").isoformat()
+            raise StoreGap(
+                f"{gap}; this read starts at {asked}: run `opslib sync --since -{days}d` "
+                "first, or read from the platform"
             )
+        log.warning("%s; run `opslib sync` for the rest", gap)
 
     # -- reads -------------------------------------------------------------------------
 
@@ -135,6 +147,7 @@ class Store:
         device_id: str | None = None,
         user_id: str | None = None,
         event_type: int | str | None = None,
+        strict: bool = False,
     ) -> pd.DataFrame:
         """The stored events in ``[start, end)``, as ``client.events.list`` returns them.
 
@@ -144,13 +157,16 @@ class Store:
             As in ``client.events.list``: datetimes, ISO strings, epoch s/ms, ``"-30d"``.
         device_id, user_id, event_type
             Only one device's, one user's, or one type's events (a code or its label).
+        strict
+            Raise where the store does not hold the range, rather than warn.
 
         Returns
         -------
         pandas.DataFrame
             Equal to ``client.events.list(start, end, ...)`` over a range the store holds,
             dtypes and ``attrs["event_kinds"]`` included. A range beyond what was synced
-            gives what is stored, with a warning on the ``opslib`` logger.
+            gives what is stored, with a warning on the ``opslib`` logger; with ``strict``
+            it raises :class:`~opslib.store.StoreGap` (what a report reads with).
 
         Examples
         --------
@@ -159,7 +175,7 @@ class Store:
         """
         lo, hi = time_range(start, end)
         filters = self._filters(device_id, user_id, event_type)
-        self._warn_uncovered(lo, hi)
+        self._check_covered(lo, hi, strict=strict)
         jobs = list(self._files(lo, hi))
 
         def one(job: tuple[int, Path, bool, bool]) -> tuple[Any, bool] | None:
@@ -193,7 +209,7 @@ class Store:
         """
         lo, hi = time_range(start, end)
         filters = self._filters(device_id, user_id, event_type)
-        self._warn_uncovered(lo, hi)
+        self._check_covered(lo, hi, strict=False)
         where = ["__ts__ >= ?", "__ts__ < ?"]
         args: list[Any] = [lo, hi]
         for name, value in filters.items():

@@ -40,8 +40,8 @@ class _StoreEvents:
         event_type: int | str | None = None,
         **_ignored: Any,
     ) -> pd.DataFrame:
-        df = self.store.events(
-            start, end, device_id=device_id, user_id=user_id, event_type=event_type
+        df = self.store.events(  # strict: a report of a range not stored counts too few
+            start, end, device_id=device_id, user_id=user_id, event_type=event_type, strict=True
         )
         if users is not None and device_id is None and user_id is None:
             keep = df["user_id"].isin([str(u) for u in users]).to_numpy(dtype=bool)

@@ -12,7 +12,7 @@ import pytest
 from reports.runs import platform_env
 
 from opslib.reports import run_report
-from opslib.store import StoreMismatch, report_source, status_per_day, sync
+from opslib.store import StoreGap, StoreMismatch, report_source, status_per_day, sync
 
 if TYPE_CHECKING:
     from tests.conftest import ServedPlatform
@@ -33,6 +33,14 @@ def test_report_source_reads_events_from_the_store(
     mine = reading.events.list("-3d", users=users)
     assert set(mine["user_id"]) <= set(users)
     assert len(mine) == len(client.events.list("-3d", users=users))
+    # A report of a range the store does not hold counted what was there: 1 day of 7,
+    # "ok". It is refused, with the sync that would fill it.
+    with pytest.raises(
+        StoreGap,
+        match=r"holds events from .* only; this read starts at .*"
+        r"run `opslib sync --since -10d` first, or read from the platform",
+    ):
+        reading.events.list("-10d")
     assert report_source(client, "platform") is client
     with pytest.raises(ValueError, match="source: 'disk'"):
         report_source(client, "disk")
@@ -48,7 +56,8 @@ def test_fleet_inventory_and_event_analysis_from_the_store(
     platform: ServedPlatform, tmp_path: Path
 ) -> None:
     store = tmp_path / "store"
-    sync(platform.connect(), since="-4d", store=store, progress=False)
+    # event_analysis compares with the period before: -6d to -3d must be stored too
+    sync(platform.connect(), since="-8d", store=store, progress=False)
     env = platform_env(platform)
     for name, params in (
         ("fleet_inventory", {}),
