@@ -71,6 +71,12 @@ class Events(Resource):
                 query_model=int(RecordQueryModel.USER),
                 user_id_param=str(self._session.user_id or ""),
             )
+        if isinstance(event_type, list | tuple | set):  # "must be one of 1..6" misled
+            raise ValueError(
+                f"event_type takes one type, got {event_type!r}: the platform filters by one; "
+                "for several, read every type and keep them with "
+                "analysis.filter_events(events, event_types=[...])"
+            )
         if event_type is not None:
             params["event_type"] = self._code(event_type, EventType, "event_type")
         return params

@@ -84,6 +84,9 @@ def test_event_type_filter(platform: ServedPlatform) -> None:
     assert set(alarms["event_type_name"]) == {label}
     by_code = fleet_events(client, platform, "-30d", event_type=code)
     assert by_code["event_id"].tolist() == alarms["event_id"].tolist()
+    # Several types said "event_type must be one of 1 (online)...", though each was one.
+    with pytest.raises(ValueError, match=r"event_type takes one type, got \[4, 2\]: the"):
+        client.events.list("-30d", user_id=client.user_id, event_type=[4, 2])
 
 
 def test_every_form_of_time_range_agrees(platform: ServedPlatform) -> None:
