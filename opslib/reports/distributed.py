@@ -19,6 +19,7 @@ processes when they start, not to the tasks; with a remote scheduler they are re
 from __future__ import annotations
 
 import functools
+import os
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -59,6 +60,12 @@ class DaskExecutor:
     def __init__(self, address: str | None = None, *, workers: int | None = None) -> None:
         if workers is not None and (isinstance(workers, bool) or workers < 1):
             raise ValueError(f"workers must be a positive int, got {workers!r}")
+        cpus = os.cpu_count() or 1
+        if workers is not None and workers > _WORKERS_PER_CPU * cpus:  # 1000 processes: OOM
+            raise ValueError(
+                f"workers {workers}: this machine has {cpus} CPUs and each worker runs a "
+                f"kernel of its own; give at most {_WORKERS_PER_CPU * cpus}"
+            )
         self.address = address
         self.workers = workers
 
@@ -100,8 +107,9 @@ class DaskExecutor:
         if self.address:
             client = Client(self.address)
         else:  # one report at a time per worker process: each runs a kernel of its own
+            wanted = self.workers or os.cpu_count() or 1
             client = Client(
-                n_workers=self.workers,
+                n_workers=max(1, min(wanted, len(specs))),  # no worker without a report
                 threads_per_worker=1,
                 processes=True,
                 env=secret_env,
@@ -125,6 +133,9 @@ class DaskExecutor:
                 if progress is not None:
                     progress(result)
         return [results[i] for i in range(len(specs))]
+
+
+_WORKERS_PER_CPU = 4  # a report waits on its kernel and the platform: a few per CPU help
 
 
 def _slug(spec: RunSpec) -> str:

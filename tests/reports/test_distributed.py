@@ -197,3 +197,6 @@ def test_secrets_never_enter_the_task_graph() -> None:
         DaskExecutor("tcp://127.0.0.1:1")._split_env(run)
     with pytest.raises(ValueError, match="workers must be a positive int"):
         DaskExecutor(workers=0)
+    # --workers 1000 started 1000 processes on a 2-CPU machine (leaked semaphores, no run)
+    with pytest.raises(ValueError, match=r"workers 1000: this machine has \d+ CPUs .* at most"):
+        DaskExecutor(workers=1000)
