@@ -8,6 +8,8 @@ and uvloop. Its access log is off: it would print
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import logging
 import math
 import socket
@@ -72,6 +74,31 @@ def _print_credentials() -> None:
     print(f"  ops:   phone {d.OPS_PHONE} password {d.OPS_PASSWORD}")
     print(f"  admin: phone {d.ADMIN_PHONE} password {d.ADMIN_PASSWORD}")
     print(f"  user:  phone {d.USER_PHONE} password {d.USER_PASSWORD}")
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is an address of this machine only (``localhost`` included)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a name: whatever it resolves to may be reachable
+        return False
+
+
+def _demo_admin_open(db_path: str | Path) -> bool:
+    """Whether the database holds the demo admin account with its published password."""
+    from opslib.server.security import verify_password
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as con:
+            row = con.execute(
+                "SELECT password_hash FROM users WHERE area_code = ? AND phone = ?",
+                (demo_credentials.AREA_CODE, demo_credentials.ADMIN_PHONE),
+            ).fetchone()
+    except sqlite3.Error:
+        return False
+    return row is not None and verify_password(row[0], demo_credentials.ADMIN_PASSWORD)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -208,6 +235,15 @@ def serve(
         if seeded:
             print("seeded demo credentials:")
             _print_credentials()
+        if not _loopback(host) and _demo_admin_open(db_path):
+            print(
+                f"opslib server: warning: listening on {host}, beyond this machine, with the "
+                "demo admin account's published password (admin-demo-pass): anyone who can "
+                "reach the port can change the products; serve on 127.0.0.1, or change that "
+                "password (client.auth.change_password)",
+                file=sys.stderr,
+                flush=True,
+            )
         config = _uvicorn_config(app, host, bound, "info", settings)
         uvicorn.Server(config).run(sockets=[sock])
     return 0

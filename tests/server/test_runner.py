@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -166,3 +167,22 @@ def test_opslib_server_on_port_0_names_the_port_it_listens_on(tmp_path: Path) ->
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_serving_beyond_loopback_with_the_published_admin_password_is_warned(
+    seeded_db: Path, tmp_path: Path
+) -> None:
+    from opslib.server.runner import _demo_admin_open, _loopback
+    from opslib.server.security import hash_password
+
+    assert [_loopback(h) for h in ("127.0.0.1", "::1", "[::1]", "localhost")] == [True] * 4
+    assert [_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.5", "ops.example.com")] == [False] * 4
+    # The seed's admin account keeps the password the README publishes: it was served on
+    # 0.0.0.0 without a word.
+    assert _demo_admin_open(seeded_db)
+    changed = tmp_path / "changed.db"
+    changed.write_bytes(seeded_db.read_bytes())
+    with sqlite3.connect(changed) as con:
+        con.execute("UPDATE users SET password_hash = ?", (hash_password("a-new-password-1"),))
+    assert not _demo_admin_open(changed)
+    assert not _demo_admin_open(tmp_path / "missing.db")
