@@ -183,36 +183,31 @@ MAX_BUCKETS = 20_000
 """The most time buckets of a window a chart is drawn with: more points than a screen has
 pixels across (``freq`` 1s over 7 days made an 87 MB page, three minutes to write)."""
 
-_BUCKETS = ("1min", "5min", "15min", "1h", "6h", "1D", "1W")
+_BUCKETS = (("1min", 60_000), ("5min", 300_000), ("15min", 900_000), ("1h", 3_600_000),
+            ("6h", 21_600_000), ("1D", 86_400_000), ("1W", 604_800_000))  # fmt: skip
+_FIXED = re.compile(r"\s*(\d*)\s*(ms|s|min|t|h|d)\s*", re.IGNORECASE)  # "15min", "1h", "2D"
+_FIXED_MS = {"ms": 1, "s": 1000, "min": 60_000, "t": 60_000, "h": 3_600_000, "d": 86_400_000}
 
 
 def _check_buckets(checks: ReportChecks, values: Mapping[str, Any]) -> None:
-    """A ``freq`` of fixed length that cuts the window into more than :data:`MAX_BUCKETS`."""
+    """A ``freq`` of fixed length that cuts the window into more than :data:`MAX_BUCKETS`
+    (read without pandas: the run's own process never loads it; weeks and months, never
+    too many, are left to the ``freq`` kind)."""
     assert checks.window is not None
-    names = [name for name, kind in checks.kinds.items() if kind == "freq" and name in values]
-    if not names:
-        return
-    from pandas.tseries.frequencies import to_offset
-    from pandas.tseries.offsets import Tick
-
     start, end = checks.window
     now = int(time.time() * 1000)
     try:
-        span_ns = (
-            epoch_ms(values.get(end, ""), now) - epoch_ms(values.get(start, ""), now)
-        ) * 10**6
+        first, last = epoch_ms(values.get(start, ""), now), epoch_ms(values.get(end, ""), now)
     except ValueError:
         return  # refused by its own kind
-    for name in names:
-        try:
-            offset = to_offset(str(values[name]))
-        except ValueError:
+    for name, kind in checks.kinds.items():
+        fixed = _FIXED.fullmatch(str(values.get(name, ""))) if kind == "freq" else None
+        if fixed is None:
             continue
-        if not isinstance(offset, Tick) or offset.nanos <= 0:
-            continue  # weeks, months: never many
-        buckets = span_ns // offset.nanos
+        length = int(fixed.group(1) or 1) * _FIXED_MS[fixed.group(2).lower()]
+        buckets = (last - first) // length if length else 0
         if buckets > MAX_BUCKETS:
-            fits = next((f for f in _BUCKETS if span_ns // to_offset(f).nanos <= MAX_BUCKETS), "1W")
+            fits = next((f for f, ms in _BUCKETS if (last - first) // ms <= MAX_BUCKETS), "1W")
             raise refuse(
                 name, values[name], f"{buckets:,} buckets from {start} to {end}",
                 f"at most {MAX_BUCKETS:,} buckets: a longer one, such as {fits}",
