@@ -114,7 +114,7 @@ class Store:
         ends = [q.watermark for q in self.layout.queries.values() if q.watermark is not None]
         starts = [q.since for q in self.layout.queries.values() if q.since is not None]
         if not ends:
-            return f"store {self.path} holds no events yet: run `opslib sync`"
+            return f"store {self.path} holds no events yet"
         # a range ending now, a little after the last sync, is the usual case: no gap
         if hi - max(ends) > DAY_MS or lo < min(starts):
             first = pd.Timestamp(min(starts), unit="ms", tz="UTC").isoformat()
@@ -135,7 +135,7 @@ class Store:
                 f"{gap}; this read starts at {asked}: run `opslib sync --since -{days}d` "
                 "first, or read from the platform"
             )
-        log.warning("%s; run `opslib sync` for the rest", gap)
+        log.warning("%s; run `opslib sync`", gap)
 
     # -- reads -------------------------------------------------------------------------
 
