@@ -42,7 +42,7 @@ _BIND_FIELDS = (
 )
 _UPDATE_FIELDS = ("device_id", "user_id", "owned", "group_id", "is_sub_device")
 
-DeviceItems = str | pd.DataFrame | Mapping[str, Any] | Iterable[Mapping[str, Any]]
+DeviceItems = str | pd.DataFrame | Mapping[str, Any] | Iterable[Mapping[str, Any] | str]
 
 
 class Devices(Resource):
@@ -240,9 +240,12 @@ class Devices(Resource):
                     f"{what}: give a device_id, a list of them, or a DataFrame / list of dicts "
                     f"with a device_id per row; got {type(devices).__name__}"
                 )
-            if not isinstance(devices, (pd.DataFrame, Mapping)):  # ids stand for their rows
-                devices = [{"device_id": d} if isinstance(d, str) else d for d in devices]
-            items, bulk = items_from(devices, allowed=allowed, what=what)
+            rows: pd.DataFrame | Mapping[str, Any] | list[Any] = (
+                devices
+                if isinstance(devices, (pd.DataFrame, Mapping))
+                else [{"device_id": d} if isinstance(d, str) else d for d in devices]
+            )  # ids stand for their rows
+            items, bulk = items_from(rows, allowed=allowed, what=what)
             extra, _ = items_from(fields, allowed=allowed, what=what)
             items = [{**extra[0], **item} for item in items]
         missing = [i for i, item in enumerate(items) if not item.get("device_id")]
