@@ -129,7 +129,8 @@ class Store:
         if not gap:
             return
         if strict:
-            days = -(-(int(time.time() * 1000) - lo) // DAY_MS)  # ceil: the days to sync
+            # the days to sync, rounded up; a minute's slack for the time since ``lo``
+            days = max(1, -(-(int(time.time() * 1000) - lo - 60_000) // DAY_MS))
             asked = pd.Timestamp(lo, unit="ms", tz="UTC").isoformat()
             raise StoreGap(
                 f"{gap}; this read starts at {asked}: run `opslib sync --since -{days}d` "
