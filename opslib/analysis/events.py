@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
+from pandas.tseries.offsets import Tick
 
 from opslib import enums
+from opslib._limits import MAX_BUCKETS
 from opslib.analysis._common import NONE_LABEL, Window, require_columns
 from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.kinds import EventKinds, event_kinds
@@ -127,6 +129,19 @@ def _check_freq(freq: str) -> str:
     return freq
 
 
+def _check_buckets(freq: str, window: Window) -> None:
+    """A bucket of fixed length that cuts ``window`` into more than :data:`MAX_BUCKETS`
+    (the report runner refuses it before a kernel; this is for a notebook run by hand)."""
+    offset = to_offset(freq)
+    if isinstance(offset, Tick):
+        buckets = (window[1] - window[0]) // pd.Timedelta(offset.nanos, "ns")
+        if buckets > MAX_BUCKETS:
+            raise ValueError(
+                f"freq: {freq!r} cuts the window into {buckets:,} buckets; at most "
+                f"{MAX_BUCKETS:,} make a chart: give a longer one"
+            )
+
+
 def _zone_of(window: Window | None, tz: str | None) -> str | None:
     """The reader's zone: ``tz``, else the window's, else UTC (None)."""
     if tz:
@@ -171,6 +186,8 @@ def event_volume(
     """
     require_columns(events, ["gmt_create", "event_type"], "event_volume")
     _check_freq(freq)
+    if window is not None:
+        _check_buckets(freq, window)
     reader = _zone_of(window, tz)
     info = zone(reader)
     columns: dict[str, Any] = {

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from opslib import analysis
+from opslib._limits import MAX_BUCKETS
 from opslib.analysis._common import parquet_ready
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import FILTER_ATTR
@@ -52,6 +53,19 @@ def section(heading: str, text: str = "") -> None:
     """A section heading (and a paragraph) shown only where this is called: a section
     that exists in one mode only leaves no empty heading in the other."""
     markdown(f"## {heading}" + (f"\n\n{text}" if text else ""))
+
+
+def volume_bucket(window: analysis.Window) -> str:
+    """The bucket of an event volume chart over ``window`` when the reader chose none:
+    hours over a month or less, else days, else weeks (at most ``MAX_BUCKETS`` of them).
+
+    Examples
+    --------
+    >>> [volume_bucket(analysis.resolve_window(start)) for start in ("-7d", "-90d")]
+    ['1h', '1D']
+    """
+    days = (window[1] - window[0]) / pd.Timedelta(days=1)
+    return "1h" if days <= 31 else "1D" if days <= MAX_BUCKETS else "1W"
 
 
 def read_users(users: str | Sequence[str] | None) -> list[str]:

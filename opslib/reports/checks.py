@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from opslib import enums
+from opslib._limits import MAX_BUCKETS
 from opslib.dialects import Dialect
 from opslib.reports._kinds import KINDS, PLATFORM_KINDS, refuse
 from opslib.reports._times import epoch_ms
@@ -178,10 +179,6 @@ def _check_window(start: str, end: str, values: Mapping[str, Any]) -> None:
             f"{problem}; accepted: a {start} before the {end}, both after 1970"
         )
 
-
-MAX_BUCKETS = 20_000
-"""The most time buckets of a window a chart is drawn with: more points than a screen has
-pixels across (``freq`` 1s over 7 days made an 87 MB page, three minutes to write)."""
 
 _BUCKETS = (("1min", 60_000), ("5min", 300_000), ("15min", 900_000), ("1h", 3_600_000),
             ("6h", 21_600_000), ("1D", 86_400_000), ("1W", 604_800_000))  # fmt: skip

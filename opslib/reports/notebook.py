@@ -28,6 +28,7 @@ from opslib.reports._selection import (
     section,
     selection_text,
     settings_for,
+    volume_bucket,
 )
 from opslib.reports.status import RUNNER_ENV
 
@@ -56,6 +57,7 @@ __all__ = [
     "sentence",
     "settings_for",
     "setup",
+    "volume_bucket",
     "zone",
 ]
 

@@ -41,6 +41,10 @@ def test_event_volume_covers_the_window_and_marks_partial_buckets() -> None:
 def test_event_volume_refuses_a_bad_frequency() -> None:
     with pytest.raises(ValueError, match="freq: 'often'"):
         analysis.event_volume(make_events(), "often")
+    # A notebook run by hand with freq 1s over a week drew 604,800 points a line.
+    with pytest.raises(ValueError, match="freq: '1s' cuts the window into 604,800 buckets"):
+        analysis.event_volume(make_events(), "1s", window=WEEK)
+    assert len(analysis.event_volume(make_events(), "1min", window=WEEK)) > 0
     for empty in ("0h", "-1h"):  # '0h' ended in a ZeroDivisionError
         with pytest.raises(ValueError, match=f"freq: '{empty}' is not longer than zero"):
             analysis.event_volume(make_events(), empty)
@@ -332,3 +336,13 @@ def test_a_one_day_window_has_the_rows_of_its_weekdays_in_the_readers_hours() ->
     week = analysis.hour_weekday_matrix(events)
     assert len(week.index) == 7
     assert week.loc["Tuesday", 13] == 1  # UTC without a zone
+
+
+def test_a_volume_chart_over_a_long_window_gets_a_bucket_that_fits() -> None:
+    from opslib.reports import notebook as nb
+
+    # user_lookup drew 1h buckets whatever its days: 1000 days would be 24,000 of them.
+    for days, bucket in ((7, "1h"), (31, "1h"), (1000, "1D"), (20_000, "1D"), (20_001, "1W")):
+        window = (T0, T0 + pd.Timedelta(days=days))
+        assert nb.volume_bucket(window) == bucket
+        analysis.event_volume(make_events(), bucket, window=window)  # within the cap
