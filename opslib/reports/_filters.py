@@ -1,6 +1,7 @@
 """The ids a run's parameters name, looked up on the platform before a kernel starts.
 
-A report filtered on a product, a device or a user that the platform does not know would
+A report filtered on a category, a product, a device or a user that the platform does not
+know would
 run to the end and show empty tables as if the selection were empty: it is refused instead,
 with the nearest ids the platform does know. Run by the platform check
 (:mod:`opslib.reports._preflight`), in the process that has logged in.
@@ -87,7 +88,24 @@ def _users(client: Any, name: str, value: str) -> str:
     )
 
 
-_CHECKS = {"product": _products, "device": _devices, "user": _users}
+def _categories(client: Any, name: str, value: str) -> str:
+    if value == "0":  # every category
+        return ""
+    categories = client.products.categories()
+    known = {
+        str(int(c)): str(n)
+        for c, n in zip(categories["category_id"], categories["category_name"], strict=True)
+    }
+    if value in known:
+        return ""
+    shown = ", ".join(f"{c} ({n})" for c, n in known.items())
+    return (
+        f"parameter {name!r} = {value!r}: the platform has no such category; accepted: "
+        f"0 for every category, or one of {shown}"
+    )
+
+
+_CHECKS = {"product": _products, "device": _devices, "user": _users, "category": _categories}
 
 
 def check_filters(client: Any, filters: list[str]) -> tuple[str, str]:

@@ -163,6 +163,11 @@ def _platform_checked(name: str, value: Any, base: Path, dialect: Dialect) -> An
     return value
 
 
+def _category(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    """A category id: 0 or more here, then known to the platform (its check logs in)."""
+    return _non_negative(name, value, base, dialect)
+
+
 def _positive(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     if value <= 0:
         raise refuse(name, value, "must be above zero", "a number above zero")
@@ -217,13 +222,15 @@ KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "digits": _digits,
     "non_negative": _non_negative,
     "tz": _zone,
+    "category": _category,
     "product": _platform_checked,
     "device": _platform_checked,
     "user": _platform_checked,
 }
 """Each kind of parameter a notebook may declare, and its check (returns the value to use);
-labels such as device statuses are the platform's dialect's. ``product``, ``device`` and
-``user`` (ids the platform must know) are checked by the platform check, which logs in."""
+labels such as device statuses are the platform's dialect's. ``category``, ``product``,
+``device`` and ``user`` (ids the platform must know) are checked by the platform check,
+which logs in."""
 
-PLATFORM_KINDS = frozenset({"product", "device", "user"})
+PLATFORM_KINDS = frozenset({"category", "product", "device", "user"})
 """The kinds whose values only the platform can check (:func:`platform_filters`)."""

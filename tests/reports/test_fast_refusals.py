@@ -103,6 +103,8 @@ def test_a_misspelt_report_or_value_gets_the_nearest_one() -> None:
     ("report", "name", "value", "said"),
     [
         ("fleet_inventory", "product_id", "p-nonexistent", "the platform has no such product"),
+        # a kernel started, then the run failed: "No devices match the selection: category 99"
+        ("fleet_inventory", "category_id", "99", "no such category; accepted: 0 for every"),
         ("fleet_inventory", "product_id", "p-sensor-2", "(did you mean 'p-sensor-02'?)"),
         ("event_analysis", "device_id", "dev-0000", "the platform has no such device"),
         ("user_lookup", "user_id", "u-nobody", "the platform has no such user"),
