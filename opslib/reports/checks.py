@@ -59,6 +59,7 @@ class ReportChecks:
     kinds: dict[str, str] = field(default_factory=dict)
     window: tuple[str, str] | None = None
     together: list[list[str]] = field(default_factory=list)
+    apart: list[list[str]] = field(default_factory=list)
     needs_role: dict[str, str] = field(default_factory=dict)
 
     def role_needed(self, values: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -91,6 +92,7 @@ def read_checks(notebook: str | os.PathLike[str]) -> ReportChecks:
         kinds=kinds,
         window=(str(window[0]), str(window[1])) if window else None,
         together=[[str(n) for n in group] for group in meta.get("together") or []],
+        apart=[[str(n) for n in group] for group in meta.get("apart") or []],
         needs_role={str(k): str(v) for k, v in (meta.get("needs_role") or {}).items()},
     )
 
@@ -158,6 +160,14 @@ def check_values(
             raise ParameterError(
                 f"parameters {' and '.join(group)} go together ({shown}): give "
                 f"{', '.join(missing)} as well, or none of them"
+            )
+    for group in checks.apart:  # ways to select that exclude each other: one is ignored
+        given = [name for name in group if effective.get(name)]
+        if len(given) > 1:
+            shown = ", ".join(f"{n}={effective.get(n)!r}" for n in given)
+            raise ParameterError(
+                f"parameters {' and '.join(given)} each select what the report reads ({shown}): "
+                f"give one of {', '.join(group)}"
             )
     return out
 

@@ -184,6 +184,21 @@ def test_a_phone_is_digits_only() -> None:
     assert check_parameters(notebook, given).values == {"area_code": "0086", "phone": "5550000003"}
 
 
+def test_two_ways_to_select_the_same_thing_are_refused() -> None:
+    # users was dropped without a word when user_id was given too: the report read one user.
+    assert _refusal("event_analysis", {"user_id": "u-1", "users": ["u-2", "u-3"]}) == (
+        "parameters user_id and users each select what the report reads (user_id='u-1', "
+        "users=['u-2', 'u-3']): give one of device_id, user_id, users"
+    )
+    assert "give one of user_id, users" in _refusal(
+        "fleet_inventory", {"user_id": "u-1", "users": ["u-2"]}
+    )
+    assert "give one of user_id, phone, identity_id" in _refusal(
+        "user_lookup", {"user_id": "u-1", "area_code": "1", "phone": "5550000003"}
+    )
+    assert check_parameters(find_notebook("event_analysis"), {"users": ["u-2"]}).values
+
+
 def test_days_back_end_at_1970() -> None:
     # user_lookup with days = 100000000 started a kernel that ended in an OverflowError.
     for report, name in (("user_lookup", "days"), ("fleet_inventory", "silent_days")):
