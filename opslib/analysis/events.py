@@ -18,7 +18,7 @@ from pandas.tseries.frequencies import to_offset
 from pandas.tseries.offsets import Tick
 
 from opslib import enums
-from opslib._limits import MAX_BUCKETS
+from opslib._limits import MAX_BUCKETS, check_count
 from opslib.analysis._common import NONE_LABEL, Window, require_columns
 from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.kinds import EventKinds, event_kinds
@@ -291,8 +291,8 @@ def noisiest_devices(
     >>> analysis.noisiest_devices(events, 5)  # doctest: +SKIP
     """
     require_columns(events, ["device_id", "event_type", "gmt_create"], "noisiest_devices")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1):
-        raise ValueError(f"n: give a number of devices of 1 or more, or None, got {n!r}")
+    if n is not None:
+        n = check_count("n", n, "devices")
     labels = list(_TYPE_LABELS.values())
     if events.empty:
         cols = ["device_id", "events", "share", "events_per_day", *labels, "top_type"]

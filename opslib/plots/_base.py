@@ -7,10 +7,10 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from opslib._limits import check_count
 from opslib.analysis._markup import label_text
 
 HEIGHT = 420
@@ -137,9 +137,7 @@ def slots(count: int) -> list[float]:
 def first(frame: pd.DataFrame, top: int) -> pd.DataFrame:
     """The first ``top`` rows, in the order a horizontal bar chart draws them (bottom up);
     ``top`` below 1 is refused (``head(-1)`` would be every row but the last)."""
-    if isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 1:
-        raise ValueError(f"top: give a number of bars of 1 or more, got {top!r}")
-    return frame.head(top).iloc[::-1]
+    return frame.head(check_count("top", top, "bars")).iloc[::-1]
 
 
 def top(fig: go.Figure, title: str, shown: int, items: int) -> str:

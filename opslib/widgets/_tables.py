@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from opslib import enums
+from opslib._limits import check_count
 
 __all__ = [
     "COLUMN_TITLES",
@@ -240,9 +241,7 @@ def _html_table(frame: pd.DataFrame) -> str:
 
 def check_rows(max_rows: int) -> int:
     """A number of rows to show, 1 or more (``head(-1)`` is every row but the last)."""
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
-        raise ValueError(f"max_rows: give a number of rows of 1 or more, got {max_rows!r}")
-    return max_rows
+    return check_count("max_rows", max_rows, "rows")
 
 
 def table_html(
