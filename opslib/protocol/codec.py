@@ -32,7 +32,7 @@ from opslib.dialects import Dialect, Paging
 from opslib.exceptions import ProtocolError
 from opslib.protocol.errors import ErrorCodec
 from opslib.protocol.meanings import Meanings, whole_number
-from opslib.protocol.operations import Operation
+from opslib.protocol.operations import QUERY_BY_USER, Operation
 from opslib.protocol.serving import ServingSide
 from opslib.protocol.times import MINUTES_PER_DAY, TimeCodec
 
@@ -310,6 +310,12 @@ class Codec(ServingSide):
     def token_in_query(self) -> bool:
         """Whether the token call's parameters go in the query string (else a form)."""
         return self.dialect.token.params == "query"
+
+    @property
+    def lists_fleet(self) -> bool:
+        """Whether the platform reads a whole fleet: events with no device or user, and
+        devices with no user (else a read names its users)."""
+        return self.fleet_events and not self.requires(QUERY_BY_USER, "user_id")
 
     def requires(self, op: Operation, name: str) -> bool:
         """Whether the platform requires parameter ``name`` of ``op``."""

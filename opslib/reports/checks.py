@@ -10,6 +10,8 @@ under ``opslib``::
                 "audit_log": "output_file", "days": "days", "users": "users"},
       "window": ["start", "end"],
       "together": [["area_code", "phone"]],
+      "apart": [["device_id", "user_id", "users"]],
+      "fleet": ["device_id", "user_id", "users"],
       "needs_role": {"apply": "admin"}
     }
 
@@ -60,6 +62,8 @@ class ReportChecks:
     window: tuple[str, str] | None = None
     together: list[list[str]] = field(default_factory=list)
     apart: list[list[str]] = field(default_factory=list)
+    fleet: tuple[str, ...] = ()
+    """The parameters that narrow the report's read; with none given it reads the fleet."""
     needs_role: dict[str, str] = field(default_factory=dict)
 
     def role_needed(self, values: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -93,6 +97,7 @@ def read_checks(notebook: str | os.PathLike[str]) -> ReportChecks:
         window=(str(window[0]), str(window[1])) if window else None,
         together=[[str(n) for n in group] for group in meta.get("together") or []],
         apart=[[str(n) for n in group] for group in meta.get("apart") or []],
+        fleet=tuple(str(n) for n in meta.get("fleet") or ()),
         needs_role={str(k): str(v) for k, v in (meta.get("needs_role") or {}).items()},
     )
 
@@ -169,7 +174,27 @@ def check_values(
                 f"parameters {' and '.join(given)} each select what the report reads ({shown}): "
                 f"give one of {', '.join(group)}"
             )
+    from_store = any(effective.get(n) == "store" for n, k in checks.kinds.items() if k == "source")
+    if checks.fleet and not from_store and not any(effective.get(n) for n in checks.fleet):
+        _check_fleet_read(checks.fleet, platform)
     return out
+
+
+def _check_fleet_read(names: tuple[str, ...], dialect: Dialect) -> None:
+    """A report that reads the whole fleet, on a platform that reads users one at a time."""
+    from opslib.protocol.codec import Codec
+
+    if Codec(dialect).lists_fleet:
+        return
+    ways = {"device_id": "a device id", "user_id": "a user id", "users": _USERS_FORMS}
+    shown = ", ".join(f"{name} ({ways.get(name, 'a value')})" for name in names)
+    raise ParameterError(
+        f"parameters {', '.join(names)} are all empty, so the report would read the whole "
+        f"fleet, and the {dialect.name} platform has no whole-fleet read; give one of {shown}"
+    )
+
+
+_USERS_FORMS = "user ids, or a CSV file with a user_id column"
 
 
 def _check_window(start: str, end: str, values: Mapping[str, Any]) -> None:

@@ -347,3 +347,34 @@ def test_cli_runs_with_a_relative_time_and_a_path_from_the_callers_directory(
     notebook = Path(status["output_notebook"]).read_text()
     assert "start: -1d end: -1h" in notebook
     assert "source text: read from the caller" in notebook
+
+
+def test_a_fleet_read_is_refused_where_the_platform_reads_users_one_at_a_time() -> None:
+    from opslib.dialects import Dialect
+
+    chint = Dialect.named("chint")
+    notebook = find_notebook("event_analysis")
+    with pytest.raises(ParameterError) as caught:
+        check_parameters(notebook, {"start": "-2d"}, dialect=chint)
+    assert str(caught.value) == (
+        "parameters device_id, user_id, users are all empty, so the report would read the "
+        "whole fleet, and the chint platform has no whole-fleet read; give one of device_id "
+        "(a device id), user_id (a user id), users (user ids, or a CSV file with a user_id "
+        "column)"
+    )
+    for narrowed in ({"users": ["u-1"]}, {"user_id": "u-1"}, {"source": "store"}):
+        check_parameters(notebook, narrowed, dialect=chint)
+    for other in (Dialect.named("vendor"), None):  # platforms that read a whole fleet
+        check_parameters(notebook, {}, dialect=other)
+    with pytest.raises(ParameterError, match="parameters user_id, users are all empty"):
+        check_parameters(find_notebook("fleet_inventory"), {}, dialect=chint)
+
+
+def test_cli_refuses_a_fleet_report_on_a_per_user_platform_before_a_kernel(
+    tmp_path: Path,
+) -> None:
+    args = ("report", "run", "fleet_inventory", "--out", str(tmp_path / "out"))
+    done = opslib_cli(*args, env_extra={"OPSLIB_DIALECT": "chint"})
+    assert done.returncode == 2, done.stderr
+    assert "the chint platform has no whole-fleet read; give one of user_id" in done.stderr
+    assert not (tmp_path / "out").exists()

@@ -15,7 +15,7 @@ import pytest
 from conftest import ServedPlatform, _copy_db, _demo_fields
 
 from opslib.dialects import Dialect
-from opslib.reports import run_report
+from opslib.reports import ParameterError, run_report
 from opslib.server.runner import start_in_thread
 from opslib.server.seed.dialect import fold_onto_dialect
 
@@ -63,13 +63,13 @@ def test_event_analysis_says_what_it_cannot_compute(
     assert "device_secret" not in html
 
 
-def test_a_fleet_report_without_users_fails_naming_users(
-    chint: ServedPlatform, tmp_path: Path
+@pytest.mark.parametrize("report", ["fleet_inventory", "event_analysis"])
+def test_a_fleet_report_without_users_is_refused_naming_users(
+    chint: ServedPlatform, report: str, tmp_path: Path
 ) -> None:
-    result = _run(chint, "fleet_inventory", {}, tmp_path)
-    assert result.outcome == "failed"
-    assert "Unsupported" in result.reason
-    assert "users=" in result.reason
+    with pytest.raises(ParameterError, match=r"no whole-fleet read; give one of .*users"):
+        _run(chint, report, {}, tmp_path)
+    assert not any(tmp_path.iterdir())  # nothing written, no kernel started
 
 
 def test_fleet_inventory_per_user(chint: ServedPlatform, users_csv: Path, tmp_path: Path) -> None:
