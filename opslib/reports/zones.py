@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import zoneinfo
 from collections.abc import Mapping
-from typing import Any
 
 __all__ = ["ZoneError", "check_zone", "default_zone", "profile_zone"]
 
@@ -84,25 +83,12 @@ def default_zone(
     'Asia/Shanghai'
     """
     from opslib.dialects import Dialect
+    from opslib.reports.checks import dialect_of
 
     if demo:
         return "UTC"
     own = profile_zone(profile)
     if own:
         return own
-    dialect = _dialect(profile, env) or Dialect()
+    dialect = dialect_of(profile=profile, env=env) or Dialect()
     return str(dialect.times.zone or "UTC")
-
-
-def _dialect(profile: str | None, env: Mapping[str, str] | None) -> Any:
-    """The dialect the run's platform speaks, as its client resolves it (None: unknown)."""
-    from opslib import ConfigError
-    from opslib.client import resolve_settings
-    from opslib.protocol.tables import resolve_dialect
-
-    try:
-        if env and env.get("OPSLIB_DIALECT"):
-            return resolve_dialect(env["OPSLIB_DIALECT"])
-        return resolve_settings(profile=profile).dialect
-    except (ConfigError, ValueError):
-        return None
