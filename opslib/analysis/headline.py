@@ -151,6 +151,21 @@ def _ids(devices: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
     return tuple(sorted(devices.loc[mask.fillna(False).astype(bool), "device_id"].astype(str)))
 
 
+def _faulty(devices: pd.DataFrame, status: pd.Series) -> Figure:
+    """Devices of status fault now; not computed where the platform's statuses have no
+    fault (its devices frame lists them all as the categories of ``status_name``)."""
+    dtype = devices["status_name"].dtype
+    if isinstance(dtype, pd.CategoricalDtype) and "fault" not in set(dtype.categories):
+        shown = ", ".join(str(c) for c in dtype.categories)
+        why = f"this platform has no fault status (its statuses: {shown})"
+        return Figure("fleet.faulty_devices", "faulty", None, note=why)
+    faulty = status == "fault"
+    return Figure(
+        "fleet.faulty_devices", "faulty", int(faulty.sum()), change="status fault now",
+        members=Members(_ids(devices, faulty), joined="became faulty", left="recovered"),
+    )
+
+
 def fleet_headline(
     devices: pd.DataFrame, *, silent_days: float = 7, now: pd.Timestamp | None = None
 ) -> list[Figure]:
@@ -178,7 +193,6 @@ def fleet_headline(
     bound_lately = devices["gmt_bind"] >= week
     online = int((status == "online").sum())
     offline = status == "offline"
-    faulty = status == "fault"
     return [
         Figure(
             "fleet.devices", "devices", total,
@@ -188,10 +202,7 @@ def fleet_headline(
             "fleet.online_share", "online now", _share(online, total), "%",
             change=f"{online:,} of {total:,} devices", note="" if total else "no device",
         ),
-        Figure(
-            "fleet.faulty_devices", "faulty", int(faulty.sum()), change="status fault now",
-            members=Members(_ids(devices, faulty), joined="became faulty", left="recovered"),
-        ),
+        _faulty(devices, status),
         Figure(
             "fleet.silent_devices", f"silent {silent_days:g}+ days", int(silent.sum()),
             change=f"{int(newly_silent.sum()):,} went silent in the last 7 days",

@@ -40,6 +40,21 @@ def test_the_fleet_headline_carries_the_devices_behind_each_count() -> None:
     ]  # fmt: skip
 
 
+def test_faulty_is_not_computed_where_the_platform_has_no_fault_status() -> None:
+    devices = make_devices()
+    chint = ["inactive", "online", "offline", "disabled", "activated"]  # chint's labels
+    labels = devices["status"].map(dict(enumerate(chint))).astype(pd.CategoricalDtype(chint))
+    figures = _by_key(analysis.fleet_headline(devices.assign(status_name=labels), now=T0))
+    faulty = figures["fleet.faulty_devices"]
+    assert faulty.value is None and faulty.members is None
+    assert faulty.value_text() == "not computed"
+    assert faulty.note == (
+        "this platform has no fault status (its statuses: inactive, online, offline, "
+        "disabled, activated)"
+    )
+    assert figures["fleet.online_share"].value == 37.5  # the statuses it has still count
+
+
 def test_the_event_headline_publishes_fault_codes_and_the_fault_rate_by_product() -> None:
     earlier = typed_frame(_schemas.EVENT, [])
     previous = (T0 - pd.Timedelta(days=7), T0)
