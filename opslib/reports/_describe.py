@@ -66,6 +66,25 @@ def _items(value: Any) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()] if text else []
 
 
+def _users(items: list[str]) -> str:
+    """A ``users`` list in a few words: the files it names, its ids when few.
+
+    Examples
+    --------
+    >>> _users(["/data/north.csv", "u-9"]), _users(["u-1", "u-2", "u-3", "u-4"])
+    ('users of north.csv and u-9', '4 users')
+    """
+    is_file = [item.lower().endswith(".csv") or "/" in item for item in items]
+    files = [Path(item).name for item, file in zip(items, is_file, strict=True) if file]
+    ids = [item for item, file in zip(items, is_file, strict=True) if not file]
+    if not files:
+        return f"users {', '.join(ids)}" if len(ids) <= 3 else f"{len(ids)} users"
+    named = files + (ids if len(ids) <= 3 else [f"{len(ids)} more users"])
+    return "users of " + (
+        ", ".join(named[:-1]) + " and " + named[-1] if ids or files[1:] else files[0]
+    )
+
+
 def describe_parameters(
     parameters: Mapping[str, Any], *, started: str = "", names: Mapping[str, str] | None = None
 ) -> str:
@@ -105,6 +124,9 @@ def describe_parameters(
         if p.get(name):
             who.append(f"{name.replace('_', ' ')} {p[name]}")
         p.pop(name, None)
+    users = _items(p.pop("users", []))
+    if users:
+        who.append(_users(users))
     if who:
         parts.append(", ".join(who))
     elif {"start", "category_id"} & set(parameters) or "silent_days" in parameters:

@@ -214,6 +214,7 @@ def selection_text(
 def fleet_selection(
     *,
     user_id: str = "",
+    users: Sequence[str] = (),
     category_id: int | str = 0,
     product_id: str = "",
     status: str = "",
@@ -229,6 +230,8 @@ def fleet_selection(
     'status fault'
     """
     parts = [f"user {user_id}"] if user_id else []
+    ids = read_users(users) if not user_id else []
+    parts += [f"{len(ids)} users' devices"] if ids else []
     if str(category_id) not in ("", "0"):
         name = _lookup(categories, "category_id", "category_name", category_id)
         parts.append(f"category {name} ({category_id})" if name else f"category {category_id}")

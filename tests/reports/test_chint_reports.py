@@ -76,6 +76,9 @@ def test_fleet_inventory_per_user(chint: ServedPlatform, users_csv: Path, tmp_pa
     result = _run(chint, "fleet_inventory", {"users": [str(users_csv)]}, tmp_path)
     assert result.outcome == "ok", result.summary()
     html = Path(result.html).read_text()
+    assert "Users of users.csv, all categories" in html  # the first screen's sentence
+    assert "Whole fleet" not in html
+    assert "this platform has no fault status" in html  # not "0 faulty"
     assert "withheld-by-the-reference-platform" not in html
     csv = next(Path(e) for e in result.exports if e.endswith(".csv"))
     text = csv.read_text()

@@ -58,3 +58,29 @@ def test_the_notebooks_defaults_fill_what_a_run_did_not_give() -> None:
     text = describe_parameters({**defaults, "freq": "6h"}, started="2026-11-24 06:00 UTC")
     assert text == "Last 7 days to 2026-11-24 06:00 UTC, all event types, 6h buckets, whole fleet."
     assert notebook_defaults(NOTEBOOKS / "nope.ipynb") == {}
+
+
+def test_a_read_of_some_users_is_not_called_the_whole_fleet() -> None:
+    period = {"start": "-7d", "end": "now", "event_types": [], "device_id": "", "user_id": ""}
+    text = describe_parameters({**period, "users": ["/data/north.csv"]}, started="06:00 UTC")
+    assert text == "Last 7 days to 06:00 UTC, all event types, users of north.csv."
+    fleet = {"user_id": "", "category_id": 0, "silent_days": 7}
+    assert describe_parameters({**fleet, "users": ["u-1", "u-2"]}) == (
+        "Users u-1, u-2, all categories, silent after 7 days."
+    )
+    assert describe_parameters({**fleet, "users": "u-1,u-2,u-3,u-4"}).startswith("4 users, ")
+    assert describe_parameters({**fleet, "users": ["a.csv", "u-1"]}).startswith(
+        "Users of a.csv and u-1, "
+    )
+
+
+def test_a_fleet_selection_of_users_counts_them(tmp_path: Path) -> None:
+    from opslib.reports.notebook import fleet_selection
+
+    users = tmp_path / "users.csv"
+    users.write_text("user_id\nu-1\nu-2\n")
+    assert fleet_selection(users=[str(users)], status="online") == (
+        "2 users' devices, status online"
+    )
+    assert fleet_selection(user_id="u-9", users=[str(users)]) == "user u-9"
+    assert fleet_selection() == "all devices"
