@@ -161,7 +161,10 @@ def _faulty(devices: pd.DataFrame, status: pd.Series) -> Figure:
         return Figure("fleet.faulty_devices", "faulty", None, note=why)
     faulty = status == "fault"
     return Figure(
-        "fleet.faulty_devices", "faulty", int(faulty.sum()), change="status fault now",
+        "fleet.faulty_devices",
+        "faulty",
+        int(faulty.sum()),
+        change="status fault now",
         members=Members(_ids(devices, faulty), joined="became faulty", left="recovered"),
     )
 

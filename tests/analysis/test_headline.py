@@ -46,7 +46,8 @@ def test_faulty_is_not_computed_where_the_platform_has_no_fault_status() -> None
     labels = devices["status"].map(dict(enumerate(chint))).astype(pd.CategoricalDtype(chint))
     figures = _by_key(analysis.fleet_headline(devices.assign(status_name=labels), now=T0))
     faulty = figures["fleet.faulty_devices"]
-    assert faulty.value is None and faulty.members is None
+    assert faulty.value is None
+    assert faulty.members is None
     assert faulty.value_text() == "not computed"
     assert faulty.note == (
         "this platform has no fault status (its statuses: inactive, online, offline, "
