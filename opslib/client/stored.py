@@ -115,8 +115,10 @@ class RawRecords:
 
     def __init__(self) -> None:
         self._by_id: dict[str, tuple[str | None, int | None]] = {}
+        self.pages = 0
 
     def add(self, data: Mapping[str, Any]) -> None:
+        self.pages += 1
         for record in data.get("events_list") or []:
             props = record.get("properties")
             text = None if props is None else orjson.dumps(props).decode()
@@ -152,6 +154,8 @@ class ClientReads:
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        self.pages = 0
+        """Pages :meth:`read` has fetched (a request each)."""
 
     @property
     def base_url(self) -> str:
@@ -181,6 +185,10 @@ class ClientReads:
             "labels": labels,
             "event_kinds": kinds,
         }
+
+    def page_size(self, asked: int) -> int:
+        """The rows a page holds when ``asked`` are asked for: at most the platform's cap."""
+        return min(asked, int(self.client.events._session.codec.paging.max_page_size))
 
     def has_fleet(self) -> bool:
         """Whether the platform has a whole-fleet event query (else reads go per user)."""
@@ -220,7 +228,9 @@ class ClientReads:
         pager = events._pager(
             self._query(kind, key), lo, hi, progress=False, page_size=page_size, on_page=raw.add
         )
-        return raw.align(events._session.unsecret(pager.frame()))
+        rows = raw.align(events._session.unsecret(pager.frame()))
+        self.pages += raw.pages
+        return rows
 
 
 # -- a day as a table, and back --------------------------------------------------------

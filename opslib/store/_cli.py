@@ -89,7 +89,7 @@ def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _print_plan(result: Any, page_size: int) -> None:
+def _print_plan(result: Any) -> None:
     print(f"store: {result.store}")
     by_query: dict[str, list[Any]] = {}
     for w in result.windows:
@@ -100,12 +100,13 @@ def _print_plan(result: Any, page_size: int) -> None:
         print(
             f"  {windows[0].query.describe()}: {len(windows)} days "
             f"{_when(windows[0].lo)} .. {_when(windows[-1].hi)} UTC ({', '.join(stages)}), "
-            f"about {rows:,} rows in {math.ceil(rows / page_size) + len(windows):,} requests"
+            f"about {rows:,} rows in {math.ceil(rows / result.page_size) + len(windows):,} requests"
         )
     print(
         f"would read {len(result.windows)} windows: about {sum(result.estimated_rows.values()):,} "
-        f"rows in {result.estimated_requests(page_size):,} requests (counted with "
-        f"{len(by_query)} requests of one row); nothing was written"
+        f"rows in {result.estimated_requests():,} requests (counted with "
+        f"{len(by_query)} request{'s' if len(by_query) != 1 else ''} of one row); "
+        "nothing was written"
     )
 
 
@@ -137,10 +138,10 @@ def sync_command(args: argparse.Namespace) -> int:
         print(f"opslib sync: cannot write {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if args.dry_run:
-        _print_plan(result, 1000)
+        _print_plan(result)
         return 0
     line = f"synced {result.rows:,} events in {len(result.windows)} days, "
-    line += f"{result.requests:,} requests, {result.seconds:.1f} s"
+    line += f"{result.requests:,} requests, {result.seconds:.1f} s"  # the events' requests
     if result.snapshot_day:
         line += f"; snapshot of {result.devices:,} devices for {result.snapshot_day}"
     print(line)

@@ -70,14 +70,16 @@ class SyncResult:
     seconds: float = 0.0
     snapshot_day: str | None = None
     devices: int | None = None
+    page_size: int = 1000
+    """The rows of a page: what was asked, at most the platform's cap."""
 
-    def estimated_requests(self, page_size: int) -> int:
+    def estimated_requests(self) -> int:
         """Pages to read: each window's rows in pages of ``page_size``, at least one each."""
         per_query: dict[str, int] = {}
         for w in self.windows:
             per_query[w.query.id] = per_query.get(w.query.id, 0) + 1
         return sum(
-            max(n, math.ceil(self.estimated_rows.get(q, 0) / page_size) + n)
+            max(n, math.ceil(self.estimated_rows.get(q, 0) / self.page_size) + n)
             for q, n in per_query.items()
         )
 
@@ -260,7 +262,7 @@ def sync(
         client = connect()
     source = ClientReads(client)
     layout = Layout.open(store)
-    result = SyncResult(layout.root, dry_run)
+    result = SyncResult(layout.root, dry_run, page_size=source.page_size(page_size))
     if dry_run:
         layout.reload()
         check_identity(layout, source.identity())
@@ -344,6 +346,7 @@ def _run_events(
     with tqdm(total=total, unit="rows", desc="sync events", disable=disable, leave=False) as bar:
         for i, window in enumerate(result.windows):
             q = window.query
+            pages = source.pages
             rows = source.read(q.kind, q.key, window.lo, window.hi, page_size)
             write_day(layout.event_file(q.id, window.day), rows)
             following = result.windows[i + 1] if i + 1 < len(result.windows) else None
@@ -354,7 +357,7 @@ def _run_events(
             q.late_window_ms = late_ms
             _record(layout, window, since_ms, last_of_stage)
             result.rows += rows.rows
-            result.requests += max(1, math.ceil(rows.rows / page_size))
+            result.requests += source.pages - pages
             bar.update(rows.rows)
             bar.set_postfix(requests=result.requests, day=window.day, refresh=False)
         stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -386,7 +389,6 @@ def _snapshot(
     }
     for what, df in frames.items():
         write_snapshot(layout.snapshot_file(what, day), frame_to_snapshot(df, day, synced_at))
-    result.requests += 3
     layout.snapshots = {"last": synced_at.isoformat(), "day": day}
     layout.save_state()
     result.snapshot_day = day

@@ -4,6 +4,7 @@ syncs each user's events and the comparison is with ``events.list(users=...)``."
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from pathlib import Path
@@ -34,6 +35,9 @@ def test_store_events_equal_events_list(platform: ServedPlatform, tmp_path: Path
     assert kinds == ({"fleet"} if has_fleet(platform) else {"user"})
     assert result.devices is not None
     assert result.devices > 0
+    cap = client.events._session.codec.paging.max_page_size  # vendor's pages hold 100
+    assert result.page_size == cap
+    assert result.requests >= math.ceil(result.rows / cap) > 0  # a request per page read
     st = Store(store)
 
     def platform_read(**filters: object) -> object:
