@@ -108,6 +108,8 @@ def _print_plan(result: Any) -> None:
         f"{len(by_query)} request{'s' if len(by_query) != 1 else ''} of one row); "
         "nothing was written"
     )
+    if result.note:
+        print(f"note: {result.note}")
 
 
 def sync_command(args: argparse.Namespace) -> int:
@@ -145,6 +147,8 @@ def sync_command(args: argparse.Namespace) -> int:
     if result.snapshot_day:
         line += f"; snapshot of {result.devices:,} devices for {result.snapshot_day}"
     print(line)
+    if result.note:
+        print(f"note: {result.note}")
     print(f"store: {result.store}")
     return 0
 

@@ -72,6 +72,8 @@ class SyncResult:
     devices: int | None = None
     page_size: int = 1000
     """The rows of a page: what was asked, at most the platform's cap."""
+    note: str = ""
+    """What the sync read when it was not asked, in a sentence (else empty)."""
 
     def estimated_requests(self) -> int:
         """Pages to read: each window's rows in pages of ``page_size``, at least one each."""
@@ -299,6 +301,12 @@ def _plan(
     count: bool,
 ) -> list[QueryState]:
     queries = _queries(layout, source, devices, users)
+    if [q.kind for q in queries] == ["user"] and not (devices or users or layout.queries):
+        result.note = (
+            "this platform has no whole-fleet query, so the sync reads the events of the "
+            f"account's own devices (user {source.caller}); other users' with users=[...] "
+            "(opslib sync --user ID, repeated)"
+        )
     if what not in ("all", "events"):
         return queries
     for q in queries:

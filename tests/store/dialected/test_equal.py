@@ -103,3 +103,16 @@ def test_events_within_one_second_keep_each_reads_order_and_go_by_user(
         expected = ["evt-ff-first-user-earlier", "evt-aa-first-user-later", "evt-00-second-user"]
     assert read["event_id"].tolist() == expected
     assert_frame_equal(Store(tmp_path / "store").events(lo, hi), read)
+
+
+def test_a_sync_without_users_says_whose_events_it_read(
+    platform: ServedPlatform, tmp_path: Path
+) -> None:
+    client = platform.connect()
+    result = sync(client, what="events", since="-1d", store=tmp_path / "store", progress=False)
+    if has_fleet(platform):
+        assert result.note == ""
+    else:  # the account's own devices, and how to name others
+        assert result.note.startswith("this platform has no whole-fleet query")
+        assert f"(user {client.user_id})" in result.note
+        assert "opslib sync --user ID" in result.note
