@@ -7,7 +7,7 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
-from opslib import analysis, enums, plots
+from opslib import analysis, plots
 from opslib.analysis._common import NONE_LABEL, fill_label
 from opslib.widgets._views import ALL, Panel, View
 
@@ -66,7 +66,7 @@ class FleetPanel(Panel):
     def _make_controls(self) -> w.Box:
         devices = self.source
         self.status = w.SelectMultiple(
-            options=list(enums.labels(enums.DeviceStatus).values()),
+            options=_labels_present(devices["status_name"]),  # the platform's statuses
             value=(),
             description="status",
             rows=4,

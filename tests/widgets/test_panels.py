@@ -84,6 +84,16 @@ def test_fleet_panel_names_categories() -> None:
     assert labels[:3] == ["all categories", "1 lighting", "2 sockets"]
 
 
+def test_fleet_panel_offers_the_platforms_own_statuses() -> None:
+    devices = make_devices()
+    chint = ["inactive", "online", "offline", "disabled", "activated"]  # chint's statuses
+    labels = devices["status"].map(dict(enumerate(chint))).astype(pd.CategoricalDtype(chint))
+    panel = widgets.FleetPanel(devices.assign(status_name=labels))
+    assert list(panel.status.options) == chint  # no "fault", which chint has not got
+    panel.status.value = ("disabled",)
+    assert list(panel.filtered["device_id"]) == ["d3"]
+
+
 def test_event_panel_types_device_and_date_range() -> None:
     events = make_events()
     panel = widgets.EventPanel(events)
