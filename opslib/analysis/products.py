@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import IO
@@ -140,11 +141,10 @@ def read_product_file(path: str | os.PathLike[str] | IO[str]) -> pd.DataFrame:
     return restore_frame(pd.DataFrame(rows, columns=header, dtype=object))
 
 
-def _enum_value(text: str, enum: type[IntEnum]) -> int | None:
-    labels = enums.labels(enum)
+def _enum_value(text: str, labels: Mapping[int, str]) -> int | None:
     both = re.fullmatch(r"(\d+)\s+(\D.*)", text.strip())
     if both:  # "3 sub-device", as docs/protocol.md lists them: number and label must agree
-        number, named = int(both.group(1)), _enum_value(both.group(2), enum)
+        number, named = int(both.group(1)), _enum_value(both.group(2), labels)
         return number if named == number else None
     if re.fullmatch(r"[+-]?\d+", text):
         number = int(text)
@@ -156,23 +156,34 @@ def _enum_value(text: str, enum: type[IntEnum]) -> int | None:
     return None
 
 
+def _coded_labels(labels: Mapping[str, Mapping[int, str]] | None) -> dict[str, Mapping[int, str]]:
+    """Each coded column's codes and labels: ``labels``' where given, else opslib's."""
+    given = labels or {}
+    return {
+        name: given.get(name) or enums.labels(rule.enum)
+        for name, rule in PRODUCT_COLUMNS.items()
+        if rule.enum is not None
+    }
+
+
 def _label_key(text: str) -> str:
     """A label compared without case, spaces, dashes or underscores: ``sub-device``,
     ``sub device`` and ``SUB_DEVICE`` are one label, as are ``Wi-Fi`` and ``wifi``."""
     return re.sub(r"[\s_-]+", "", text.strip().lower())
 
 
-def _check_cell(name: str, rule: _Rule, text: str) -> tuple[object, str | None]:
-    """The typed value of one cell, or a problem sentence."""
+def _check_cell(
+    name: str, rule: _Rule, text: str, labels: Mapping[int, str]
+) -> tuple[object, str | None]:
+    """The typed value of one cell, or a problem sentence (``labels``: a coded column's)."""
     if text == "":
         if rule.required:
             return None, "required, but empty"
         return rule.default, None
     if rule.kind == "enum":
-        assert rule.enum is not None
-        value = _enum_value(text, rule.enum)
+        value = _enum_value(text, labels)
         if value is None:
-            allowed = ", ".join(f"{v} ({label})" for v, label in enums.labels(rule.enum).items())
+            allowed = ", ".join(f"{v} ({label})" for v, label in labels.items())
             return None, f"not one of {allowed}"
         return value, None
     if rule.kind == "int":
@@ -195,7 +206,9 @@ def _check_cell(name: str, rule: _Rule, text: str) -> tuple[object, str | None]:
 
 
 def validate_product_file(
-    raw: pd.DataFrame, categories: pd.DataFrame | None = None
+    raw: pd.DataFrame,
+    categories: pd.DataFrame | None = None,
+    labels: Mapping[str, Mapping[int, str]] | None = None,
 ) -> ProductFileCheck:
     """Check a desired-state file cell by cell; name every problem by row and column.
 
@@ -209,6 +222,9 @@ def validate_product_file(
         The file as text (:func:`read_product_file`).
     categories
         The platform's categories (``client.products.categories()``).
+    labels
+        The platform's codes and labels of the coded columns
+        (``client.products.labels()``); default opslib's own.
 
     Returns
     -------
@@ -221,6 +237,7 @@ def validate_product_file(
     >>> check = analysis.validate_product_file(raw, categories)  # doctest: +SKIP
     >>> check.problems  # doctest: +SKIP
     """
+    coded = _coded_labels(labels)
     problems: list[dict[str, object]] = []
     columns = [str(c).strip() for c in raw.columns]
     raw = raw.set_axis(columns, axis=1)
@@ -263,7 +280,7 @@ def validate_product_file(
                 record[name] = None  # left out: keep the platform's value
                 continue
             text = str(cells.get(name, "") if name in columns else "").strip()
-            value, problem = _check_cell(name, rule, text)
+            value, problem = _check_cell(name, rule, text, coded.get(name, {}))
             if (
                 problem is None
                 and name == "category_id"
@@ -408,26 +425,29 @@ def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
-def desired_state(products: pd.DataFrame) -> pd.DataFrame:
+def desired_state(
+    products: pd.DataFrame, labels: Mapping[str, Mapping[int, str]] | None = None
+) -> pd.DataFrame:
     """The platform's products as a desired-state file: every column as text, coded fields
-    by their labels, ``product_secret`` empty (the platform never shows it).
+    by their labels (the platform's, ``client.products.labels()``; default opslib's),
+    ``product_secret`` empty (the platform never shows it).
 
-    Validated and planned against the same products, it plans nothing to change.
+    Validated and planned against the same products and labels, it plans nothing to change.
 
     Examples
     --------
-    >>> rows = analysis.desired_state(client.products.list())  # doctest: +SKIP
+    >>> rows = analysis.desired_state(client.products.list(), client.products.labels())
+    ...  # doctest: +SKIP
     >>> rows.to_csv("products.csv", index=False)  # doctest: +SKIP
     """
+    coded = _coded_labels(labels)
     columns: dict[str, pd.Series] = {}
     for name, rule in PRODUCT_COLUMNS.items():
         if name not in products.columns:
             values = pd.Series([""] * len(products), index=products.index)
         elif rule.kind == "enum":
-            assert rule.enum is not None
-            labels = enums.labels(rule.enum)
             values = products[name].map(
-                lambda v, labels=labels: "" if _missing(v) else labels.get(int(v), str(v))
+                lambda v, known=coded[name]: "" if _missing(v) else known.get(int(v), str(v))
             )
         else:
             values = products[name].map(lambda v: "" if _missing(v) else str(v))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -272,11 +273,16 @@ def audit_path(audit_log: str, products_path: str) -> Path:
     return Path(state) / "opslib" / "product_audit.csv"
 
 
-def check_file(products_path: str, categories: pd.DataFrame) -> ProductFileCheck | None:
-    """Validate the desired-state file, or None when no path is given."""
+def check_file(
+    products_path: str,
+    categories: pd.DataFrame,
+    labels: Mapping[str, Mapping[int, str]] | None = None,
+) -> ProductFileCheck | None:
+    """Validate the desired-state file, or None when no path is given (``labels``: the
+    platform's, ``client.products.labels()``)."""
     if not products_path:
         return None
-    return validate_product_file(read_product_file(products_path), categories)
+    return validate_product_file(read_product_file(products_path), categories, labels)
 
 
 def plan_for(
@@ -389,7 +395,7 @@ def export_products(client: Any, path: str | os.PathLike[str]) -> int:
     >>> export_products(opslib.connect(profile="prod"), "products.csv")  # doctest: +SKIP
     7
     """
-    rows = desired_state(client.products.list())
+    rows = desired_state(client.products.list(), client.products.labels())
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp")
     write_csv(rows, tmp)  # no cell a spreadsheet would run; read_product_file restores them

@@ -9,17 +9,7 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
-from opslib import enums
-
 __all__ = ["ProductForm"]
-
-_CODED_FIELDS: dict[str, type[enums.IntEnum]] = {
-    "net_type": enums.NetType,
-    "node_type": enums.NodeType,
-    "encrypt_type": enums.EncryptType,
-    "status": enums.ProductStatus,
-    "popular": enums.Popular,
-}
 
 
 class ProductForm:
@@ -78,8 +68,8 @@ class ProductForm:
             ),
             "vendor_type": w.Dropdown(options=list(range(100)), value=0, description="vendor_type"),
         }
-        for name, enum in _CODED_FIELDS.items():
-            options = [(label, value) for value, label in enums.labels(enum).items()]
+        for name, labels in client.products.labels().items():  # the platform's codes
+            options = [(label, value) for value, label in labels.items()]
             self.fields[name] = w.Dropdown(options=options, value=options[0][1], description=name)
         for widget in self.fields.values():  # whole labels: "encrypt_type", not "encrypt_t…"
             widget.style = {"description_width": "110px"}

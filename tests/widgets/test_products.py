@@ -8,11 +8,28 @@ import pytest
 from opslib import widgets
 
 
+def _labels(dialect: str = "opslib") -> dict[str, dict[int, str]]:
+    """What ``client.products.labels()`` gives on a platform of ``dialect``."""
+    from opslib.client.resources.products import _CODED
+    from opslib.dialects import Dialect
+    from opslib.protocol import Codec
+
+    codec = Codec(None if dialect == "opslib" else Dialect.named(dialect))
+    return {
+        name: dict(codec.labels("product_status" if name == "status" else name, enum))
+        for name, enum in _CODED.items()
+    }
+
+
 class _FakeProducts:
     """Records calls; answers like the client's write frames (key, ok, error_code...)."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: str = "opslib") -> None:
         self.calls: list[tuple[str, object]] = []
+        self._labels = _labels(dialect)
+
+    def labels(self) -> dict[str, dict[int, str]]:
+        return self._labels
 
     def _frame(self, pid: str, ok: bool) -> pd.DataFrame:
         return pd.DataFrame(
@@ -35,8 +52,8 @@ class _FakeProducts:
 
 
 class _FakeClient:
-    def __init__(self) -> None:
-        self.products = _FakeProducts()
+    def __init__(self, dialect: str = "opslib") -> None:
+        self.products = _FakeProducts(dialect)
 
 
 def test_product_form_adds_with_coded_dropdowns_and_confirms_deletes() -> None:
@@ -112,3 +129,19 @@ def test_product_form_for_an_ops_account_disables_writes_and_says_how_to_connect
         form.add()
     assert client.products.calls == []
     assert form.fields["encrypt_type"].style.description_width == "110px"
+
+
+def test_product_form_offers_the_platforms_codes() -> None:
+    """Under chint, Wi-Fi is code 0 and a product is a device (0) or a gateway (1): the
+    form sends those, never opslib's codes (where 1 is Wi-Fi and LoRa on chint)."""
+    from analysis.frames import CATEGORIES, products
+
+    client = _FakeClient("chint")
+    form = widgets.ProductForm(client, CATEGORIES, products(), role="admin")
+    assert form.fields["net_type"].options[0] == ("Wi-Fi", 0)
+    assert [o[0] for o in form.fields["node_type"].options] == ["device", "gateway"]
+    for name, value in (("product_id", "p-c"), ("product_name", "C"), ("product_secret", "s" * 8)):
+        form.fields[name].value = value
+    form.add_button.click()
+    _, item = client.products.calls[0]
+    assert (item["net_type"], item["node_type"]) == (0, 0)

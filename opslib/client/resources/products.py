@@ -178,6 +178,28 @@ class Products(Resource):
             check=lambda item: check_item(self._session.codec, op, item),
         )
 
+    def labels(self) -> dict[str, dict[int, str]]:
+        """The platform's labels of a product's coded fields, by field (its dialect's, else
+        opslib's): what :meth:`add` and a desired-state file accept beside the codes.
+        Makes no request.
+
+        Returns
+        -------
+        dict
+            ``{"net_type": {1: "Wi-Fi", ...}, "encrypt_type": ..., "node_type": ...,
+            "status": ..., "popular": ...}``.
+
+        Examples
+        --------
+        >>> client.products.labels()["net_type"][1]  # doctest: +SKIP
+        'Wi-Fi'
+        """
+        labels = self._session.codec.labels
+        return {
+            name: dict(labels("product_status" if name == "status" else name, enum))
+            for name, enum in _CODED.items()
+        }
+
     def _code_product(self, item: dict[str, Any]) -> None:
         """``item``'s coded fields as the platform's codes (changed in place)."""
         for name, enum in _CODED.items():

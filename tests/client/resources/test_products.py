@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -240,3 +241,28 @@ def test_delete_takes_a_filtered_frame_and_refuses_a_missing_id_before_sending(
     with pytest.raises(ValueError, match="the DataFrame has no product_id column"):
         admin.products.delete(products[["product_name"]])
     assert "p-del-5" in admin.products.list()["product_id"].tolist()  # nothing was deleted
+
+
+def test_a_product_file_speaks_the_platforms_labels(
+    platform: ServedPlatform, tmp_path: Path
+) -> None:
+    """Exported, checked and planned against the same platform, a desired-state file
+    plans nothing, under every dialect: its coded cells are the platform's labels (chint's
+    Wi-Fi is 0, ours 1; its encrypt_type 1 is "one secret per device")."""
+    from opslib.reports import product_upkeep
+
+    admin = platform.connect("admin")
+    labels = admin.products.labels()
+    products = admin.products.list()
+    for name in ("net_type", "encrypt_type", "node_type", "status"):  # the frame's own labels
+        pairs = products[[name, f"{name}_name"]].dropna().drop_duplicates()
+        assert all(labels[name][int(c)] == str(n) for c, n in pairs.itertuples(index=False))
+    path = tmp_path / "products.csv"
+    assert product_upkeep.export_products(admin, path) == len(products)
+    check = product_upkeep.check_file(str(path), admin.products.categories(), labels)
+    assert check is not None
+    assert check.problems.empty, check.problems.to_string()
+    plan = product_upkeep.plan_for(check, products, None)
+    assert set(plan["action"]) == {"unchanged"}
+    wifi = next(code for code, label in labels["net_type"].items() if label == "Wi-Fi")
+    assert check.desired["net_type"].eq(wifi).any()  # "Wi-Fi" read as the platform's code
