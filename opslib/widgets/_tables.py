@@ -67,6 +67,7 @@ COLUMN_TITLES = {
     "encrypt_type_name": "encryption",
     "vendor_type": "vendor type",
     "popular": "popular",
+    "popular_name": "popular",
     "sub_devices": "sub-devices",
     "error_msg": "error",
     "p05": "5th pct",
@@ -74,7 +75,7 @@ COLUMN_TITLES = {
 }
 """The title each column is shown under; other names lose their underscores."""
 
-# Codes shown by their label: the column's enum, or a few words for a code.
+# Codes shown by their label where the frame has no label column beside them (ours).
 _CODE_LABELS = {"popular": enums.labels(enums.Popular)}
 _MONTH_COLUMNS = frozenset({"cohort"})
 _STYLE = (

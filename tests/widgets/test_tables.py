@@ -31,6 +31,23 @@ def test_codes_show_as_labels_and_columns_under_human_titles() -> None:
     assert titles == ["device id", "status", "group", "popular", "days silent"]
 
 
+def test_a_label_column_beside_a_code_wins_over_ours() -> None:
+    """chint's popular 2 is "recommended" (ours has no 2): a products frame of that
+    platform carries popular_name, and the table shows it under "popular"."""
+    frame = pd.DataFrame(
+        {
+            "product_id": ["p-1", "p-2"],
+            "popular": pd.array([0, 2], dtype="Int64"),
+            "popular_name": pd.Categorical(["normal", "recommended"]),
+        }
+    )
+    assert widgets.readable(frame)["popular_name"].tolist() == ["normal", "recommended"]
+    html = table_html(frame, 10)
+    assert "<th" in html
+    titles = [part.split(">")[-1] for part in html.split("</th>")[:-1]]
+    assert titles == ["product id", "popular"]
+
+
 def test_one_time_format_per_column_in_the_zone_its_title_names() -> None:
     moments = pd.to_datetime(["2026-11-24 06:00:00", "2026-11-24 07:15:09"], utc=True)
     frame = pd.DataFrame({"gmt_last_seen": moments.tz_convert("Asia/Shanghai")})

@@ -199,7 +199,7 @@ PRODUCT = FrameSchema(
         _c("encrypt_type", INT, enums.EncryptType),
         _c("node_type", INT, enums.NodeType),
         _c("status", INT, enums.ProductStatus),
-        _c("popular", INT),
+        _c("popular", INT, enums.Popular),
         _c("gmt_create", TIME),
         _c("gmt_modified", TIME),
     ),

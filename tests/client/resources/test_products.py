@@ -254,7 +254,7 @@ def test_a_product_file_speaks_the_platforms_labels(
     admin = platform.connect("admin")
     labels = admin.products.labels()
     products = admin.products.list()
-    for name in ("net_type", "encrypt_type", "node_type", "status"):  # the frame's own labels
+    for name in ("net_type", "encrypt_type", "node_type", "status", "popular"):  # the frame's
         pairs = products[[name, f"{name}_name"]].dropna().drop_duplicates()
         assert all(labels[name][int(c)] == str(n) for c, n in pairs.itertuples(index=False))
     path = tmp_path / "products.csv"
