@@ -102,6 +102,11 @@ class ErrorCodec:
             # HTTP 200 with an answer that is not a success and a code the dialect does
             # not know: the platform failed to say what went wrong.
             cls = ServerError if code == 200 or 500 <= code <= 599 else APIError
+            if code != 200:
+                msg += (
+                    f" (a code the {self.dialect.name} dialect does not know: if the platform "
+                    "speaks another, `opslib probe URL` names it)"
+                )
         if retry_after is None:
             retry_after = self.documented_wait(body)
         return make_status_error(

@@ -15,7 +15,7 @@ from opslib.exceptions import ProtocolError, Unsupported
 from opslib.protocol import Codec
 from opslib.protocol import operations as ops
 from opslib.protocol.meanings import Refused
-from opslib.protocol.serving import scoped_openid
+from opslib.protocol.serving import Served, scoped_openid
 
 DIALECTS = Dialect.names()
 CALLER = "u-caller"
@@ -257,6 +257,18 @@ def test_a_failure_is_the_exception_of_the_core_status(name: str) -> None:
         )
         error = codec.errors.error(http, body, operation="/device/query")
         assert type(error).__name__ == cls, (name, status, body)
+
+
+def test_a_failure_in_another_dialects_code_says_how_to_learn_the_dialect() -> None:
+    """A chint platform read as ours: its 460 in an HTTP 200 is no code of ours."""
+    chint, ours = Codec(Dialect.named("chint")), Codec()
+    http, body = chint.encode_failure(
+        "/user/login", 400, "params.auth_code: required", Served(message_id="m"), paged=None
+    )
+    error = ours.errors.error(http, body, operation="/user/login")
+    assert str(error).startswith("/user/login: 460 params.auth_code: required (a code the opslib")
+    assert "`opslib probe URL` names it" in str(error)
+    assert "opslib probe" not in str(chint.errors.error(http, body, operation="/user/login"))
 
 
 @pytest.mark.parametrize("name", DIALECTS)
