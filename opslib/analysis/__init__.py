@@ -56,6 +56,7 @@ from opslib.analysis.kinds import (
     EventKinds,
     event_kinds,
     not_computable,
+    type_labels,
 )
 from opslib.analysis.names import (
     category_names,
@@ -134,6 +135,7 @@ __all__ = [
     "silent_devices",
     "start_states",
     "top_offender",
+    "type_labels",
     "user_headline",
     "validate_product_file",
     "value_by_command",

@@ -8,12 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from opslib import enums
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import downtime, downtime_not_computed, start_states
 from opslib.analysis.events import alarm_codes
-from opslib.analysis.kinds import event_kinds, not_computable
+from opslib.analysis.kinds import event_kinds, not_computable, type_labels
 from opslib.analysis.zones import zone_label
 
 __all__ = [
@@ -25,8 +24,6 @@ __all__ = [
     "top_offender",
 ]
 
-_TYPE_LABELS = enums.labels(enums.EventType)
-
 MIN_PERCENT_BASE = 20.0
 """A change is given in percent only when the previous value is at least this: on a
 smaller base (3 alarms before, 40 now) a percentage reads as a drama; the two numbers are
@@ -36,19 +33,13 @@ shown instead."""
 _COVERAGE_GAP = 0.25
 
 
-def _type_labels(events: pd.DataFrame) -> dict[int, str]:
-    """The platform's event type labels (the frame's own, from its dialect), else ours."""
-    carried = (events.attrs.get("event_kinds") or {}).get("labels")
-    return {int(k): str(v) for k, v in carried.items()} if carried else _TYPE_LABELS
-
-
 def _measures(
     events: pd.DataFrame, window: Window | None, states: pd.DataFrame | None = None
 ) -> dict[str, float]:
     """Per event type the platform has; alarms from its fault kind, downtime only where it
     can be computed (the platform reports online and offline events, and no filter left
     them out: :func:`~opslib.analysis.downtime_not_computed`)."""
-    labels = _type_labels(events)
+    labels = type_labels(events)
     known = event_kinds(events)
     types = events["event_type"].map(labels).value_counts()
     values: dict[str, float] = {"events": float(len(events))}
@@ -319,7 +310,7 @@ def change_summary(
         f"{_fmt(float(total['previous']))}, {_change(total)})."
     )
     movers = []
-    for label in _type_labels(current).values():
+    for label in type_labels(current).values():
         row = rows[f"{label} events"]
         if float(row["current"]) == float(row["previous"]):
             continue  # no change is no change, whatever the base

@@ -15,13 +15,13 @@ where it reports neither, or a filter left them out, downtime is not computed, a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from opslib.analysis._common import Window, require_columns
-from opslib.analysis.kinds import EventKinds, event_kinds
+from opslib.analysis.kinds import EventKinds, event_kinds, type_labels
 
 __all__ = [
     "FILTER_ATTR",
@@ -348,7 +348,7 @@ def downtime_not_computed(events: pd.DataFrame | None, kinds: EventKinds | None 
     needed = set(known.online) | set(known.offline)
     if kept is not None and not needed <= {int(k) for k in kept}:
         assert events is not None
-        names = _type_names(kept, (events.attrs.get("event_kinds") or {}).get("labels"))
+        names = _type_names(kept, type_labels(events))
         return (
             f"Downtime not computed: the event types chosen ({names}) leave out the online "
             "and offline events it is measured from; choose them too, or no event type."
@@ -356,8 +356,5 @@ def downtime_not_computed(events: pd.DataFrame | None, kinds: EventKinds | None 
     return ""
 
 
-def _type_names(codes: Sequence[int], labels: dict | None) -> str:
-    from opslib import enums
-
-    names = {int(k): str(v) for k, v in (labels or enums.labels(enums.EventType)).items()}
-    return ", ".join(names.get(int(c), str(c)) for c in codes) or "none"
+def _type_names(codes: Sequence[int], labels: Mapping[int, str]) -> str:
+    return ", ".join(labels.get(int(c), str(c)) for c in codes) or "none"

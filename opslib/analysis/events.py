@@ -9,7 +9,7 @@ Every function takes an event frame of :data:`opslib.client.frames.schema.EVENT`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +17,10 @@ import pandas as pd
 from pandas.tseries.frequencies import to_offset
 from pandas.tseries.offsets import Tick
 
-from opslib import enums
 from opslib._limits import MAX_BUCKETS, check_count
 from opslib.analysis._common import NONE_LABEL, Window, require_columns
 from opslib.analysis.downtime import FILTER_ATTR
-from opslib.analysis.kinds import EventKinds, event_kinds
+from opslib.analysis.kinds import EventKinds, event_kinds, type_labels
 from opslib.analysis.properties import (
     PROPERTY_PREFIX,
     chart_properties,
@@ -48,38 +47,40 @@ __all__ = [
 ]
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_TYPE_LABELS = enums.labels(enums.EventType)
 
 
-def _type_value(value: int | str) -> int:
+def _type_value(value: int | str, labels: Mapping[int, str]) -> int:
     if isinstance(value, str):
         text = value.strip().lower().replace("_", " ")
         if text.isdigit():
             value = int(text)
         else:
-            by_label = {label: v for v, label in _TYPE_LABELS.items()}
+            by_label = {label.lower(): v for v, label in labels.items()}
             if text not in by_label:
                 raise ValueError(
-                    f"event_types: unknown event type {value!r}; allowed: {', '.join(by_label)} "
-                    f"or {sorted(_TYPE_LABELS)}"
+                    f"event_types: unknown event type {value!r}; allowed: "
+                    f"{', '.join(labels.values())} or {sorted(labels)}"
                 )
             return by_label[text]
-    if value not in _TYPE_LABELS:
-        raise ValueError(
-            f"event_types: {value} is not an event type; allowed: {sorted(_TYPE_LABELS)}"
-        )
+    if value not in labels:
+        raise ValueError(f"event_types: {value} is not an event type; allowed: {sorted(labels)}")
     return int(value)
 
 
-def event_type_values(event_types: Sequence[int | str] | None) -> list[int]:
-    """Event types given as numbers or labels (``"alarm"``, ``"property report"``) → numbers.
+def event_type_values(
+    event_types: Sequence[int | str] | None, labels: Mapping[int, str] | None = None
+) -> list[int]:
+    """Event types given as numbers or labels (``"alarm"``, ``"property report"``) → numbers,
+    by the platform's ``labels`` (:func:`~opslib.analysis.type_labels` of its events;
+    default ours).
 
     Examples
     --------
     >>> event_type_values(["alarm", 1, "property_report"])
     [4, 1, 3]
     """
-    return [_type_value(v) for v in (event_types or [])]
+    known = labels if labels is not None else type_labels()
+    return [_type_value(v, known) for v in (event_types or [])]
 
 
 def filter_events(
@@ -101,7 +102,7 @@ def filter_events(
     >>> analysis.filter_events(events, event_types=["alarm"])  # doctest: +SKIP
     """
     mask = pd.Series(True, index=events.index)
-    types = event_type_values(event_types)
+    types = event_type_values(event_types, type_labels(events))
     if types:
         mask &= events["event_type"].isin(types)
     if device_id:
@@ -198,7 +199,8 @@ def event_volume(
     }
     if events.empty:
         return pd.DataFrame({c: pd.Series([], dtype=d) for c, d in columns.items()})
-    labels = events["event_type"].map(_TYPE_LABELS).astype("string").fillna(NONE_LABEL)
+    by_code = type_labels(events)
+    labels = events["event_type"].map(by_code).astype("string").fillna(NONE_LABEL)
     anchor = window[0] if window is not None else events["gmt_create"].min()
     buckets = bucket_starts(events["gmt_create"], freq, info, anchor=anchor)
     table = pd.crosstab(buckets.rename("time"), labels.rename("event_type_name"))
@@ -208,7 +210,7 @@ def event_volume(
         last = max(last, window[1] - pd.Timedelta(1, "ns"))
     starts, ends = bucket_range(first, last, freq, info, anchor=anchor)
     table = table.reindex(starts.rename("time"), fill_value=0)
-    order = [label for label in _TYPE_LABELS.values() if label in table.columns]
+    order = [label for label in by_code.values() if label in table.columns]
     order += [c for c in table.columns if c not in order]
     stacked: pd.Series = table[order].stack()  # type: ignore[assignment]
     out = stacked.rename("events").reset_index()
@@ -293,7 +295,8 @@ def noisiest_devices(
     require_columns(events, ["device_id", "event_type", "gmt_create"], "noisiest_devices")
     if n is not None:
         n = check_count("n", n, "devices")
-    labels = list(_TYPE_LABELS.values())
+    by_code = type_labels(events)
+    labels = list(by_code.values())
     if events.empty:
         cols = ["device_id", "events", "share", "events_per_day", *labels, "top_type"]
         return pd.DataFrame({c: pd.Series([], dtype="string") for c in cols})
@@ -301,7 +304,7 @@ def noisiest_devices(
     # (docs/performance.md). Devices sorted by id, as crosstab sorts them, so ties keep
     # crosstab's order; events of an unknown type count for no column.
     devices, device_ids = pd.factorize(events["device_id"], sort=True)
-    known = list(_TYPE_LABELS)
+    known = list(by_code)
     kinds = pd.Index(known).get_indexer(
         pd.Index(events["event_type"].to_numpy(dtype="float64", na_value=np.nan))
     )

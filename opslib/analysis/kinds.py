@@ -25,7 +25,16 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["KINDS", "REFERENCE_KINDS", "EventKinds", "event_kinds", "not_computable"]
+from opslib import enums
+
+__all__ = [
+    "KINDS",
+    "REFERENCE_KINDS",
+    "EventKinds",
+    "event_kinds",
+    "not_computable",
+    "type_labels",
+]
 
 KINDS = ("connectivity", "property", "fault", "system", "command", "firmware", "other")
 """Every event kind, in the order reports list them."""
@@ -143,6 +152,31 @@ REFERENCE_KINDS = EventKinds(
 5 command, 6 firmware upgrade)."""
 
 
+def _carried(events: Any) -> Any:
+    """What ``events`` carries as its platform's kinds and labels (a Dask frame keeps its
+    attrs on its meta); None when nothing."""
+    attrs = getattr(events, "attrs", None)
+    if attrs is None:
+        attrs = getattr(getattr(events, "_meta", None), "attrs", None)
+    return (attrs or {}).get(ATTR)
+
+
+def type_labels(events: pd.DataFrame | None = None) -> dict[int, str]:
+    """The event type labels by code of the platform ``events`` came from (the frame's
+    own), else our platform's.
+
+    Examples
+    --------
+    >>> type_labels()[4]
+    'alarm'
+    """
+    carried = _carried(events) if events is not None else None
+    labels = carried.get("labels") if isinstance(carried, Mapping) else None
+    if labels:
+        return {int(code): str(label) for code, label in labels.items()}
+    return enums.labels(enums.EventType)
+
+
 def event_kinds(events: pd.DataFrame | None = None, kinds: Any = None) -> EventKinds:
     """The kinds to read ``events`` with: ``kinds`` if given (an :class:`EventKinds`, an
     object with one as ``event_kinds``, or a mapping ``{"kinds": {code: kind}, "labels":
@@ -155,11 +189,7 @@ def event_kinds(events: pd.DataFrame | None = None, kinds: Any = None) -> EventK
     True
     """
     if kinds is None and events is not None:
-        # a Dask frame keeps its attrs on its meta
-        attrs = getattr(events, "attrs", None)
-        if attrs is None:
-            attrs = getattr(getattr(events, "_meta", None), "attrs", None)
-        kinds = (attrs or {}).get(ATTR)
+        kinds = _carried(events)
     if kinds is None:
         return REFERENCE_KINDS
     if isinstance(kinds, EventKinds):

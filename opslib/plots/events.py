@@ -10,7 +10,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from opslib import enums
 from opslib.analysis._markup import label_text
 from opslib.plots._base import (
     EVENT_COLOURS,
@@ -155,8 +154,9 @@ def noisiest_chart(
     ids = [str(v) for v in values(shown["device_id"])]
     shown_names = labels([(names or {}).get(d, d) for d in ids])
     fig = go.Figure()
-    for label in enums.labels(enums.EventType).values():
-        if label in shown.columns and int(shown[label].sum()):
+    fixed = {"device_id", "events", "share", "events_per_day", "top_type"}
+    for label in [c for c in shown.columns if c not in fixed]:  # a column per event type
+        if int(shown[label].sum()):
             fig.add_trace(
                 go.Bar(
                     x=values(shown[label]),

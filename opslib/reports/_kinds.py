@@ -37,9 +37,10 @@ def _time(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
 
 
 def _event_types(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
+    from opslib.protocol import Codec
     from opslib.reports._suggest import did_you_mean
 
-    labels = enums.labels(enums.EventType)
+    labels = Codec(dialect).labels("event_type", enums.EventType)  # the platform's
     known = {label.lower() for label in labels.values()}
     for item in value or []:
         text = str(item).strip().lower().replace("_", " ")

@@ -163,7 +163,7 @@ def load_events(
     --------
     >>> events = nb.load_events(client, analysis.resolve_window("-7d"))  # doctest: +SKIP
     """
-    types = analysis.event_type_values(list(event_types))
+    types = list(event_types)  # the platform's labels or codes: its client reads them
     ids = read_users(users) if not (device_id or user_id) else []
     events = client.events.list(
         window[0],
@@ -177,7 +177,7 @@ def load_events(
     if len(types) > 1:
         events = analysis.filter_events(events, event_types=types)
     elif types:  # one type asked of the platform: the frame holds only it
-        events.attrs[FILTER_ATTR] = types
+        events.attrs[FILTER_ATTR] = analysis.event_type_values(types, analysis.type_labels(events))
     return events
 
 

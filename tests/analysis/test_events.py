@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from opslib import analysis, enums
+from opslib import analysis, enums, plots
 from opslib.client.frames import schema as _schemas
 
 from .frames import T0, WEEK, make_events
@@ -346,3 +346,31 @@ def test_a_volume_chart_over_a_long_window_gets_a_bucket_that_fits() -> None:
         window = (T0, T0 + pd.Timedelta(days=days))
         assert nb.volume_bucket(window) == bucket
         analysis.event_volume(make_events(), bucket, window=window)  # within the cap
+
+
+def _as_chint(events: pd.DataFrame) -> pd.DataFrame:
+    """The events as a chint platform's frame: codes 0 (property report) and 1 (fault and
+    system report), and those labels in its attrs, as the client puts them."""
+    chint = events.assign(event_type=events["event_type"].map(lambda t: 0 if t == 3 else 1))
+    chint.attrs["event_kinds"] = {
+        "kinds": {0: "property", 1: "fault", 2: "fault"},
+        "labels": {0: "property report", 1: "fault and system report", 2: "fault"},
+    }
+    return chint
+
+
+def test_event_types_are_named_by_the_platforms_labels() -> None:
+    """Under chint, code 1 is "fault and system report": never our "online", and its
+    property reports (0, no code of ours) never "(none)"."""
+    events = _as_chint(make_events())
+    volume = analysis.event_volume(events, "1D")
+    assert set(volume["event_type_name"]) == {"property report", "fault and system report"}
+    noisy = analysis.noisiest_devices(events, 3)
+    assert {"property report", "fault and system report", "fault"} < set(noisy.columns)
+    assert "online" not in noisy.columns
+    kept = analysis.filter_events(events, event_types=["fault and system report"])
+    assert len(kept) == int((events["event_type"] == 1).sum()) > 0
+    with pytest.raises(ValueError, match="unknown event type 'alarm'; allowed: property report"):
+        analysis.filter_events(events, event_types=["alarm"])
+    figure = plots.noisiest_chart(noisy)
+    assert {trace.name for trace in figure.data} == {"property report", "fault and system report"}

@@ -378,3 +378,18 @@ def test_cli_refuses_a_fleet_report_on_a_per_user_platform_before_a_kernel(
     assert done.returncode == 2, done.stderr
     assert "the chint platform has no whole-fleet read; give one of user_id" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_event_types_are_the_platforms_labels() -> None:
+    from opslib.dialects import Dialect
+
+    checks = ReportChecks(kinds={"event_types": "event_types"})
+    chint = Dialect.named("chint")
+    given = {"event_types": ["fault and system report", "0"]}
+    assert check_values(checks, declared(event_types=[]), given, dialect=chint) == given
+    with pytest.raises(ParameterError) as caught:
+        check_values(checks, declared(event_types=[]), {"event_types": ["alarm"]}, dialect=chint)
+    assert str(caught.value).startswith(
+        "parameter 'event_types' = 'alarm': not an event type; accepted: property report, "
+        "fault and system report, fault (or the numbers 0-2)"
+    )

@@ -59,6 +59,8 @@ def test_event_analysis_says_what_it_cannot_compute(
     assert "no online/offline events" in result.reason
     html = Path(result.html).read_text()
     assert "This platform reports no online/offline events" in html
+    assert '"name":"fault and system report"' in html  # its own labels in the charts
+    assert '"name":"online"' not in html  # never ours (code 1 is online here)
     assert "withheld-by-the-reference-platform" not in html  # the secret it sends
     assert "device_secret" not in html
 
