@@ -27,25 +27,31 @@ __all__ = [
 _STATUS_LABELS = enums.labels(enums.DeviceStatus)
 
 
-def _status_value(status: int | str) -> int:
-    """A device status given as a number or a label (``"online"``) → its number."""
-    if isinstance(status, str):
-        text = status.strip().lower()
-        if text.isdigit():
-            status = int(text)
+def _statuses(devices: pd.DataFrame) -> tuple[pd.Series, list[str]]:
+    """Each device's status label and every status label of its platform: the frame's own
+    (``status_name`` and its categories, the dialect's), else ours by code."""
+    if "status_name" in devices.columns:
+        names = devices["status_name"]
+        if isinstance(names.dtype, pd.CategoricalDtype):
+            every = [str(c) for c in names.dtype.categories]
         else:
-            by_label = {label: value for value, label in _STATUS_LABELS.items()}
-            if text not in by_label:
-                raise ValueError(
-                    f"status: unknown device status {status!r}; allowed: "
-                    f"{', '.join(by_label)} or {sorted(_STATUS_LABELS)}"
-                )
-            return by_label[text]
-    if status not in _STATUS_LABELS:
+            every = sorted({str(v) for v in names.dropna()})
+        return names.astype("string"), every
+    return devices["status"].map(_STATUS_LABELS).astype("string"), list(_STATUS_LABELS.values())
+
+
+def _status_mask(devices: pd.DataFrame, status: int | str) -> pd.Series:
+    """The devices of one status, given as its number or its platform's label."""
+    text = str(status).strip().lower()
+    if text.isdigit():
+        return devices["status"] == int(text)
+    labels, every = _statuses(devices)
+    if text not in {label.lower() for label in every}:
         raise ValueError(
-            f"status: {status} is not a device status; allowed: {sorted(_STATUS_LABELS)}"
+            f"status: unknown device status {status!r}; allowed: {', '.join(every)} or their "
+            "numbers"
         )
-    return int(status)
+    return labels.str.lower() == text
 
 
 def filter_devices(
@@ -89,7 +95,7 @@ def filter_devices(
     if product_id:
         mask &= devices["product_id"] == product_id
     if status is not None and status != "":
-        mask &= devices["status"] == _status_value(status)
+        mask &= _status_mask(devices, status)
     return devices[mask.fillna(False).astype(bool)]
 
 
@@ -206,7 +212,7 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W", *, tz: str | None = Non
     >>> analysis.bind_cohorts(devices, "M")  # doctest: +SKIP
     """
     require_columns(devices, ["gmt_bind", "status", "gmt_last_seen"], "bind_cohorts")
-    statuses = list(_STATUS_LABELS.values())
+    labels, statuses = _statuses(devices)
     columns = ["cohort", "devices", *statuses, "never_online", "online_share"]
     bound = devices[devices["gmt_bind"].notna()]
     if bound.empty:
@@ -218,7 +224,7 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W", *, tz: str | None = Non
     naive = bound["gmt_bind"].dt.tz_convert(info).dt.tz_localize(None)
     start = naive.dt.to_period(_period_alias(freq)).dt.start_time
     cohort = localize_wall(start, info).set_axis(bound.index)
-    status = bound["status"].map(_STATUS_LABELS).astype("string").fillna(NONE_LABEL)
+    status = labels.loc[bound.index].fillna(NONE_LABEL)
     table = pd.crosstab(cohort.rename("cohort"), status.rename("status"))
     table = table.reindex(columns=statuses, fill_value=0)
     never = bound["gmt_last_seen"].isna().groupby(cohort.rename("cohort")).sum()
@@ -227,7 +233,8 @@ def bind_cohorts(devices: pd.DataFrame, freq: str = "W", *, tz: str | None = Non
     out["never_online"] = never.reindex(table.index).to_numpy()
     for col in ["devices", *statuses, "never_online"]:
         out[col] = out[col].astype("Int64")
-    out["online_share"] = (out["online"] / out["devices"]).astype("Float64")
+    online = out["online"] if "online" in out.columns else pd.NA
+    out["online_share"] = (online / out["devices"]).astype("Float64")
     out["cohort"] = out["cohort"].astype(pd.DatetimeTZDtype("ns", info))
     out.columns.name = None
     return out[columns]
@@ -285,7 +292,7 @@ def group_summary(devices: pd.DataFrame) -> pd.DataFrame:
         {
             "group_id": devices["group_id"].fillna(0).astype("Int64"),
             "sub": devices["is_sub_device"].fillna(False).astype(bool),
-            "online": devices["status"] == enums.DeviceStatus.ONLINE,
+            "online": (_statuses(devices)[0] == "online").fillna(False),
         }
     )
     out = frame.groupby("group_id", sort=True).agg(

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from opslib import enums
 from opslib.analysis._markup import label_text
 from opslib.plots._base import (
     STATUS_COLOURS,
@@ -103,13 +102,11 @@ def cohorts_chart(
         return EmptyFigure(title, "No bound device in this selection")
     x = values(cohorts["cohort"])
     fig = go.Figure()
-    for label in enums.labels(enums.DeviceStatus).values():
-        if label in cohorts.columns and int(cohorts[label].fillna(0).sum()):
-            fig.add_trace(
-                go.Bar(
-                    x=x, y=values(cohorts[label]), name=label, marker_color=STATUS_COLOURS[label]
-                )
-            )
+    fixed = {"cohort", "devices", "never_online", "online_share"}
+    for label in [c for c in cohorts.columns if c not in fixed]:  # the platform's statuses
+        if int(cohorts[label].fillna(0).sum()):
+            colour = STATUS_COLOURS.get(label)
+            fig.add_trace(go.Bar(x=x, y=values(cohorts[label]), name=label, marker_color=colour))
     return layout(
         fig,
         title,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from opslib import analysis
+from opslib import analysis, plots
 from opslib.client.frames import schema as _schemas
 
 from .frames import T0, make_devices, typed_frame
@@ -111,3 +111,23 @@ def test_never_online_and_silent() -> None:
     for days in (float("nan"), float("inf")):  # NaN said "cannot convert float NaN"
         with pytest.raises(ValueError, match="days: must be a finite number of 0 or more"):
             analysis.silent_devices(devices, days)
+
+
+def test_statuses_are_the_platforms_labels() -> None:
+    """Under chint 3 is "disabled" and 4 "activated": cohorts, filters and charts say so,
+    never our "fault" for its 3."""
+    devices = make_devices()
+    chint = ["inactive", "online", "offline", "disabled", "activated"]
+    labels = devices["status"].map(dict(enumerate(chint))).astype(pd.CategoricalDtype(chint))
+    devices = devices.assign(status_name=labels)
+    assert list(analysis.filter_devices(devices, status="disabled")["device_id"]) == ["d3"]
+    assert list(analysis.filter_devices(devices, status=3)["device_id"]) == ["d3"]
+    with pytest.raises(ValueError, match="unknown device status 'fault'; allowed: inactive, "):
+        analysis.filter_devices(devices, status="fault")
+    cohorts = analysis.bind_cohorts(devices, "M")
+    assert "disabled" in cohorts.columns
+    assert "fault" not in cohorts.columns
+    assert int(cohorts["disabled"].sum()) == 1
+    figure = plots.cohorts_chart(cohorts)
+    assert "disabled" in {trace.name for trace in figure.data}
+    assert int(analysis.group_summary(devices)["online"].sum()) == 3
