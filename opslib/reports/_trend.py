@@ -93,11 +93,23 @@ def report_details(
     history: Sequence[Mapping[str, Any]],
     firing: Sequence[Mapping[str, Any]],
 ) -> str:
-    """The block under a report's latest run: its alerts that hold, what changed since the
-    run before (as in the report), its trends; ``""`` when there is nothing to show."""
+    """The block under a report's latest run: its alerts that hold, the rules it could not
+    evaluate, what changed since the run before (as in the report), its trends; ``""``
+    when there is nothing to show."""
     parts = []
     if firing:
         parts.append(_alerts(firing))
+    untold = [
+        a for a in latest.get("alerts") or () if isinstance(a, Mapping) and a["holds"] is None
+    ]
+    if untold:  # a rule that could not tell would look like one that does not hold
+        items = "".join(
+            f"<li>{_e(a.get('title') or a.get('rule'))}: {_e(a.get('detail', ''))}</li>"
+            for a in untold
+        )
+        parts.append(
+            f'<div class="untold"><span>Alert rules not evaluated</span><ul>{items}</ul></div>'
+        )
     lines = changes_lines(latest.get("changes"))
     if lines:
         rest = "".join(f"<li>{_e(line.strip())}</li>" for line in lines[1:])
@@ -131,7 +143,9 @@ STYLE = """
 tr.detail td { border-bottom: 1px solid #e0e0e0; padding-top: 0; }
 .alerts { border-left: 4px solid #b00020; background: #fdecea; padding: 4px 10px;
   margin: 2px 0; }
-.alerts ul, .since ul { margin: 2px 0; padding-left: 18px; }
+.alerts ul, .since ul, .untold ul { margin: 2px 0; padding-left: 18px; }
+.untold { border-left: 4px solid #9e9e9e; background: #f5f5f5; padding: 4px 10px;
+  margin: 2px 0; }
 .since { border-left: 4px solid #1565c0; background: #e8f0fe; padding: 4px 10px;
   margin: 2px 0; }
 .trends { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 4px 0; font-size: 13px; }

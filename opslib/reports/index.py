@@ -1,7 +1,7 @@
 """``index.html`` of every run under a reports directory, and pruning old runs.
 
-The page opens with the alerts that hold now and how many of the latest runs failed and
-which, then the latest run of each report (a report and its run-all label: outcome,
+The page opens with the alerts that hold now and how many of the latest runs did not end
+ok and which, then the latest run of each report (a report and its run-all label: outcome,
 platform, when, duration, the parameters as the report said them, link), those that did
 not succeed first, each with its alerts that hold, what changed since the run before and a
 small trend of each headline figure over the kept runs; then the history grouped by
@@ -140,9 +140,10 @@ def render_index(
         _row(run, out, name=True) + _details(run, runs, firing.get(run.key, ())) for run in ordered
     )
     if failing:
+        named = ", ".join(f"{r.name} ({r.status.get('outcome')})" for r in failing)
         summary = (
-            f'<p class="summary bad"><strong>{len(failing)} of {len(latest)} failed</strong> '
-            f"(latest run of each report): {_e(', '.join(r.name for r in failing))}.</p>"
+            f'<p class="summary bad"><strong>{len(failing)} of {len(latest)} not ok</strong> '
+            f"(latest run of each report): {_e(named)}.</p>"
         )
     else:
         summary = f'<p class="summary">All {len(latest)} latest runs ok.</p>'

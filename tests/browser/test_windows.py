@@ -108,7 +108,8 @@ def test_the_index_counts_the_failed_runs_and_lists_them_first(
     page.goto(write_index(out_dir(more_report_runs)).as_uri())
     summary = page.locator(".summary").inner_text()
     bad = [r for r in more_report_runs.values() if r.outcome != "ok"]
-    assert summary.startswith(f"{len(bad)} of {len(more_report_runs)} failed")
+    assert summary.startswith(f"{len(bad)} of {len(more_report_runs)} not ok")
+    assert all(f"{r.name} ({r.outcome})" in summary for r in bad), summary
     rows = page.evaluate(
         "[...document.querySelectorAll('#latest + table tbody tr')].map(r => r.className)"
     )

@@ -64,8 +64,8 @@ def test_the_index_opens_with_the_latest_run_of_each_report(out: Path) -> None:
         ("ok", "event_analysis/alarms"),
         ("ok", "fleet_inventory"),
     ]
-    assert page.index("1 of 3 failed</strong>") < page.index('id="latest"')  # counted on top
-    assert "event_analysis/last-week." in page.split("1 of 3 failed</strong>")[1][:80]
+    assert page.index("1 of 3 not ok</strong>") < page.index('id="latest"')  # counted on top
+    assert "event_analysis/last-week (partial)." in page.split("1 of 3 not ok</strong>")[1][:80]
     assert "profile &#x27;prod&#x27; (ops.example.com)" in latest  # the platform
     assert "Ops desk (555*****01), role ops" in latest  # the account
     assert "12.5 s" in latest  # the duration
@@ -142,3 +142,23 @@ def test_cli_prune(out: Path) -> None:
     assert both.returncode == 2
     neither = opslib_cli("report", "prune", "--out", str(out))
     assert neither.returncode == 2
+
+
+def test_a_rule_that_could_not_tell_is_shown_as_not_evaluated(tmp_path: Path) -> None:
+    """Under chint 'faulty' is not computed: a rule on it never holds, and says why."""
+    out = tmp_path / "reports"
+    untold = {
+        "rule": "fleet_inventory: fleet.faulty_devices > 0", "title": "fleet.faulty_devices > 0",
+        "holds": None, "firing": False,
+        "detail": "fleet.faulty_devices: not computed or nothing to compare",
+    }  # fmt: skip
+    told = {**untold, "rule": "r2", "title": "fleet.devices > 0", "holds": False, "detail": ""}
+    add_run(out, "fleet_inventory", 1, alerts=[untold, told])
+    page = write_index(out).read_text()
+    block = page[page.index('class="untold"') :]
+    assert "Alert rules not evaluated" in block
+    assert (
+        "<li>fleet.faulty_devices &gt; 0: fleet.faulty_devices: not computed or nothing to "
+        "compare</li>" in block
+    )
+    assert "fleet.devices &gt; 0" not in page  # a rule that was evaluated is not listed
