@@ -164,6 +164,8 @@ def describe_parameters(
     parts.extend(
         f"{name.replace('_', ' ')} {value}" for name, value in p.items() if value not in ([], "")
     )  # an empty list or text means "not given": nothing to say
+    if zone[:1] in ("+", "-"):  # a fixed offset, named as the report's times name it
+        zone = f"UTC{zone}"
     if zone and not any(zone in part for part in parts):
         parts.append(f"times in {zone}")
     if not parts:

@@ -84,3 +84,9 @@ def test_a_fleet_selection_of_users_counts_them(tmp_path: Path) -> None:
     )
     assert fleet_selection(user_id="u-9", users=[str(users)]) == "user u-9"
     assert fleet_selection() == "all devices"
+
+
+def test_a_fixed_offset_zone_is_named_as_the_times_name_it() -> None:
+    """The vendor platform's zone is +08:00: its times read "... UTC+08:00"."""
+    text = describe_parameters({"user_id": "", "silent_days": 7, "tz": "+08:00"})
+    assert text == "Whole fleet, silent after 7 days, times in UTC+08:00."
