@@ -142,7 +142,10 @@ def sync_command(args: argparse.Namespace) -> int:
     if args.dry_run:
         _print_plan(result)
         return 0
-    line = f"synced {result.rows:,} events in {len(result.windows)} days, "
+    days = len({w.day for w in result.windows})
+    queries = len({w.query.id for w in result.windows})
+    line = f"synced {result.rows:,} events in {days} day{'s' if days != 1 else ''}"
+    line += f" of {queries} queries, " if queries > 1 else ", "
     line += f"{result.requests:,} requests, {result.seconds:.1f} s"  # the events' requests
     if result.snapshot_day:
         line += f"; snapshot of {result.devices:,} devices for {result.snapshot_day}"

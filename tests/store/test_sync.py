@@ -296,7 +296,14 @@ def test_the_commands(
     assert "fleet: 3 days" in out
     assert "nothing was written" in out
     assert main(["sync", "--since", "-2d", "--no-progress"]) == 0
-    assert "snapshot of" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "events in 3 days, " in out
+    assert "snapshot of" in out
+    two = [str(d) for d in platform.connect().devices.list(limit=2)["device_id"]]
+    devices = ["--device", two[0], "--device", two[1]]
+    synced = main(["sync", "events", "--since", "-2d", "--no-progress", *devices])
+    assert synced == 0
+    assert "events in 3 days of 2 queries, " in capsys.readouterr().out  # not "6 days"
     assert main(["store", "info"]) == 0
     out = capsys.readouterr().out
     assert "fleet:" in out
