@@ -88,6 +88,19 @@ def _users(client: Any, name: str, value: str) -> str:
     )
 
 
+def _identities(client: Any, name: str, value: str) -> str:
+    from opslib.exceptions import NotFound
+
+    try:
+        client.users.get(identity_id=value)
+        return ""
+    except NotFound:
+        return (
+            f"parameter {name!r} = {value!r}: the platform has no user of that identity id; "
+            "accepted: the identity id of a user the account can read"
+        )
+
+
 def _categories(client: Any, name: str, value: str) -> str:
     if value == "0":  # every category
         return ""
@@ -105,7 +118,13 @@ def _categories(client: Any, name: str, value: str) -> str:
     )
 
 
-_CHECKS = {"product": _products, "device": _devices, "user": _users, "category": _categories}
+_CHECKS = {
+    "product": _products,
+    "device": _devices,
+    "user": _users,
+    "identity": _identities,
+    "category": _categories,
+}
 
 
 def check_filters(client: Any, filters: list[str]) -> tuple[str, str]:

@@ -227,11 +227,12 @@ KINDS: dict[str, Callable[[str, Any, Path, Dialect], Any]] = {
     "product": _platform_checked,
     "device": _platform_checked,
     "user": _platform_checked,
+    "identity": _platform_checked,
 }
 """Each kind of parameter a notebook may declare, and its check (returns the value to use);
 labels such as device statuses are the platform's dialect's. ``category``, ``product``,
-``device`` and ``user`` (ids the platform must know) are checked by the platform check,
-which logs in."""
+``device``, ``user`` and ``identity`` (a user's identity id; ids the platform must know) are
+checked by the platform check, which logs in."""
 
-PLATFORM_KINDS = frozenset({"category", "product", "device", "user"})
+PLATFORM_KINDS = frozenset({"category", "product", "device", "user", "identity"})
 """The kinds whose values only the platform can check (:func:`platform_filters`)."""

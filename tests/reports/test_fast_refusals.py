@@ -108,6 +108,7 @@ def test_a_misspelt_report_or_value_gets_the_nearest_one() -> None:
         ("fleet_inventory", "product_id", "p-sensor-2", "(did you mean 'p-sensor-02'?)"),
         ("event_analysis", "device_id", "dev-0000", "the platform has no such device"),
         ("user_lookup", "user_id", "u-nobody", "the platform has no such user"),
+        ("user_lookup", "identity_id", "nobody.zz", "the platform has no user of that identity"),
     ],
 )
 def test_an_id_the_platform_does_not_know_is_refused_before_any_kernel(
