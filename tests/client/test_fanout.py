@@ -67,6 +67,10 @@ def test_no_fleet_query_raises_unsupported_before_sending(platform: ServedPlatfo
     with pytest.raises(opslib.Unsupported, match="users="):
         client.events.list("-7d")
     assert len(faults.sent) == sent
+    for other in (client.events.iter_pages, client.events.to_dask):  # they take no users=
+        with pytest.raises(opslib.Unsupported) as caught:
+            other("-7d")
+        assert "pass device_id= or user_id= (events.list(users=[...]) reads" in str(caught.value)
     assert isinstance(opslib.Unsupported("x"), opslib.OpsError)
     users = _owners(client, 2)
     assert len(client.events.list("-7d", users=users)) > 0

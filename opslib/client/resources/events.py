@@ -45,10 +45,12 @@ class Events(Resource):
         event_type: int | str | EventType | None,
         *,
         learn_fleet: bool = False,
+        takes_users: bool = True,
     ) -> dict[str, Any]:
         """The params of a read but its time range and page (query_model, whose, type);
         ``learn_fleet``: where it is not known yet whether the caller may read the fleet,
-        the fleet's (its first page tells: the pager's ``own``)."""
+        the fleet's (its first page tells: the pager's ``own``); ``takes_users``: whether
+        the method reading takes ``users=`` (:meth:`list` does)."""
         params: dict[str, Any] = {}
         if device_id is not None and user_id is not None:
             raise ValueError("give device_id or user_id, not both")
@@ -57,10 +59,16 @@ class Events(Resource):
         elif user_id is not None:
             params.update(query_model=int(RecordQueryModel.USER), user_id_param=str(user_id))
         elif not self._session.codec.fleet_events:
+            ways = (
+                "device_id=, user_id=, or users=[...] to read several users' devices' events "
+                "(e.g. users=client.devices.list(user_id)['user_id'])"
+                if takes_users
+                else "device_id= or user_id= (events.list(users=[...]) reads several users' "
+                "devices' events into one frame)"
+            )
             raise Unsupported(
                 f"this platform (dialect {self._session.codec.name!r}) has no whole-fleet event "
-                "query: pass device_id=, user_id=, or users=[...] to read several users' "
-                "devices' events (e.g. users=client.devices.list(user_id)['user_id'])"
+                f"query: pass {ways}"
             )
         elif (learn_fleet and self._session.fleet_access() is None) or (
             self._session.may_read_fleet()
@@ -330,7 +338,7 @@ class Events(Resource):
 
         check_dask_options(auth, page_size, concurrency)
         start_ms, end_ms = time_range(start, end)
-        query = self._query(device_id, user_id, event_type)
+        query = self._query(device_id, user_id, event_type, takes_users=False)
         return events_to_dask(
             self._session,
             query,
@@ -374,7 +382,7 @@ class Events(Resource):
         >>> counts = sum(len(p) for p in client.events.iter_pages("-1d"))  # doctest: +SKIP
         """
         start_ms, end_ms = time_range(start, end)
-        query = self._query(device_id, user_id, event_type, learn_fleet=True)
+        query = self._query(device_id, user_id, event_type, learn_fleet=True, takes_users=False)
         read = self._pager(
             query, start_ms, end_ms, limit=limit, progress=progress, page_size=page_size
         )
