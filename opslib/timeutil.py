@@ -16,15 +16,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from opslib._offsets import offset_ms
 from opslib.protocol.times import GMT_FORMAT, SECONDS_LIMIT  # the wire's, for user input too
 
 __all__ = ["GMT_FORMAT", "SECONDS_LIMIT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
 
 Moment: TypeAlias = dt.datetime | dt.date | pd.Timestamp | np.datetime64 | str | int | float
 """Anything :func:`to_epoch_ms` accepts."""
-
-_RELATIVE = re.compile(r"^\s*([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$")
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 
 
 def _now_ms() -> int:
@@ -99,11 +97,9 @@ def _from_string(text: str, now: int) -> int:
     stripped = text.strip()
     if stripped.lower() == "now":
         return now
-    match = _RELATIVE.match(stripped)
-    if match:
-        sign, amount, unit = match.groups()
-        offset = round(float(amount) * _UNIT_MS[unit])
-        return now - offset if sign == "-" else now + offset
+    relative = offset_ms(stripped, now)
+    if relative is not None:
+        return relative
     if re.fullmatch(r"\d+(\.\d+)?", stripped):
         return to_epoch_ms(float(stripped))
     try:

@@ -48,10 +48,16 @@ def test_every_form_of_a_moment(value: object) -> None:
         ("+1w", 7 * 86_400_000),
         ("-1.5h", -5_400_000),
         (" -2d ", -2 * 86_400_000),
+        ("-15min", -15 * 60_000),  # as pandas writes minutes, and freq takes them
+        ("-1D", -86_400_000),
+        ("-500ms", -500),
     ],
 )
 def test_relative_moments(text: str, offset_ms: int) -> None:
+    from opslib.reports._times import epoch_ms
+
     assert to_epoch_ms(text, now_ms=MAY_1) == MAY_1 + offset_ms
+    assert epoch_ms(text, MAY_1) == MAY_1 + offset_ms  # the check before a run, the same
 
 
 def test_seconds_and_milliseconds_are_told_apart_by_magnitude() -> None:

@@ -27,7 +27,7 @@ Window = tuple[pd.Timestamp, pd.Timestamp]
 """A half-open ``[start, end)`` time window, in the reader's zone (UTC by default)."""
 
 
-_DAYS = re.compile(r"^\s*-\s*(\d+)\s*([dw])\s*$")
+_DAYS = re.compile(r"^\s*-\s*(\d+)\s*([dDw])\s*$")  # local days ("D": pandas' day)
 
 
 def resolve_window(start: Moment, end: Moment = "now", *, tz: str | None = None) -> Window:

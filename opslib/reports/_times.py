@@ -11,10 +11,9 @@ import datetime as dt
 import re
 from typing import Any
 
-__all__ = ["epoch_ms"]
+from opslib._offsets import UNITS, offset_ms
 
-_RELATIVE = re.compile(r"^\s*([+-])\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$")
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+__all__ = ["epoch_ms"]
 
 
 def epoch_ms(value: Any, now_ms: int) -> int:
@@ -33,15 +32,13 @@ def epoch_ms(value: Any, now_ms: int) -> int:
     text = str(value).strip()
     if text.lower() == "now":
         return now_ms
-    match = _RELATIVE.match(text)
-    if match:
-        sign, amount, unit = match.groups()
-        offset = round(float(amount) * _UNIT_MS[unit])
-        return now_ms - offset if sign == "-" else now_ms + offset
+    relative = offset_ms(text, now_ms)
+    if relative is not None:
+        return relative
     if re.fullmatch(r"\d+(\.\d+)?", text):
         return epoch_ms(float(text), now_ms)
     if text[:1] in "+-":
-        raise ValueError("not a time (an offset is a number and a unit: ms, s, m, h, d or w)")
+        raise ValueError(f"not a time (an offset is a number and a unit: {UNITS})")
     try:
         moment = dt.datetime.fromisoformat(text)
     except ValueError as exc:
