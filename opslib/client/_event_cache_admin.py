@@ -149,6 +149,11 @@ def _size(n: float) -> str:
     return f"{n:.1f} GiB"  # pragma: no cover - the loop returns
 
 
+def _count(n: int, one: str, many: str = "") -> str:
+    """``1 window``, ``3 windows``."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def cache_command(action: str, *, older_than: float | None = None) -> int:
     """``opslib cache info`` and ``opslib cache clear [--older-than DAYS]``; the exit status.
 
@@ -160,12 +165,15 @@ def cache_command(action: str, *, older_than: float | None = None) -> int:
     if action == "info":
         info = cache_info()
         print(f"event cache: {info.path}")
-        print(f"{_size(info.bytes)} in {info.windows} windows, {len(info.platforms)} platforms")
+        print(
+            f"{_size(info.bytes)} in {_count(info.windows, 'window')}, "
+            f"{_count(len(info.platforms), 'platform')}"
+        )
         for platform, stats in sorted(info.platforms.items()):
             print(
-                f"  {platform}: {stats['windows']} windows, {_size(stats['bytes'])}, "
-                f"{stats['queries']} queries, {stats['callers']} callers, "
-                f"{describe_span(stats['span'])}"
+                f"  {platform}: {_count(stats['windows'], 'window')}, {_size(stats['bytes'])}, "
+                f"{_count(stats['queries'], 'query', 'queries')}, "
+                f"{_count(stats['callers'], 'caller')}, {describe_span(stats['span'])}"
             )
         return 0
     if action == "clear":
@@ -179,6 +187,6 @@ def cache_command(action: str, *, older_than: float | None = None) -> int:
             )
             return 2
         when = "" if older_than is None else f" cached more than {older_than:g} days ago"
-        print(f"removed {removed} windows{when} from {cache_dir()}")
+        print(f"removed {_count(removed, 'window')}{when} from {cache_dir()}")
         return 0
     raise AssertionError(action)  # argparse refuses unknown actions

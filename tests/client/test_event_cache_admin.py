@@ -30,12 +30,15 @@ def test_cache_info_and_clear(platform: ServedPlatform, capsys: pytest.CaptureFi
     old = time.time() - 3 * 86_400
     os.utime(_windows()[0], (old, old))
     assert main(["cache", "clear", "--older-than", "2"]) == 0
-    assert "removed 1 windows" in capsys.readouterr().out
+    assert "removed 1 window " in capsys.readouterr().out
     assert main(["cache", "clear"]) == 0
     assert "removed 3 windows" in capsys.readouterr().out
     assert not any(cache_dir().rglob("*.parquet"))
     assert main(["cache", "info"]) == 0
-    assert "0 windows" in capsys.readouterr().out
+    assert "0 windows, 0 platforms" in capsys.readouterr().out
+    platform.connect().events.list(start, end, cache=True)
+    assert main(["cache", "info"]) == 0
+    assert f"{platform.base_url}: 2 windows" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("days", ["nan", "-1", "inf"])
