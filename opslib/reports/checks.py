@@ -38,6 +38,7 @@ from opslib.dialects import Dialect
 from opslib.reports._kinds import KINDS, PLATFORM_KINDS, refuse
 from opslib.reports._times import epoch_ms
 from opslib.reports.params import ParameterError, ReportParameter
+from opslib.reports.platform import dialect_of
 
 __all__ = [
     "KINDS",
@@ -301,33 +302,6 @@ def check_parameters(
     return CheckedParameters(
         declared, checks, check_values(checks, declared, values, base=base, dialect=dialect)
     )
-
-
-def dialect_of(
-    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
-) -> Dialect | None:
-    """The dialect a run's platform speaks, as its client would resolve it (nothing is
-    started): ``env``'s ``OPSLIB_DIALECT``, else the profile's and the environment's; None
-    for the demo platform, or when the settings do not resolve (the platform check then
-    says why).
-
-    Examples
-    --------
-    >>> dialect_of(env={"OPSLIB_DIALECT": "chint"}).name
-    'chint'
-    """
-    from opslib import ConfigError
-    from opslib.client import resolve_settings
-    from opslib.protocol.tables import resolve_dialect
-
-    if demo:
-        return None
-    try:
-        if env and env.get("OPSLIB_DIALECT"):
-            return resolve_dialect(env["OPSLIB_DIALECT"])
-        return resolve_settings(profile=profile).dialect
-    except (ConfigError, ValueError):
-        return None
 
 
 class RoleRefused(ParameterError):

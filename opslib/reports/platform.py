@@ -25,8 +25,11 @@ import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from opslib.dialects import Dialect
 
 __all__ = [
     "DEMO_BANNER",
@@ -40,6 +43,7 @@ __all__ = [
     "PlatformUnavailable",
     "connect_checked",
     "describe",
+    "dialect_of",
     "open_connection",
     "start_connection",
     "uses_demo",
@@ -453,3 +457,30 @@ def open_connection(
         One line each, naming the URL and the profile.
     """
     return start_connection(profile=profile, demo=demo, env=env, role=role).result()
+
+
+def dialect_of(
+    *, profile: str | None = None, demo: bool = False, env: Mapping[str, str] | None = None
+) -> Dialect | None:
+    """The dialect a run's platform speaks, as its client would resolve it (nothing is
+    started): ``env``'s ``OPSLIB_DIALECT``, else the profile's and the environment's; None
+    for the demo platform, or when the settings do not resolve (the platform check then
+    says why).
+
+    Examples
+    --------
+    >>> dialect_of(env={"OPSLIB_DIALECT": "chint"}).name
+    'chint'
+    """
+    from opslib import ConfigError
+    from opslib.client import resolve_settings
+    from opslib.protocol.tables import resolve_dialect
+
+    if demo:
+        return None
+    try:
+        if env and env.get("OPSLIB_DIALECT"):
+            return resolve_dialect(env["OPSLIB_DIALECT"])
+        return resolve_settings(profile=profile).dialect
+    except (ConfigError, ValueError):
+        return None

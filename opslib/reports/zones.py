@@ -83,7 +83,7 @@ def default_zone(
     'Asia/Shanghai'
     """
     from opslib.dialects import Dialect
-    from opslib.reports.checks import dialect_of
+    from opslib.reports.platform import dialect_of
 
     if demo:
         return "UTC"
