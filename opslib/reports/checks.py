@@ -185,13 +185,14 @@ def _check_fleet_read(names: tuple[str, ...], dialect: Dialect) -> None:
     """A report that reads the whole fleet, on a platform that reads users one at a time."""
     from opslib.protocol.codec import Codec
 
-    if Codec(dialect).lists_fleet:
+    codec = Codec(dialect)
+    if codec.lists_fleet:
         return
     ways = {"device_id": "a device id", "user_id": "a user id", "users": _USERS_FORMS}
     shown = ", ".join(f"{name} ({ways.get(name, 'a value')})" for name in names)
     raise ParameterError(
         f"parameters {', '.join(names)} are all empty, so the report would read the whole "
-        f"fleet, and the {dialect.name} platform has no whole-fleet read; give one of {shown}"
+        f"fleet, and the {codec.name} platform has no whole-fleet read; give one of {shown}"
     )
 
 
