@@ -17,6 +17,7 @@ import pandas as pd
 from opslib.client._event_table import frame_to_columns
 from opslib.client.frames.build import build_frame, dedupe_and_sort
 from opslib.client.frames.schema import FrameSchema
+from opslib.exceptions import APIError
 
 __all__ = ["check_users", "per_user"]
 
@@ -57,8 +58,17 @@ def per_user(
     total or raised) and ``attrs["totals"]`` each user's.
     """
     ids = check_users(users)
+
+    def one(user: str) -> pd.DataFrame:
+        try:
+            return read(user)
+        except APIError as exc:  # which of the users the platform refused
+            exc.operation = f"{exc.operation} for user {user!r}".lstrip()
+            exc.args = (exc._format(),)
+            raise
+
     with ThreadPoolExecutor(min(concurrency, len(ids)), thread_name_prefix="opslib-users") as pool:
-        frames = list(pool.map(read, ids))
+        frames = list(pool.map(one, ids))
     totals = {user: int(f.attrs.get("total", len(f))) for user, f in zip(ids, frames, strict=True)}
     pages = [frame_to_columns(f, schema) for f in frames]
     del frames

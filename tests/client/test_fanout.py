@@ -74,6 +74,9 @@ def test_no_fleet_query_raises_unsupported_before_sending(platform: ServedPlatfo
     assert isinstance(opslib.Unsupported("x"), opslib.OpsError)
     users = _owners(client, 2)
     assert len(client.events.list("-7d", users=users)) > 0
+    with pytest.raises(opslib.NotFound) as caught:  # the user the platform does not know
+        client.events.list("-7d", users=[users[0], "u-nobody"])
+    assert str(caught.value).startswith("/device/query_record for user 'u-nobody': 404 ")
 
 
 def test_per_user_device_listing_raises_unsupported(platform: ServedPlatform) -> None:
