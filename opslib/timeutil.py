@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from opslib._offsets import offset_ms
+from opslib._offsets import OFFSET, UNIT_MS
 from opslib.protocol.times import GMT_FORMAT, SECONDS_LIMIT  # the wire's, for user input too
 
 __all__ = ["GMT_FORMAT", "SECONDS_LIMIT", "Moment", "parse_gmt", "time_range", "to_epoch_ms"]
@@ -97,9 +97,11 @@ def _from_string(text: str, now: int) -> int:
     stripped = text.strip()
     if stripped.lower() == "now":
         return now
-    relative = offset_ms(stripped, now)
-    if relative is not None:
-        return relative
+    match = OFFSET.match(stripped)
+    if match:
+        sign, amount, unit = match.groups()
+        offset = round(float(amount) * UNIT_MS[unit])
+        return now - offset if sign == "-" else now + offset
     if re.fullmatch(r"\d+(\.\d+)?", stripped):
         return to_epoch_ms(float(stripped))
     try:

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from opslib._offsets import UNITS, offset_ms
+from opslib._offsets import OFFSET, UNIT_MS, UNITS
 
 __all__ = ["epoch_ms"]
 
@@ -32,9 +32,11 @@ def epoch_ms(value: Any, now_ms: int) -> int:
     text = str(value).strip()
     if text.lower() == "now":
         return now_ms
-    relative = offset_ms(text, now_ms)
-    if relative is not None:
-        return relative
+    match = OFFSET.match(text)
+    if match:
+        sign, amount, unit = match.groups()
+        offset = round(float(amount) * UNIT_MS[unit])
+        return now_ms - offset if sign == "-" else now_ms + offset
     if re.fullmatch(r"\d+(\.\d+)?", text):
         return epoch_ms(float(text), now_ms)
     if text[:1] in "+-":
