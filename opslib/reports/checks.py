@@ -175,8 +175,8 @@ def check_values(
                 f"parameters {' and '.join(given)} each select what the report reads ({shown}): "
                 f"give one of {', '.join(group)}"
             )
-    from_store = any(effective.get(n) == "store" for n, k in checks.kinds.items() if k == "source")
-    if checks.fleet and not from_store and not any(effective.get(n) for n in checks.fleet):
+    # the store holds events only: a run from it still lists the devices on the platform
+    if checks.fleet and not any(effective.get(n) for n in checks.fleet):
         _check_fleet_read(checks.fleet, platform)
     return out
 

@@ -362,8 +362,10 @@ def test_a_fleet_read_is_refused_where_the_platform_reads_users_one_at_a_time() 
         "(a device id), user_id (a user id), users (user ids, or a CSV file with a user_id "
         "column)"
     )
-    for narrowed in ({"users": ["u-1"]}, {"user_id": "u-1"}, {"source": "store"}):
+    for narrowed in ({"users": ["u-1"]}, {"user_id": "u-1"}):
         check_parameters(notebook, narrowed, dialect=chint)
+    with pytest.raises(ParameterError, match="no whole-fleet read"):  # devices: the platform's
+        check_parameters(notebook, {"source": "store"}, dialect=chint)
     for other in (Dialect.named("vendor"), None):  # platforms that read a whole fleet
         check_parameters(notebook, {}, dialect=other)
     with pytest.raises(ParameterError, match="parameters user_id, users are all empty"):
