@@ -405,14 +405,17 @@ def by_path(path: str) -> Operation:
 
 
 def named(name: str | Operation) -> Operation:
-    """The operation called ``name`` (``"query_record"``), or at that path, or itself.
+    """The operation called ``name`` (``"query_record"``), or at that path (its leading
+    ``/`` may be left out, as in a URL joined to the base), or itself.
 
     >>> named("query_record") is named("/device/query_record") is QUERY_RECORD
+    True
+    >>> named("device/query_record") is QUERY_RECORD
     True
     """
     if isinstance(name, Operation):
         return name
-    found = _BY_NAME.get(name) or _BY_PATH.get(name)
+    found = _BY_NAME.get(name) or _BY_PATH.get("/" + name.strip().lstrip("/"))
     if found is None:
         known = ", ".join(f"{op.name} ({op.path})" for op in OPERATIONS)
         raise KeyError(f"no operation {name!r}; the operations are {known}") from None

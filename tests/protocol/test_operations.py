@@ -28,6 +28,7 @@ def test_names_and_paths_find_each_operation() -> None:
     for op in ops.OPERATIONS:
         assert ops.named(op.name) is op
         assert ops.named(op.path) is op
+        assert ops.named(op.path.lstrip("/")) is op  # "device/query", as joined to a base URL
         assert ops.by_path(op.path) is op
     with pytest.raises(KeyError, match="no operation"):
         ops.named("/device/nope")
