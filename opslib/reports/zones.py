@@ -34,8 +34,9 @@ def _known() -> frozenset[str]:
 
 
 def check_zone(name: str) -> str:
-    """``name`` when it is a zone (an IANA name, or ``UTC``), else a :class:`ZoneError`
-    saying which names are near.
+    """``name`` when it is a zone (an IANA name, ``UTC``, or a fixed offset such as
+    ``+08:00`` or ``UTC+08:00``, as the reports name one), else a :class:`ZoneError` saying
+    which names are near.
 
     Examples
     --------
@@ -46,6 +47,18 @@ def check_zone(name: str) -> str:
     text = str(name).strip()
     if text.upper() == "UTC":
         return "UTC"
+    offset = text[3:] if text.upper().startswith("UTC") else text
+    if offset[:1] in ("+", "-"):
+        from opslib.dialects import zone_of
+
+        try:
+            zone_of(offset)
+        except ValueError:
+            raise ZoneError(
+                f"unknown zone {text!r}: an offset is written +HH:MM (+08:00, UTC+08:00, "
+                "-05:30), under 24 hours; or give an IANA name such as Asia/Shanghai"
+            ) from None
+        return text
     try:
         zoneinfo.ZoneInfo(text)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, IsADirectoryError):

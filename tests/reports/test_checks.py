@@ -395,3 +395,14 @@ def test_event_types_are_the_platforms_labels() -> None:
         "parameter 'event_types' = 'alarm': not an event type; accepted: property report, "
         "fault and system report, fault (or the numbers 0-2)"
     )
+
+
+def test_a_zone_is_an_iana_name_or_the_offset_a_report_shows() -> None:
+    """A platform's zone may be an offset (vendor: +08:00, shown as UTC+08:00): the tz
+    parameter takes it as the reports write it."""
+    checks = ReportChecks(kinds={"tz": "tz"})
+    for value in ("+08:00", "UTC+08:00", "-05:30", "Asia/Shanghai", "UTC"):
+        assert check_values(checks, declared(tz=""), {"tz": value}) == {"tz": value}
+    for value in ("UTC+8", "+25:00"):
+        message = refused(checks, {"tz": value}, tz="")
+        assert "an offset is written +HH:MM (+08:00, UTC+08:00, -05:30)" in message, message
