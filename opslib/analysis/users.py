@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from opslib._phones import mask_phone
@@ -16,6 +17,8 @@ def _text(value: object) -> str:
 
     if value is None or value is pd.NaT or value is pd.NA:
         return ""
+    if isinstance(value, bool | np.bool_):  # as every table says it
+        return "yes" if value else "no"
     if isinstance(value, pd.Timestamp):
         zone = zone_label(value.tzinfo) if value.tzinfo is not None else "UTC"
         return f"{value:%Y-%m-%d %H:%M:%S} {zone}"
@@ -29,6 +32,11 @@ _FIELDS = {
     "nick_name": "nick name",
     "message_config.start": "do not disturb from",
     "message_config.end": "do not disturb until",
+    "message_config.no_disturbing": "do not disturb",
+    "message_config.recv_sys_notice": "system notices",
+    "message_config.recv_device_notice": "device notices",
+    "message_config.unread_notice_num": "unread notices",
+    "dev_config.page_size": "devices a page (app)",
 }
 
 

@@ -333,9 +333,9 @@ def export_frame(
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)
 
 
-def settings_for(client: Any, user: pd.DataFrame) -> Any:
-    """The user's notification settings as a section, or one sentence saying precisely
-    why the interface does not show them.
+def settings_for(client: Any, user: pd.DataFrame, zone: str = "") -> Any:
+    """The user's notification settings as a section (times in ``zone``), or one sentence
+    saying precisely why the interface does not show them.
 
     ``/user/query_sys_setting`` answers for the caller only (it has no user parameter):
     another user's settings are not available to anyone, ops and admin included. The
@@ -351,7 +351,7 @@ def settings_for(client: Any, user: pd.DataFrame) -> Any:
         section("Notification settings")
         from opslib.widgets import Table
 
-        return Table(analysis.settings_table(client.users.settings()))
+        return Table(analysis.settings_table(analysis.in_zone(client.users.settings(), zone)))
     nick = str(row.get("nick_name") or "") if not pd.isna(row.get("nick_name")) else ""
     who = f"{nick} ({uid})" if nick else uid
     markdown(

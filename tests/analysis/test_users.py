@@ -45,8 +45,15 @@ def test_profile_and_settings_tables() -> None:
     )
     settings = typed_frame(
         _schemas.SETTINGS,
-        [{"user_id": "u1", "message_config.start": 1320, "message_config.end": 420}],
-    )
+        [
+            {
+                "user_id": "u1", "message_config.start": 1320, "message_config.end": 420,
+                "message_config.no_disturbing": True, "message_config.recv_sys_notice": False,
+            }
+        ],
+    )  # fmt: skip
     shown = analysis.settings_table(settings).set_index("field")["value"]
     assert shown["do not disturb from"] == "22:00"
     assert shown["do not disturb until"] == "07:00"
+    assert shown["do not disturb"] == "yes"  # not "message config no disturbing: True"
+    assert shown["system notices"] == "no"

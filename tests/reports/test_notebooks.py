@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pandas as pd
@@ -154,6 +155,26 @@ def test_user_lookup_masks_the_phone_only_when_unattended(
         (Path(report_runs[("user_lookup", "interactive")].run_dir) / "status.json").read_text()
     )
     assert status["parameters"]["phone"] == "555*****03"
+
+
+def test_user_lookup_of_the_connected_account_shows_every_time_in_the_zone(
+    report_run: Any,
+) -> None:
+    """The ops account has no device and no event: its last activity is its login, which
+    the card showed in UTC, and its own settings table ("modified") too, in a report in
+    Asia/Shanghai."""
+    result = report_run("user_lookup", {"tz": "Asia/Shanghai"}, out="own-account")
+    assert result.outcome == "ok", result.summary()
+    html = Path(result.html).read_text()
+    header = html[html.index("opslib-header") : html.index("</header>")]
+    assert "Asia/Shanghai" in header
+    assert " UTC<" not in header  # the last activity card
+    settings = html[html.index("Notification settings") :]
+    settings = settings[: settings.index("</table>")]
+    assert re.search(r"modified</td>\s*<td[^>]*>\d{4}-\d\d-\d\d [\d:]+ Asia/Shanghai", settings)
+    assert ">system notices<" in settings
+    assert ">True<" not in settings  # yes / no
+    assert ">False<" not in settings
 
 
 def test_product_upkeep_dry_run_without_a_file(
