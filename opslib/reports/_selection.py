@@ -114,6 +114,8 @@ def load_devices(
     >>> devices = nb.load_devices(client, users=["users.csv"])  # doctest: +SKIP
     """
     ids = read_users(users)
+    if device_id and not (user_id or ids):  # one device: no fleet listing (chint has none)
+        return client.devices.get(device_id)
     if ids and not user_id:
         devices = client.devices.list(users=ids, progress=False)
     else:

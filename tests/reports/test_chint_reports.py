@@ -89,6 +89,15 @@ def test_fleet_inventory_per_user(chint: ServedPlatform, users_csv: Path, tmp_pa
     assert "withheld-by-the-reference-platform" not in text
 
 
+def test_event_analysis_of_one_device(chint: ServedPlatform, tmp_path: Path) -> None:
+    """A device is read by its id: no fleet listing, which this platform has not got."""
+    user = chint.connect("user", dialect="chint")
+    device = str(user.devices.list(user.user_id)["device_id"].iloc[0])
+    result = _run(chint, "event_analysis", {"device_id": device, "start": "-3d"}, tmp_path)
+    assert result.outcome == "partial", result.summary()  # downtime alone not computable
+    assert "In section 'Downtime': not computable" in result.reason
+
+
 @pytest.mark.parametrize("report", ["user_lookup", "product_upkeep"])
 def test_the_other_reports_run_clean(chint: ServedPlatform, report: str, tmp_path: Path) -> None:
     from .runs import parameters
