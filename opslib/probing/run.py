@@ -161,6 +161,11 @@ def probe_command(args: Any) -> int:
         how = "; ".join(f"--{n.replace('_', '-')} or {_CREDENTIALS[n]}" for n in missing)
         print(f"opslib probe: no {', '.join(missing)}; give {how}", file=sys.stderr)
         return 2
+    out = Path(args.out) if args.out else None
+    if out is not None and (out.is_dir() or not out.resolve().parent.is_dir()):
+        why = "a directory" if out.is_dir() else f"in {out.resolve().parent}, which does not exist"
+        print(f"opslib probe: --out {args.out} is {why}; nothing was probed", file=sys.stderr)
+        return 2
     try:
         result = probe(
             args.base_url,

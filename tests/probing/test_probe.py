@@ -229,3 +229,9 @@ def test_opslib_probe_says_what_is_missing_and_which_platform_it_cannot_reach(
     assert capsys.readouterr().err.startswith(
         "opslib probe: cannot reach the platform at ops.example.com: UnsupportedProtocol: "
     )
+    # refused before the probe, not after a minute of it
+    assert main(["probe", url, *flags, "--out", "/nonexistent-dir/section.toml"]) == 2
+    assert capsys.readouterr().err == (
+        "opslib probe: --out /nonexistent-dir/section.toml is in /nonexistent-dir, which does "
+        "not exist; nothing was probed\n"
+    )
