@@ -65,14 +65,13 @@ from opslib.analysis.names import (
     product_names,
     with_names,
 )
+from opslib.analysis.product_plan import keep_current, plan_products
 from opslib.analysis.products import (
     COMPARED_FIELDS,
     PRODUCT_COLUMNS,
     SECRET_MASK,
     ProductFileCheck,
     desired_state,
-    keep_current,
-    plan_products,
     read_product_file,
     validate_product_file,
 )

@@ -19,12 +19,11 @@ from typing import Any
 
 import pandas as pd
 
+from opslib.analysis.product_plan import keep_current, plan_products
 from opslib.analysis.products import (
     PRODUCT_COLUMNS,
     ProductFileCheck,
     desired_state,
-    keep_current,
-    plan_products,
     read_product_file,
     validate_product_file,
 )
