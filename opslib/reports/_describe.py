@@ -74,7 +74,7 @@ def _users(items: list[str]) -> str:
     >>> _users(["/data/north.csv", "u-9"]), _users(["u-1", "u-2", "u-3", "u-4"])
     ('users of north.csv and u-9', '4 users')
     """
-    is_file = [item.lower().endswith(".csv") or "/" in item for item in items]
+    is_file = [item.lower().endswith(".csv") for item in items]  # as read_users reads them
     files = [Path(item).name for item, file in zip(items, is_file, strict=True) if file]
     ids = [item for item, file in zip(items, is_file, strict=True) if not file]
     if not files:
