@@ -14,12 +14,10 @@ from opslib.exceptions import OpsError, Unsupported
 from opslib.probing.state import Probe, ours
 from opslib.protocol import Codec
 from opslib.protocol import operations as ops
+from opslib.protocol.times import EXPIRES_MS_FROM
 
 __all__ = ["LoginRefused", "login", "refused_refresh", "token_call"]
 
-# A lifetime past 3,000,000 is read as milliseconds: 3,000,000 s would be 35 days, and
-# 7,200,000 "s" 83 days, rare for an access token.
-_EXPIRES_MS_FROM = 3_000_000
 _USER_ID_FIELDS = ("user_id", "uid", "userId", "id")
 
 
@@ -74,7 +72,7 @@ def token_call(probe: Probe) -> None:
         answer = probe.wire.token({**form, "code": str(data["code"])}, in_query=in_query)
         style = "query" if in_query else "form"
         tried.append(f"{style}: HTTP {answer.status}")
-        fields = _reader(probe).errors.token_fields(answer.status, answer.body)
+        fields = _reader(probe).errors.token_fields(answer.status, answer.body, as_sent=True)
         if fields is not None and fields.get("access_token"):
             probe.note(
                 "token", "params", style, "high", f"the token call worked ({', '.join(tried)})"
@@ -85,10 +83,9 @@ def token_call(probe: Probe) -> None:
 
 
 def _reader(probe: Probe) -> Codec:
-    """A codec that reads a token answer as it came: ``expires_in`` left in its unit (the
-    probe tells it), success as the login answered it."""
+    """A codec that takes a token answer's success as the login answered it."""
     success = probe.base.errors.success_codes | {probe.success_code}
-    return probe.codec(token={"expires_in_unit": "s"}, errors={"success_codes": success})
+    return probe.codec(errors={"success_codes": success})
 
 
 def _user_field(probe: Probe, data: dict[str, Any]) -> None:
@@ -123,7 +120,7 @@ def _tokens(probe: Probe, fields: dict[str, Any]) -> None:
     )
     expires = fields.get("expires_in")
     if isinstance(expires, int | float) and not isinstance(expires, bool):
-        unit = "ms" if expires >= _EXPIRES_MS_FROM else "s"
+        unit = "ms" if expires >= EXPIRES_MS_FROM else "s"
         probe.note("token", "expires_in_unit", unit, "medium", f"expires_in = {expires}")
     else:
         probe.note("token", "expires_in_unit", "s", "low", "no expires_in in the answer")

@@ -24,7 +24,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from opslib.dialects import Dialect
-from opslib.exceptions import APIError, ServerError, error_class, make_status_error
+from opslib.exceptions import (
+    APIError,
+    ProtocolError,
+    ServerError,
+    error_class,
+    make_status_error,
+)
+from opslib.protocol import operations as ops
+from opslib.protocol.times import EXPIRES_MS_FROM
 
 __all__ = ["STATUS_CLASSES", "ErrorCodec", "asked_wait"]
 
@@ -162,9 +170,18 @@ class ErrorCodec:
                 break
         raise make_status_error(code, text, operation=path, cls=cls)
 
-    def token_fields(self, status: int, body: Any) -> dict[str, Any] | None:
+    def token_fields(
+        self, status: int, body: Any, *, as_sent: bool = False
+    ) -> dict[str, Any] | None:
         """The token answer's fields (flat, or inside ``data``), ``expires_in`` in seconds;
-        None when it is not a success."""
+        None when it is not a success. ``as_sent`` leaves ``expires_in`` as it came (the
+        probe learns its unit from it).
+
+        A lifetime in seconds of :data:`~opslib.protocol.times.EXPIRES_MS_FROM` or more
+        (35 days) is a platform counting milliseconds, whose dialect this is not: it raises
+        :class:`~opslib.exceptions.ProtocolError` rather than log in under a dialect whose
+        times, pages and codes are then all in doubt.
+        """
         if status != 200 or not isinstance(body, dict):
             return None
         code = body.get("error_code")
@@ -179,12 +196,19 @@ class ErrorCodec:
             return None
         out = dict(fields)
         expires = out.get("expires_in")
-        if (
-            isinstance(expires, int | float)
-            and not isinstance(expires, bool)
-            and self.dialect.token.expires_in_unit == "ms"
-        ):
+        if as_sent or not isinstance(expires, int | float) or isinstance(expires, bool):
+            return out
+        if self.dialect.token.expires_in_unit == "ms":
             out["expires_in"] = int(expires // 1000)
+        elif expires >= EXPIRES_MS_FROM:
+            raise ProtocolError(
+                operation=ops.TOKEN.path,
+                field="expires_in",
+                value=expires,
+                expected=f"seconds under the dialect {self.dialect.name!r}, less than "
+                f"{EXPIRES_MS_FROM:,} (35 days): a platform counting milliseconds speaks "
+                "another dialect (`opslib probe URL` names it; token.expires_in_unit)",
+            )
         return out
 
     def refused_refresh(self, exc: APIError) -> bool:

@@ -35,6 +35,7 @@ from opslib.exceptions import ProtocolError
 __all__ = [
     "DECODED",
     "EARLIEST_MS",
+    "EXPIRES_MS_FROM",
     "GMT_FORMAT",
     "LATEST_MS",
     "SECONDS_LIMIT",
@@ -55,6 +56,9 @@ GMT_FORMAT = "%Y-%m-%d %H:%M:%S"
 # 1e11 ms is 1973-03-03, so only millisecond moments before March 1973 are misread. The one
 # statement of this rule: a platform's numbers here, user input in opslib.timeutil.
 SECONDS_LIMIT = 100_000_000_000
+EXPIRES_MS_FROM = 3_000_000
+"""A token lifetime from this on is milliseconds: 3,000,000 s would be 35 days, and the
+7,200,000 of a two-hour token in ms 83 days, longer than any access token we know."""
 
 _DIGITS = re.compile(r"^-?\d+(\.\d+)?$")
 _GMT_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\Z")  # GMT_FORMAT

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from tests.conftest import ServedPlatform
 
 WINDOW = ("-30d", "now")
+# Ours but for the token's lifetime in ms: logs in to the vendor, knows none of its codes.
+OURS_IN_MS = Dialect.named("opslib").replace(token={"expires_in_unit": "ms"})
 
 
 @pytest.fixture
@@ -30,9 +32,22 @@ def vendor(platform_factory: Callable[..., ServedPlatform]) -> ServedPlatform:
 
 def test_login_sends_the_token_call_in_the_query_string(vendor: ServedPlatform) -> None:
     # Before: the form body a query-only platform never reads made connect() raise.
-    client = opslib.connect(vendor.base_url, **vendor.credentials())  # no dialect given
+    client = opslib.connect(vendor.base_url, dialect=OURS_IN_MS, **vendor.credentials())
     assert client.user_id
     assert client.users.get()["phone"].item() == vendor.ops_phone
+
+
+def test_a_platform_of_another_dialect_read_as_ours_is_refused_at_login(
+    vendor: ServedPlatform,
+) -> None:
+    # Before: the login passed, and a week of events read as none: the platform took our
+    # milliseconds for seconds, a window thousands of years ahead. Its two-hour token's
+    # 7,200,000 ms, read as seconds, tells the dialects apart before any read.
+    with pytest.raises(opslib.ProtocolError) as raised:
+        opslib.connect(vendor.base_url, **vendor.credentials())  # no dialect given
+    assert (raised.value.operation, raised.value.field) == ("/token/access", "expires_in")
+    assert raised.value.value == 7_200_000
+    assert "`opslib probe URL` names it" in str(raised.value)
 
 
 def test_the_user_id_is_the_login_answers_and_openid_is_kept_apart(vendor: ServedPlatform) -> None:
@@ -130,7 +145,7 @@ def test_failures_in_the_body_raise_their_class_code_and_message(vendor: ServedP
 
 def test_an_error_body_is_never_data_under_any_dialect(vendor: ServedPlatform) -> None:
     # A client that does not know the vendor's codes still raises, with its code and text.
-    client = opslib.connect(vendor.base_url, **vendor.credentials())  # no dialect given
+    client = opslib.connect(vendor.base_url, dialect=OURS_IN_MS, **vendor.credentials())
     with pytest.raises(opslib.APIError) as info:
         client.devices.get("no-such-device")
     assert info.value.code == 10005
