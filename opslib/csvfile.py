@@ -14,7 +14,7 @@ Examples
 >>> import io
 >>> read_table(io.StringIO("user_id,name\\nu-1,Ada\\n"))
 (['user_id', 'name'], [['u-1', 'Ada']])
->>> read_table(io.StringIO("user_id,name\\nu-1,Lovelace, Ada\\n"))
+>>> read_table(io.StringIO("user_id,name\\nu-1,Lovelace, Ada\\n"))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 ValueError: the file: line 2 has 3 fields where the header has 2 (a comma in a cell needs...
@@ -28,7 +28,17 @@ import os
 from pathlib import Path
 from typing import IO
 
-__all__ = ["read_table"]
+__all__ = ["is_csv_name", "read_table"]
+
+
+def is_csv_name(text: str) -> bool:
+    """Whether ``text`` names a CSV file (it ends in ``.csv``, in any case), as a list of
+    ids mixed with files tells them apart.
+
+    >>> is_csv_name("north.CSV"), is_csv_name("u-1")
+    (True, False)
+    """
+    return text.strip().lower().endswith(".csv")
 
 
 def read_table(

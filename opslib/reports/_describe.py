@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from opslib.csvfile import is_csv_name
+
 __all__ = ["describe_parameters", "notebook_defaults", "report_title", "utc_text"]
 
 _HIDDEN = frozenset({"interactive", "output_dir"})
@@ -74,7 +76,7 @@ def _users(items: list[str]) -> str:
     >>> _users(["/data/north.csv", "u-9"]), _users(["u-1", "u-2", "u-3", "u-4"])
     ('users of north.csv and u-9', '4 users')
     """
-    is_file = [item.lower().endswith(".csv") for item in items]  # as read_users reads them
+    is_file = [is_csv_name(item) for item in items]  # as read_users reads them
     files = [Path(item).name for item, file in zip(items, is_file, strict=True) if file]
     ids = [item for item, file in zip(items, is_file, strict=True) if not file]
     if not files:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from opslib import enums
+from opslib.csvfile import is_csv_name
 from opslib.dialects import Dialect
 from opslib.reports._times import epoch_ms
 from opslib.reports.params import ParameterError
@@ -133,7 +134,7 @@ def _users(name: str, value: Any, base: Path, dialect: Dialect) -> Any:
     out: list[str] = []
     for item in value or []:
         text = str(item).strip()
-        if text.lower().endswith(".csv"):
+        if is_csv_name(text):
             path = (base / Path(text).expanduser()).resolve()
             try:
                 read_users(str(path))

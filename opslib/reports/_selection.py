@@ -20,7 +20,7 @@ from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import FILTER_ATTR
 from opslib.analysis.zones import zone_label
 from opslib.csvcells import write_csv
-from opslib.csvfile import read_table
+from opslib.csvfile import is_csv_name, read_table
 
 __all__ = [
     "empty_window_reason",
@@ -89,7 +89,7 @@ def read_users(users: str | Sequence[str] | None) -> list[str]:
         text = str(item).strip()
         if not text:
             continue
-        if text.lower().endswith(".csv"):
+        if is_csv_name(text):
             header, rows = read_table(text, header_hint="user_id")
             column = "user_id" if "user_id" in header else header[0]
             at = header.index(column)
