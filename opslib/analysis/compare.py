@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
+from opslib._missing import is_missing
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import downtime, downtime_not_computed, start_states
@@ -126,10 +126,6 @@ def compare_periods(
     return out
 
 
-def _missing(value: object) -> bool:
-    return value is pd.NA or value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def percent_text(pct: float, *, signed: bool = True) -> str:
     """A percentage as people read it: whole percents, one decimal under 1% (so 0.4% is
     not "0%").
@@ -149,7 +145,7 @@ def _change(row: dict[str, Any]) -> str:
     before, now = float(row["previous"]), float(row["current"])
     if before == now:
         return "no change"
-    if not _missing(row["change_pct"]):
+    if not is_missing(row["change_pct"]):
         return percent_text(float(row["change_pct"]))
     if before == 0:
         return "none before"
@@ -315,12 +311,12 @@ def change_summary(
         if float(row["current"]) == float(row["previous"]):
             continue  # no change is no change, whatever the base
         pct = row["change_pct"]
-        if _missing(pct) or abs(float(pct)) >= threshold_pct:
+        if is_missing(pct) or abs(float(pct)) >= threshold_pct:
             movers.append((label, row))
     if movers:
         parts = [
             f"{label} {_fmt(float(row['previous']))} → {_fmt(float(row['current']))}"
-            + (f" ({_change(row)})" if not _missing(row["change_pct"]) else "")
+            + (f" ({_change(row)})" if not is_missing(row["change_pct"]) else "")
             for label, row in movers
         ]
         lines.append("- Changed by type (previous → this period): " + "; ".join(parts) + ".")

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from opslib.analysis.products import COMPARED_FIELDS, PRODUCT_COLUMNS, _missing
+from opslib._missing import is_missing
+from opslib.analysis.products import COMPARED_FIELDS, PRODUCT_COLUMNS
 
 __all__ = ["keep_current", "plan_products"]
 
@@ -68,7 +69,7 @@ def plan_products(
     for _, want in desired.iterrows():
         pid = str(want["product_id"])
         secret = want.get("product_secret")
-        has_secret = not _missing(secret) and bool(secret)
+        has_secret = not is_missing(secret) and bool(secret)
         if pid not in now:
             rows.append(_plan_row(pid, "add", "", 0, has_secret))
             continue
@@ -76,7 +77,7 @@ def plan_products(
         changes = [
             _describe(name, have[name], want[name])
             for name in COMPARED_FIELDS
-            if name in have and not _missing(want[name]) and not _same(have[name], want[name])
+            if name in have and not is_missing(want[name]) and not _same(have[name], want[name])
         ]
         if changes:
             rows.append(
@@ -117,7 +118,7 @@ def keep_current(desired: pd.DataFrame, current: pd.DataFrame) -> pd.DataFrame:
         if have is None:
             continue
         for name in PRODUCT_COLUMNS:
-            if _missing(row[name]) and not _missing(have.get(name)):
+            if is_missing(row[name]) and not is_missing(have.get(name)):
                 out.loc[i, name] = have[name]
     return out
 

@@ -18,6 +18,7 @@ from typing import IO
 import pandas as pd
 
 from opslib import enums
+from opslib._missing import is_missing
 from opslib.csvcells import restore_frame
 from opslib.csvfile import read_table
 
@@ -325,10 +326,6 @@ def validate_product_file(
     )
 
 
-def _missing(value: object) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
-
-
 def desired_state(
     products: pd.DataFrame, labels: Mapping[str, Mapping[int, str]] | None = None
 ) -> pd.DataFrame:
@@ -351,9 +348,9 @@ def desired_state(
             values = pd.Series([""] * len(products), index=products.index)
         elif rule.kind == "enum":
             values = products[name].map(
-                lambda v, known=coded[name]: "" if _missing(v) else known.get(int(v), str(v))
+                lambda v, known=coded[name]: "" if is_missing(v) else known.get(int(v), str(v))
             )
         else:
-            values = products[name].map(lambda v: "" if _missing(v) else str(v))
+            values = products[name].map(lambda v: "" if is_missing(v) else str(v))
         columns[name] = values.astype("string")
     return pd.DataFrame(columns).reset_index(drop=True)

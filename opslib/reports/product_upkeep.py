@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from opslib._missing import is_missing
 from opslib.analysis.product_plan import keep_current, plan_products
 from opslib.analysis.products import (
     PRODUCT_COLUMNS,
@@ -86,16 +87,11 @@ AUDIT_COLUMNS = [
 ]
 
 
-def _missing(value: Any) -> bool:
-    """None, NA, NaN or NaT (a scalar that pandas counts as missing)."""
-    return value is None or (not isinstance(value, str | bytes) and bool(pd.isna(value)))
-
-
 def _add_item(row: pd.Series) -> dict[str, Any]:
     item: dict[str, Any] = {}
     for name in PRODUCT_COLUMNS:
         value: Any = row.get(name)
-        if _missing(value) or (name == "product_icon" and value == ""):
+        if is_missing(value) or (name == "product_icon" and value == ""):
             continue
         item[name] = int(value) if not isinstance(value, str) else value
     return item
@@ -118,8 +114,8 @@ def _step(
 def _write(frame: pd.DataFrame, pid: str, action: str, step: str) -> dict[str, Any]:
     row = frame.iloc[0]
     ok = bool(row["ok"])
-    code = None if _missing(row["error_code"]) else int(row["error_code"])
-    msg = "" if ok or _missing(row["error_msg"]) else str(row["error_msg"])
+    code = None if is_missing(row["error_code"]) else int(row["error_code"])
+    msg = "" if ok or is_missing(row["error_msg"]) else str(row["error_msg"])
     return _step(pid, action, step, "done" if ok else "failed", code, msg, str(row["message_id"]))
 
 
@@ -228,7 +224,7 @@ def append_audit_log(
         if new:
             writer.writerow(AUDIT_COLUMNS)
         for _, row in outcome.iterrows():
-            code = "" if _missing(row["error_code"]) else int(row["error_code"])
+            code = "" if is_missing(row["error_code"]) else int(row["error_code"])
             writer.writerow(
                 neutralise(cell) if isinstance(cell, str) else cell
                 for cell in [
@@ -240,8 +236,8 @@ def append_audit_log(
                     row["product_id"],
                     row["result"],
                     code,
-                    "" if _missing(row["error_msg"]) else row["error_msg"],
-                    "" if _missing(row["message_id"]) else row["message_id"],
+                    "" if is_missing(row["error_msg"]) else row["error_msg"],
+                    "" if is_missing(row["message_id"]) else row["message_id"],
                 ]
             )
     return target
@@ -368,7 +364,7 @@ def apply_failures(outcome: pd.DataFrame) -> str:
     parts = []
     if len(failed):
         first = failed.iloc[0]
-        code = "" if _missing(first["error_code"]) else f" {int(first['error_code'])}"
+        code = "" if is_missing(first["error_code"]) else f" {int(first['error_code'])}"
         parts.append(
             f"{len(failed)} of {len(writes)} product writes failed (first: {first['step']} of "
             f"{first['product_id']}:{code} {first['error_msg']})"

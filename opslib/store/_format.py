@@ -7,7 +7,6 @@ members of mixed kinds as text, and the snapshot's day and moment.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
+from opslib._missing import is_missing
 from opslib.client.stored import DayRows, day_table
 from opslib.store._layout import atomic_write
 
@@ -57,18 +57,12 @@ def frame_to_snapshot(df: pd.DataFrame, day: str, synced_at: pd.Timestamp) -> pa
             arrays[str(name)] = pa.array(series.astype("string").array, type=pa.large_string())
         elif series.dtype == object:
             arrays[str(name)] = pa.array(
-                [None if _missing(v) else orjson.dumps(v).decode() for v in series.tolist()],
+                [None if is_missing(v) else orjson.dumps(v).decode() for v in series.tolist()],
                 type=pa.large_string(),
             )
         else:
             arrays[str(name)] = pa.array(series.array)
     return pa.table(arrays)
-
-
-def _missing(value: Any) -> bool:
-    with contextlib.suppress(TypeError, ValueError):
-        return bool(pd.isna(value))
-    return False
 
 
 def write_snapshot(path: Path, table: pa.Table) -> None:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from opslib import enums
 from opslib._limits import check_count
+from opslib._missing import is_missing
 
 __all__ = [
     "COLUMN_TITLES",
@@ -173,7 +174,7 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
         elif pd.api.types.is_integer_dtype(values.dtype) and not key.endswith("_id"):
             out[name] = values.map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
         else:
-            out[name] = values.astype("object").map(lambda v: "" if _missing(v) else str(v))
+            out[name] = values.astype("object").map(lambda v: "" if is_missing(v) else str(v))
     return out
 
 
@@ -192,10 +193,6 @@ def _number(value: float) -> str:
     if size >= 1 or value == 0:
         return f"{value:,.1f}"
     return f"{value:.3g}"
-
-
-def _missing(value: object) -> bool:
-    return value is None or (not isinstance(value, str) and bool(pd.isna(value)))  # type: ignore[call-overload]
 
 
 def _numeric(values: pd.Series) -> bool:
