@@ -99,6 +99,11 @@ class APIError(OpsError):
         self.response = response
         super().__init__(self._format())
 
+    def __str__(self) -> str:
+        # Built from the fields, so a caller that adds where it happened (``operation``)
+        # changes the message with it.
+        return self._format()
+
     def _format(self) -> str:
         where = f"{self.operation}: " if self.operation else ""
         oauth = f" [{self.error}]" if self.error else ""

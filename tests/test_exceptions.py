@@ -69,6 +69,7 @@ def test_api_errors_pickle() -> None:
         "m",
         2.0,
     )
+    assert str(back) == str(err) == "/x: 429 slow down (message_id m)"  # a worker's, whole
 
 
 def test_request_timeout_is_also_a_builtin_timeout() -> None:

@@ -64,7 +64,6 @@ def per_user(
             return read(user)
         except APIError as exc:  # which of the users the platform refused
             exc.operation = f"{exc.operation} for user {user!r}".lstrip()
-            exc.args = (exc._format(),)
             raise
 
     with ThreadPoolExecutor(min(concurrency, len(ids)), thread_name_prefix="opslib-users") as pool:
