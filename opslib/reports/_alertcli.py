@@ -52,10 +52,12 @@ def alerts_command(args: argparse.Namespace) -> int:
         where = f"{config}" if config else "no run-all file"
         name, _ = profile_table(args.profile)  # read above: it exists
         profile = f"profile {name}" if name else "no profile"
-        print(f"{len(rules)} alert rules ok ({where}; {profile})")
+        rules_text = f"{len(rules)} alert rule" + ("" if len(rules) == 1 else "s")
+        print(f"{rules_text} ok ({where}; {profile})")
         for rule in rules:
             targets = rule.notify or settings.urls
-            told = f"{len(targets)} targets" if targets else "no target: index.html only"
+            told = f"{len(targets)} target" + ("" if len(targets) == 1 else "s")
+            told = told if targets else "no target: index.html only"
             runs = f", for {rule.for_runs} runs" if rule.for_runs > 1 else ""
             print(f"  {_scope(rule)}: {rule.when}{runs} ({told})")
         return int(Cause.OK)

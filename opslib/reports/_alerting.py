@@ -108,13 +108,24 @@ def _more(items: Sequence[str]) -> str:
     return shown + (f" and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
 
 
+def _absent(status: Mapping[str, Any], subject: str) -> str:
+    """Why a run has no value of ``subject``: its report could not compute it there (the
+    platform has no such data; the report says why), or it does not publish it."""
+    metrics = status.get("metrics") or {}
+    if subject in metrics or any(family(name)[0] == family(subject)[0] for name in metrics):
+        return "not computed in this run"
+    return "not in this run's figures"
+
+
 def _evaluate_new(
     rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | None
 ) -> Finding:
     subject = rule.condition.subject
     now_set = (status.get("sets") or {}).get(subject)
     old_set = None if before is None else (before.get("sets") or {}).get(subject)
-    if now_set is None or old_set is None:
+    if now_set is None:
+        return Finding(None, detail=f"{subject}: {_absent(status, subject)}")
+    if old_set is None:
         return Finding(None, detail=f"{subject}: nothing to compare with")
     members, was = list(now_set.get("members") or []), set(old_set.get("members") or [])
     added = [m for m in members if m not in was]
@@ -144,16 +155,16 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
     before_values = _values(before, condition.subject) if before is not None else None
     unit = _unit(status, condition.subject) or _unit(before or {}, condition.subject)
     threshold = f"{condition.op} {condition.amount_text()}".replace("_", " ")
-    holding, unknown, lines = [], 0, []
+    holding, not_computed, no_before, lines = [], 0, 0, []
     for name, value in sorted(now_values.items()):
         was = None if before_values is None else before_values.get(name)
         if value is None:
-            unknown += 1
+            not_computed += 1
             continue
         if condition.kind == "threshold":
             holds = _OPS[condition.op](float(value), float(condition.amount or 0))
         elif was is None:
-            unknown += 1
+            no_before += 1
             continue
         else:
             holds = _holds_change(rule, float(value), float(was))
@@ -163,16 +174,29 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
                 f"{name} is {format_value(float(value), unit)}"
                 + (f" (before {format_value(float(was), unit)})" if was is not None else "")
             )
-    if not holding and unknown and unknown == len(now_values):
-        return Finding(None, detail=f"{condition.subject}: not computed or nothing to compare")
+    if not holding and now_values and not_computed == len(now_values):
+        return Finding(None, detail=f"{condition.subject}: not computed in this run")
+    if not holding and now_values and not_computed + no_before == len(now_values):
+        return Finding(None, detail=f"{condition.subject}: nothing to compare with")
     single = len(now_values) == 1 and family(condition.subject)[1] != "*"
     name = next(iter(now_values), condition.subject)
     now_value, was_value = now_values.get(name), (before_values or {}).get(name)
     now_text = format_value(now_value, unit) if single and now_value is not None else ""
     before_text = format_value(was_value, unit) if single and was_value is not None else ""
     if not holding:
-        said = f"{condition.subject} is {now_text}" if now_text else f"no {condition.subject}"
-        return Finding(False, now_text, before_text, threshold, f"{said} (threshold {threshold})")
+        if not now_values and family(condition.subject)[1] == "*":
+            detail = f"no {condition.subject} in this run (threshold {threshold})"
+        elif single or not now_values:
+            said = now_text and f"{condition.subject} is {now_text}"
+            said = said or f"{condition.subject}: {_absent(status, condition.subject)}"
+            detail = f"{said} (threshold {threshold})"
+        else:
+            detail = f"0 of {len(now_values)} hold ({threshold})"
+            if condition.kind == "threshold":
+                top = max((v, n) for n, v in now_values.items() if v is not None)
+                detail += f"; the highest: {top[1]} is {format_value(float(top[0]), unit)}"
+            now_text = f"0 of {len(now_values)}"
+        return Finding(False, now_text, before_text, threshold, detail)
     if single:
         detail = f"{lines[0]} (threshold {threshold})".replace(") (threshold", "; threshold")
     else:

@@ -135,8 +135,8 @@ def test_a_bad_rule_exits_2_naming_it_before_any_kernel(
     )
     assert main(["alerts", "check", "--config", str(config)]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        f"1 alert rules ok ({config}; no profile)",
-        "  metrics (every run): new in quick.devices (1 targets)",
+        f"1 alert rule ok ({config}; no profile)",
+        "  metrics (every run): new in quick.devices (1 target)",
     ]
 
 

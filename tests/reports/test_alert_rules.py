@@ -200,6 +200,34 @@ def test_new_members_of_a_set() -> None:
     assert evaluate(rule, now, None).holds is None
 
 
+def test_a_figure_the_platform_cannot_give_is_said_apart_from_a_first_run() -> None:
+    # Before: "not computed or nothing to compare" alike, and a set a report could not
+    # compute (chint has no fault status) said "nothing to compare with" on every run.
+    share = Rule("r", parse_condition("x.share rises_by 50%"))
+    assert evaluate(share, _status(**{"x.share": None}), None).detail == (
+        "x.share: not computed in this run"
+    )
+    assert evaluate(share, _status(**{"x.share": 4}), None).detail == (
+        "x.share: nothing to compare with"
+    )
+    new = Rule("r", parse_condition("new in x.faulty"))
+    uncomputed = {**_status(**{"x.faulty": None}), "sets": {}}
+    found = evaluate(new, uncomputed, uncomputed)
+    assert (found.holds, found.detail) == (None, "x.faulty: not computed in this run")
+
+
+def test_a_family_that_does_not_hold_names_its_highest_member() -> None:
+    # Before: "no x.rate[*] (threshold > 50%)", as if the report had published none.
+    family = Rule("r", parse_condition("x.rate[*] > 50%"))
+    now = _status(**{"x.rate[p-a]": 3.0, "x.rate[p-b]": 40.0, "x.rate": 10.0})
+    found = evaluate(family, now, None)
+    assert (found.holds, found.now) == (False, "0 of 2")
+    assert found.detail == "0 of 2 hold (> 50%); the highest: x.rate[p-b] is 40.0%"
+    assert evaluate(family, _status(**{"x.rate": 1.0}), None).detail == (
+        "no x.rate[*] in this run (threshold > 50%)"
+    )
+
+
 def test_a_rule_fires_once_after_for_runs_and_clears_once(tmp_path: Path) -> None:
     rule = rules_from_tables(
         [{"report": "quick", "when": "quick.share > 5%", "for_runs": 2}], "reports.toml"
