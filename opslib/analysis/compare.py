@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from opslib._missing import is_missing
+from opslib._percent import MIN_PERCENT_BASE, percent_text
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import downtime, downtime_not_computed, start_states
@@ -24,10 +25,6 @@ __all__ = [
     "top_offender",
 ]
 
-MIN_PERCENT_BASE = 20.0
-"""A change is given in percent only when the previous value is at least this: on a
-smaller base (3 alarms before, 40 now) a percentage reads as a drama; the two numbers are
-shown instead."""
 # A previous period whose first event comes this share of its length after its start is
 # said to be only partly covered (the data start inside it).
 _COVERAGE_GAP = 0.25
@@ -124,20 +121,6 @@ def compare_periods(
     pct = out["change"] / out["previous"].where(out["previous"] >= MIN_PERCENT_BASE) * 100
     out["change_pct"] = pct.astype("Float64")
     return out
-
-
-def percent_text(pct: float, *, signed: bool = True) -> str:
-    """A percentage as people read it: whole percents, one decimal under 1% (so 0.4% is
-    not "0%").
-
-    Examples
-    --------
-    >>> percent_text(12.3), percent_text(0.42), percent_text(-0.04, signed=False)
-    ('+12%', '+0.4%', '-0.04%')
-    """
-    size = abs(pct)
-    digits = 0 if size >= 1 or size == 0 else (1 if size >= 0.1 else 2)
-    return f"{pct:{'+' if signed else ''}.{digits}f}%"
 
 
 def _change(row: dict[str, Any]) -> str:

@@ -20,8 +20,9 @@ from typing import Any
 
 import pandas as pd
 
+from opslib._percent import step_text
 from opslib.analysis._common import Window
-from opslib.analysis.compare import MIN_PERCENT_BASE, percent_text, top_offender
+from opslib.analysis.compare import top_offender
 from opslib.analysis.downtime import downtime, downtime_not_computed
 from opslib.analysis.kinds import event_kinds
 
@@ -122,12 +123,7 @@ class Figure:
         shown = _number(before, self.unit)
         if before == now:
             return f"no change (previous {shown})"
-        if before >= MIN_PERCENT_BASE and self.unit != "%":
-            return f"{percent_text((now - before) / before * 100)} (previous {shown})"
-        diff = now - before
-        step = f"{diff:+,.1f}" if diff != int(diff) else f"{int(diff):+,}"
-        unit = " pts" if self.unit == "%" else (f" {self.unit}" if self.unit else "")
-        return f"{step}{unit} (previous {shown})"
+        return f"{step_text(before, now, self.unit)} (previous {shown})"
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON: every field, plus ``value_text`` and ``change_text``."""

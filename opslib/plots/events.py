@@ -331,7 +331,7 @@ def comparison_chart(
     --------
     >>> fig = plots.comparison_chart(analysis.compare_periods(events, earlier))  # doctest: +SKIP
     """
-    from opslib.analysis.compare import MIN_PERCENT_BASE, percent_text
+    from opslib._percent import step_text
 
     rows = comparison[comparison["measure"].str.endswith(" events")]
     rows = rows[(rows["current"] > 0) | (rows["previous"] > 0)]
@@ -341,9 +341,9 @@ def comparison_chart(
     for measure, before, now in zip(
         rows["measure"], rows["previous"], rows["current"], strict=True
     ):
-        change = "no change" if before == now else "none before" if before == 0 else (
-            percent_text((now - before) / before * 100)
-            if before >= MIN_PERCENT_BASE else f"{now - before:+,.0f}"
+        change = (
+            "no change" if before == now else "none before" if before == 0
+            else step_text(float(before), float(now), "")
         )  # fmt: skip
         name = label_text(str(measure).removesuffix(" events"))
         titles.append(f"{name}<br>{before:,.0f} → {now:,.0f} ({change})")

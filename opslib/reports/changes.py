@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from opslib._percent import step_text
 from opslib.reports._runs import load_runs
 from opslib.reports.metrics import format_value
 
@@ -37,7 +38,6 @@ COUNTED = ("ok", "partial")  # outcomes whose figures count: the report publishe
 SHOWN_MEMBERS = 20  # members a block lists by id before "and N more"
 SHOWN_METRICS = 12  # moved metrics a block lists before "and N more"
 _RUNNER_PARAMETERS = ("output_dir",)  # set per run by the runner: never "different"
-_MIN_PERCENT_BASE = 20  # as analysis.MIN_PERCENT_BASE: a percentage of less says little
 
 
 class RunNotFound(LookupError):
@@ -183,11 +183,7 @@ def when_text(started: str) -> str:
 def _step(before: float | None, now: float | None, unit: str) -> str:
     if before is None or now is None:
         return ""
-    diff = now - before
-    if unit != "%" and abs(before) >= _MIN_PERCENT_BASE:
-        return f"{diff / abs(before) * 100:+.0f}%"
-    text = f"{diff:+,.1f}" if diff != int(diff) else f"{int(diff):+,}"
-    return text + (" pts" if unit == "%" else (f" {unit}" if unit else ""))
+    return step_text(before, now, unit)
 
 
 def metric_line(item: Mapping[str, Any]) -> str:

@@ -49,6 +49,15 @@ def test_the_block_says_what_moved_with_arrows_and_who_went_silent() -> None:
     assert "12 devices went silent: dev-05" in shown
 
 
+def test_a_small_move_of_a_large_figure_is_not_minus_nought_percent() -> None:
+    # Before: "52,103 → 52,096 (-0%)", a change said as none; the headlines said -0.01%.
+    before = {"metrics": {"events.total": {"value": 52_103, "unit": "", "label": "events"}}}
+    now = {"metrics": {"events.total": {"value": 52_096, "unit": "", "label": "events"}}}
+    assert changes_lines(compare(before, now))[1] == (
+        "  ↓ events (events.total): 52,103 → 52,096 (-0.01%)"
+    )
+
+
 def test_a_long_set_is_cut_in_the_block_and_whole_in_a_diff() -> None:
     before = {"sets": {"s": {"members": [], "noun": "device", "joined": "went silent"}}}
     now = {"sets": {"s": {"members": SILENT, "noun": "device", "joined": "went silent"}}}

@@ -1,0 +1,43 @@
+"""A change between two figures as people read it, in one light module (no pandas: the
+runner's "since the last run" lines use it as the reports' headlines do).
+
+Examples
+--------
+>>> step_text(80, 120, ""), step_text(52_103, 52_096, ""), step_text(3, 40, "")
+('+50%', '-0.01%', '+37')
+>>> step_text(9.1, 12.4, "%"), step_text(10, 12.5, "h")
+('+3.3 pts', '+2.5 h')
+"""
+
+from __future__ import annotations
+
+__all__ = ["MIN_PERCENT_BASE", "percent_text", "step_text"]
+
+MIN_PERCENT_BASE = 20.0
+"""A change is given in percent only when the previous value is at least this: on a
+smaller base (3 alarms before, 40 now) a percentage reads as a drama; the two numbers are
+shown instead."""
+
+
+def percent_text(pct: float, *, signed: bool = True) -> str:
+    """A percentage as people read it: whole percents, one decimal under 1% and two under
+    0.1% (so 0.4% is not "0%").
+
+    Examples
+    --------
+    >>> percent_text(12.3), percent_text(0.42), percent_text(-0.04, signed=False)
+    ('+12%', '+0.4%', '-0.04%')
+    """
+    size = abs(pct)
+    digits = 0 if size >= 1 or size == 0 else (1 if size >= 0.1 else 2)
+    return f"{pct:{'+' if signed else ''}.{digits}f}%"
+
+
+def step_text(before: float, now: float, unit: str) -> str:
+    """From ``before`` to ``now``: in percent on a base of :data:`MIN_PERCENT_BASE` or
+    more, else the difference in the unit (points for a share, which is already one)."""
+    if unit != "%" and abs(before) >= MIN_PERCENT_BASE:
+        return percent_text((now - before) / abs(before) * 100)
+    diff = now - before
+    text = f"{diff:+,.1f}" if diff != int(diff) else f"{int(diff):+,}"
+    return text + (" pts" if unit == "%" else (f" {unit}" if unit else ""))
