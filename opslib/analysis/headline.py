@@ -25,6 +25,7 @@ from opslib.analysis._common import Window
 from opslib.analysis.compare import top_offender
 from opslib.analysis.downtime import downtime, downtime_not_computed
 from opslib.analysis.kinds import event_kinds
+from opslib.analysis.names import product_names
 
 __all__ = [
     "Figure",
@@ -80,6 +81,8 @@ class Figure:
         The ids it counts, published as a set of the same name.
     parts
         Its value per product (or other key), published as ``key[part]``.
+    part_names
+        How people know each part (a product's name), shown beside its id.
     shown
         False for a figure published as a metric without a card on the first screen.
     """
@@ -93,6 +96,7 @@ class Figure:
     note: str = ""
     members: Members | None = None
     parts: dict[str, float] | None = None
+    part_names: dict[str, str] | None = None
     shown: bool = True
 
     def value_text(self) -> str:
@@ -233,10 +237,12 @@ def event_headline(
     previous_window: Window,
     devices: pd.DataFrame | None = None,
     names: Mapping[str, str] | None = None,
+    products: pd.DataFrame | None = None,
 ) -> list[Figure]:
     """Events, alarms, devices with alarms and downtime (each with the previous period's),
     and the top offender when one device sent a large share of the alarms; published
-    without a card: the fault codes seen and the fault rate by product.
+    without a card: the fault codes seen and the fault rate by product (each product by
+    its name in ``products``, when given).
 
     A fault is an alarm whose code starts with F (as :func:`~opslib.analysis.alarm_codes`
     tells them); a product's fault rate is the share of its devices (of ``devices``, else
@@ -298,12 +304,15 @@ def event_headline(
             )
         )  # fmt: skip
     if known.reports("fault"):
-        figures.extend(_fault_figures(alarms(events), events, devices))
+        figures.extend(_fault_figures(alarms(events), events, devices, products))
     return figures
 
 
 def _fault_figures(
-    alarms: pd.DataFrame, events: pd.DataFrame, devices: pd.DataFrame | None
+    alarms: pd.DataFrame,
+    events: pd.DataFrame,
+    devices: pd.DataFrame | None,
+    products: pd.DataFrame | None,
 ) -> list[Figure]:
     """The fault codes seen (a set) and the share of each product's devices with a fault."""
     codes = alarms["code"].astype("string").fillna("").str.strip()
@@ -323,11 +332,13 @@ def _fault_figures(
     faulty = set(alarms.loc[fault, "device_id"].dropna().astype(str))
     hit = fleet["device_id"].isin(faulty)
     rates = (hit.groupby(fleet["product_id"]).mean() * 100).round(1)
+    catalogue = product_names(products)
     figures.append(
         Figure(
             "events.fault_rate_by_product", "devices with a fault",
             _share(int(hit.sum()), len(fleet)), "%", shown=False,
             parts={str(product): float(rate) for product, rate in rates.items()},
+            part_names={str(p): catalogue[str(p)] for p in rates.index if str(p) in catalogue},
         )
     )  # fmt: skip
     return figures

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports.alerts import Rule, rules_for
-from opslib.reports.changes import COUNTED, RunNotFound, changes_lines, read_run
+from opslib.reports.changes import COUNTED, RunNotFound, changes_lines, read_run, when_text
 from opslib.reports.metrics import family, format_value
 from opslib.reports.status import RunResult, write_status
 
@@ -108,6 +108,12 @@ def _more(items: Sequence[str]) -> str:
     return shown + (f" and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
 
 
+def _shown(status: Mapping[str, Any], name: str) -> str:
+    """A family's part as people know it (``LED Strip (p-light-02)``), else its name."""
+    metric = (status.get("metrics") or {}).get(name) or {}
+    return str(metric.get("part") or name)
+
+
 def _absent(status: Mapping[str, Any], subject: str) -> str:
     """Why a run has no value of ``subject``: its report could not compute it there (the
     platform has no such data; the report says why), or it does not publish it."""
@@ -171,7 +177,7 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
         if holds:
             holding.append(name)
             lines.append(
-                f"{name} is {format_value(float(value), unit)}"
+                f"{_shown(status, name)} is {format_value(float(value), unit)}"
                 + (f" (before {format_value(float(was), unit)})" if was is not None else "")
             )
     if not holding and now_values and not_computed == len(now_values):
@@ -194,7 +200,8 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
             detail = f"0 of {len(now_values)} hold ({threshold})"
             if condition.kind == "threshold":
                 top = max((v, n) for n, v in now_values.items() if v is not None)
-                detail += f"; the highest: {top[1]} is {format_value(float(top[0]), unit)}"
+                shown = _shown(status, top[1])
+                detail += f"; the highest: {shown} is {format_value(float(top[0]), unit)}"
             now_text = f"0 of {len(now_values)}"
         return Finding(False, now_text, before_text, threshold, detail)
     if single:
@@ -342,7 +349,7 @@ def compose_alert(
         f"threshold: {finding.threshold or '-'}",
         f"  {finding.detail}",
         f"Rule: {rule.where or rule.id}",
-        f"Run: {result.run_dir}, started {result.started_at}",
+        f"Run: {result.run_dir}, started {when_text(result.started_at)}",
     ]
     if result.platform:
         from opslib.reports.platform import Platform

@@ -132,7 +132,8 @@ def published(
     -------
     tuple of dict
         ``metrics``: name → ``{"value", "unit", "label"}`` (value None when the report
-        could not compute it; text figures, a name or a time, are not metrics); ``sets``:
+        could not compute it; text figures, a name or a time, are not metrics; a part of
+        a family also has ``"part"``, how people know it: ``LED Strip (p-light-02)``); ``sets``:
         name → ``{"members", "noun", "joined", "left", "label"}``.
 
     Examples
@@ -154,11 +155,15 @@ def published(
         value = figure.get("value")
         if value is None or _number(value) is not None:
             metrics[key] = {"value": _number(value), "unit": unit, "label": label}
+        part_names = figure.get("part_names") or {}
         for part, part_value in sorted((figure.get("parts") or {}).items()):
+            name = str(part_names.get(part) or "")
+            shown = f"{name} ({part})" if name and name != part else str(part)
             metrics[f"{key}[{part}]"] = {
                 "value": _number(part_value),
                 "unit": unit,
-                "label": f"{label}: {part}",
+                "label": f"{label}: {shown}",
+                "part": shown,
             }
         members = figure.get("members")
         if isinstance(members, dict):

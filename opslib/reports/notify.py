@@ -45,6 +45,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from opslib.reports.causes import Cause
+from opslib.reports.changes import when_text
 from opslib.reports.platform import Platform
 from opslib.reports.status import SECRET_NAME, RunResult, write_status
 
@@ -252,7 +253,7 @@ def compose(
     exit_cause = Cause(cause)
     lines = [
         _platform_line(results),
-        f"Run: {run}" + (f", started {started}" if started else "")
+        f"Run: {run}" + (f", started {when_text(started)}" if started else "")
         + f"; exit {int(exit_cause)} ({exit_cause.label})",
     ]  # fmt: skip
     if stopped and results:

@@ -78,6 +78,25 @@ def test_the_event_headline_publishes_fault_codes_and_the_fault_rate_by_product(
     assert figures["events.alarms"].value == 7
 
 
+def test_each_products_fault_rate_is_published_with_its_name() -> None:
+    # Before: an alert said "events.fault_rate_by_product[p-lamp] is 25.0%", never a name.
+    from opslib.reports.metrics import published
+
+    products = pd.DataFrame({"product_id": ["p-lamp", "p-cam"], "product_name": ["Lamp", "Cam"]})
+    figures = analysis.event_headline(
+        make_events(), typed_frame(_schemas.EVENT, []), window=WEEK,
+        previous_window=(T0 - pd.Timedelta(days=7), T0), devices=make_devices(),
+        products=products,
+    )  # fmt: skip
+    assert _by_key(figures)["events.fault_rate_by_product"].part_names == {
+        "p-cam": "Cam", "p-lamp": "Lamp",
+    }  # fmt: skip
+    metrics, _ = published({"figures": [f.as_dict() for f in figures]})
+    lamp = metrics["events.fault_rate_by_product[p-lamp]"]
+    assert (lamp["label"], lamp["part"]) == ("devices with a fault: Lamp (p-lamp)", "Lamp (p-lamp)")
+    assert metrics["events.fault_rate_by_product[p-plug]"]["part"] == "p-plug"  # no name known
+
+
 def test_each_notebook_declares_what_its_headline_publishes() -> None:
     devices, events = make_devices(), make_events()
     earlier = typed_frame(_schemas.EVENT, [])

@@ -226,6 +226,9 @@ def test_a_family_that_does_not_hold_names_its_highest_member() -> None:
     assert evaluate(family, _status(**{"x.rate": 1.0}), None).detail == (
         "no x.rate[*] in this run (threshold > 50%)"
     )
+    named = _status(**{"x.rate[p-a]": 3.0, "x.rate[p-b]": 60.0})
+    named["metrics"]["x.rate[p-b]"]["part"] = "Lamp (p-b)"  # type: ignore[index]
+    assert evaluate(family, named, None).detail == "1 of 2 hold (> 50%): Lamp (p-b) is 60.0%"
 
 
 def test_a_rule_fires_once_after_for_runs_and_clears_once(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import email
 import email.policy
 import json
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -140,6 +141,7 @@ def test_a_failed_run_all_mails_the_html_and_posts_the_webhook_without_a_secret(
     host = platform.base_url.removeprefix("http://")
     assert f"Platform: profile 'staging' ({host}); account Ops desk (555*****01), role ops" in body
     assert f"Run: opslib report run-all {batch} on host {socket.gethostname()}, started " in body
+    assert re.search(r", started \d{4}-\d\d-\d\d \d\d:\d\d UTC; exit", body)  # as index.html
     assert "; exit 1 (report)" in body
     assert "quick/fine: ok, cause 0 ok" in body
     assert "leaky: HTML not attached: it holds a secret value" in body
