@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from opslib.dialects import Dialect
+from opslib.exceptions import ConfigError
 from opslib.protocol import operations as ops
 from opslib.protocol.codec import Codec
 from opslib.protocol.tables import resolve_dialect
@@ -205,6 +206,20 @@ def _install_openapi(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+def docs_refusal(spoken: Dialect) -> str:
+    """Why the OpenAPI document cannot be served beside ``spoken`` ("" when it can): it
+    describes the reference platform's wire, and another dialect's codes, times and
+    required fields differ, so it would describe a platform this one is not."""
+    if spoken == Dialect():
+        return ""
+    return (
+        f"--docs: the OpenAPI document describes opslib's own dialect, and this server "
+        f"speaks {spoken.name!r}, whose codes, times and required fields differ; serve "
+        "the document without --dialect (docs/protocol.md, 'Other platforms', tells the "
+        "dialects apart)"
+    )
+
+
 def create_app(
     db_path: str | Path,
     *,
@@ -234,7 +249,9 @@ def create_app(
     docs
         Serve the OpenAPI document (``/openapi.json``) and its pages (``/docs``,
         ``/redoc``); off by default, since a platform users reach need not describe
-        itself to everyone (``opslib server --docs``).
+        itself to everyone (``opslib server --docs``). It describes the reference
+        dialect's wire: with another ``dialect`` it raises
+        :class:`~opslib.exceptions.ConfigError` (:func:`docs_refusal`).
 
     Returns
     -------
@@ -242,6 +259,8 @@ def create_app(
         The ASGI app; all 19 routes are ``POST``.
     """
     spoken = resolve_dialect(dialect)
+    if docs and docs_refusal(spoken):
+        raise ConfigError(docs_refusal(spoken))
     codec = Codec(spoken)
     platform = _platform(
         db_path, settings or Settings(), clock or SystemClock(), sms_gateway, codec

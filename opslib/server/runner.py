@@ -26,7 +26,7 @@ import uvicorn
 from opslib.dialects import Dialect
 from opslib.protocol.tables import resolve_dialect
 from opslib.server import demo as demo_credentials
-from opslib.server.app import create_app
+from opslib.server.app import create_app, docs_refusal
 from opslib.server.config import Settings
 from opslib.server.deadlines import bounded_protocol
 
@@ -201,6 +201,9 @@ def serve(
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     spoken = resolve_dialect(dialect)
+    if docs and docs_refusal(spoken):
+        print(f"opslib server: {docs_refusal(spoken)}; nothing was started", file=sys.stderr)
+        return 2
     try:
         sock = bind(host, port)
     except OSError as exc:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, TypeAdapter
 
+from opslib.exceptions import ConfigError
 from opslib.server import create_app, responses
 from opslib.server.routes import ROUTES
 from opslib.server.services import products
@@ -68,6 +70,14 @@ def test_schema_is_created_on_first_start(tmp_path: Any) -> None:
     create_app(db)
     tables = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master")}
     assert {"users", "events", "event_counts", "idempotency"} <= tables
+
+
+def test_the_openapi_document_is_only_served_beside_the_wire_it_describes(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ConfigError, match="this server speaks 'vendor'"):
+        create_app(tmp_path / "v.db", dialect="vendor", docs=True)
+    create_app(tmp_path / "o.db", dialect="opslib", docs=True)
 
 
 def test_openapi_describes_every_operation(api: Api) -> None:

@@ -92,6 +92,8 @@ def test_start_in_thread_serves_http(tmp_path: Path) -> None:
         ({"port": -5}, "--port -5: not a port; accepted: 0 to 65535"),
         ({"rate_limit": -1.0}, "--rate-limit -1.0: not a rate; accepted: requests per second"),
         ({"rate_limit": float("nan")}, "--rate-limit nan: not a rate"),
+        # Before: opslib's own document served beside chint's wire, a contract it breaks
+        ({"dialect": "chint", "docs": True}, "--docs: the OpenAPI document describes opslib's"),
     ],
 )
 def test_serve_refuses_a_bad_argument_and_creates_nothing(
