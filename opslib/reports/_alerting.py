@@ -198,10 +198,12 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
             detail = f"{said} (threshold {threshold})"
         else:
             detail = f"0 of {len(now_values)} hold ({threshold})"
-            if condition.kind == "threshold":
-                top = max((v, n) for n, v in now_values.items() if v is not None)
-                shown = _shown(status, top[1])
-                detail += f"; the highest: {shown} is {format_value(float(top[0]), unit)}"
+            if condition.kind == "threshold":  # the part nearest to holding
+                low = condition.op.startswith("<")
+                known = [(v, n) for n, v in now_values.items() if v is not None]
+                value, part = min(known) if low else max(known)
+                shown = f"{_shown(status, part)} is {format_value(float(value), unit)}"
+                detail += f"; the {'lowest' if low else 'highest'}: {shown}"
             now_text = f"0 of {len(now_values)}"
         return Finding(False, now_text, before_text, threshold, detail)
     if single:

@@ -226,6 +226,10 @@ def test_a_family_that_does_not_hold_names_its_highest_member() -> None:
     assert evaluate(family, _status(**{"x.rate": 1.0}), None).detail == (
         "no x.rate[*] in this run (threshold > 50%)"
     )
+    below = Rule("r", parse_condition("x.rate[*] < 2%"))
+    assert evaluate(below, now, None).detail == (
+        "0 of 2 hold (< 2%); the lowest: x.rate[p-a] is 3.0%"
+    )
     named = _status(**{"x.rate[p-a]": 3.0, "x.rate[p-b]": 60.0})
     named["metrics"]["x.rate[p-b]"]["part"] = "Lamp (p-b)"  # type: ignore[index]
     assert evaluate(family, named, None).detail == "1 of 2 hold (> 50%): Lamp (p-b) is 60.0%"
