@@ -54,6 +54,8 @@ class Members:
     noun: str = "device"
     joined: str = "joined"
     left: str = "left"
+    names: dict[str, str] | None = None
+    """How people know each id (a device's name), where known."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,15 @@ def _ids(devices: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
     return tuple(sorted(devices.loc[mask.fillna(False).astype(bool), "device_id"].astype(str)))
 
 
-def _faulty(devices: pd.DataFrame, status: pd.Series) -> Figure:
+def _members(
+    ids: tuple[str, ...], names: Mapping[str, str] | None, *, joined: str, left: str
+) -> Members:
+    """Devices as a set, each with its name where ``names`` knows it."""
+    known = {i: str(names[i]) for i in ids if i in names} if names else {}
+    return Members(ids, joined=joined, left=left, names=known or None)
+
+
+def _faulty(devices: pd.DataFrame, status: pd.Series, names: Mapping[str, str] | None) -> Figure:
     """Devices of status fault now; not computed where the platform's statuses have no
     fault (its devices frame lists them all as the categories of ``status_name``)."""
     dtype = devices["status_name"].dtype
@@ -165,18 +175,23 @@ def _faulty(devices: pd.DataFrame, status: pd.Series) -> Figure:
         "faulty",
         int(faulty.sum()),
         change="status fault now",
-        members=Members(_ids(devices, faulty), joined="became faulty", left="recovered"),
+        members=_members(_ids(devices, faulty), names, joined="became faulty", left="recovered"),
     )
 
 
 def fleet_headline(
-    devices: pd.DataFrame, *, silent_days: float = 7, now: pd.Timestamp | None = None
+    devices: pd.DataFrame,
+    *,
+    silent_days: float = 7,
+    now: pd.Timestamp | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> list[Figure]:
     """Devices, % online, faulty, silent for ``silent_days`` days or more, never online;
     published without a card: the offline share and the offline devices.
 
     The faulty, silent, never-online and offline figures carry their devices' ids (sets of
-    the same name).
+    the same name), each with its name where ``names`` (device id → name,
+    :func:`~opslib.analysis.device_names`) knows it.
 
     Examples
     --------
@@ -205,17 +220,17 @@ def fleet_headline(
             "fleet.online_share", "online now", _share(online, total), "%",
             change=f"{online:,} of {total:,} devices", note="" if total else "no device",
         ),
-        _faulty(devices, status),
+        _faulty(devices, status, names),
         Figure(
             "fleet.silent_devices", f"silent {silent_days:g}+ days", int(silent.sum()),
             change=f"{int(newly_silent.sum()):,} went silent in the last 7 days",
-            members=Members(_ids(devices, silent), joined="went silent", left="came back"),
+            members=_members(_ids(devices, silent), names, joined="went silent", left="came back"),
         ),
         Figure(
             "fleet.never_online", "never online", int(never.sum()),
             change=f"{int((never & bound_lately).sum()):,} of them bound in the last 7 days",
-            members=Members(
-                _ids(devices, never), joined="bound but never online", left="came online"
+            members=_members(
+                _ids(devices, never), names, joined="bound but never online", left="came online"
             ),
         ),
         Figure(
@@ -224,7 +239,9 @@ def fleet_headline(
         ),
         Figure(
             "fleet.offline_devices", "offline", int(offline.sum()), shown=False,
-            members=Members(_ids(devices, offline), joined="went offline", left="came back online"),
+            members=_members(
+                _ids(devices, offline), names, joined="went offline", left="came back online"
+            ),
         ),
     ]  # fmt: skip
 
@@ -272,7 +289,7 @@ def event_headline(
             Figure(
                 "events.devices_with_alarms", "devices with alarms", len(alarming),
                 previous=int(before["device_id"].nunique()),
-                members=Members(alarming, joined="started raising alarms", left="stopped"),
+                members=_members(alarming, names, joined="started raising alarms", left="stopped"),
             )
         )  # fmt: skip
     else:

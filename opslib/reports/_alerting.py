@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from opslib.reports.alerts import Rule, rules_for
-from opslib.reports.changes import COUNTED, RunNotFound, changes_lines, read_run, when_text
+from opslib.reports.changes import (
+    COUNTED,
+    RunNotFound,
+    changes_lines,
+    member_text,
+    read_run,
+    when_text,
+)
 from opslib.reports.metrics import family, format_value
 from opslib.reports.status import RunResult, write_status
 
@@ -139,7 +146,8 @@ def _evaluate_new(
     now_text, before_text = f"{len(members):,} {noun}s", f"{len(was):,} {noun}s"
     if not added:
         return Finding(False, now_text, before_text, "any new", f"no new {noun} in {subject}")
-    detail = f"{len(added):,} new in {subject}: {_more(added)}"
+    named = [member_text(m, now_set.get("names")) for m in added]
+    detail = f"{len(added):,} new in {subject}: {_more(named)}"
     return Finding(True, now_text, before_text, "any new", detail)
 
 

@@ -117,7 +117,8 @@ def compare(before: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]
     dict
         ``against`` (``run_dir``, ``started_at`` of ``before``); ``metrics``: each moved
         metric's ``name``, ``label``, ``unit``, ``before``, ``now``; ``sets``: each changed
-        set's ``name``, ``label``, ``noun``, ``joined``, ``left``, ``added``, ``removed``;
+        set's ``name``, ``label``, ``noun``, ``joined``, ``left``, ``added``, ``removed``
+        (and ``names`` of those members, where either run knew them);
         ``steady``: how many metrics did not move.
 
     Examples
@@ -148,17 +149,19 @@ def compare(before: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]
         was_in, is_in = set(old_sets[name].get("members") or []), set(members.get("members") or [])
         if was_in == is_in:
             continue
-        changed.append(
-            {
-                "name": name,
-                "label": members.get("label", ""),
-                "noun": members.get("noun", "member"),
-                "joined": members.get("joined", "joined"),
-                "left": members.get("left", "left"),
-                "added": sorted(is_in - was_in),
-                "removed": sorted(was_in - is_in),
-            }
-        )
+        added, removed = sorted(is_in - was_in), sorted(was_in - is_in)
+        known = {**(old_sets[name].get("names") or {}), **(members.get("names") or {})}
+        item = {
+            "name": name,
+            "label": members.get("label", ""),
+            "noun": members.get("noun", "member"),
+            "joined": members.get("joined", "joined"),
+            "left": members.get("left", "left"),
+            "added": added,
+            "removed": removed,
+        }
+        named = {i: known[i] for i in added + removed if i in known}
+        changed.append({**item, "names": named} if named else item)
     return {
         "against": {
             "run_dir": str(before.get("run_dir") or ""),
@@ -203,8 +206,14 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def _ids(ids: Sequence[str], limit: int | None) -> str:
-    shown = list(ids if limit is None else ids[:limit])
+def member_text(member: str, names: Mapping[str, str] | None) -> str:
+    """A set's member as people know it: ``Kitchen lamp · Smart Bulb (dev-05)``, else its id."""
+    name = (names or {}).get(member)
+    return f"{name} ({member})" if name and name != member else member
+
+
+def _ids(ids: Sequence[str], limit: int | None, names: Mapping[str, str] | None) -> str:
+    shown = [member_text(i, names) for i in (ids if limit is None else ids[:limit])]
     more = len(ids) - len(shown)
     return ", ".join(shown) + (f" and {more:,} more" if more else "")
 
@@ -213,11 +222,13 @@ def set_line(item: Mapping[str, Any], *, limit: int | None = SHOWN_MEMBERS) -> s
     """``12 devices went silent: d1, d2, ...; 3 came back: d7, d8, d9 (fleet.silent_devices)``."""
     parts = []
     added, removed = list(item.get("added") or []), list(item.get("removed") or [])
+    names = item.get("names")
     if added:
-        parts.append(f"{_count(len(added), item['noun'])} {item['joined']}: {_ids(added, limit)}")
+        said = _ids(added, limit, names)
+        parts.append(f"{_count(len(added), item['noun'])} {item['joined']}: {said}")
     if removed:
         who = _count(len(removed), item["noun"]) if not added else f"{len(removed):,}"
-        parts.append(f"{who} {item['left']}: {_ids(removed, limit)}")
+        parts.append(f"{who} {item['left']}: {_ids(removed, limit, names)}")
     return "; ".join(parts) + f" ({item['name']})"
 
 

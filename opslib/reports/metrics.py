@@ -134,7 +134,8 @@ def published(
         ``metrics``: name → ``{"value", "unit", "label"}`` (value None when the report
         could not compute it; text figures, a name or a time, are not metrics; a part of
         a family also has ``"part"``, how people know it: ``LED Strip (p-light-02)``); ``sets``:
-        name → ``{"members", "noun", "joined", "left", "label"}``.
+        name → ``{"members", "noun", "joined", "left", "label"}``, and ``"names"`` (member
+        → how people know it) where the report knew them.
 
     Examples
     --------
@@ -174,6 +175,8 @@ def published(
                 "left": str(members.get("left") or "left"),
                 "label": label,
             }
+            if members.get("names"):
+                sets[key]["names"] = {str(k): str(v) for k, v in members["names"].items()}
     return metrics, sets
 
 

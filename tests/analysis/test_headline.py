@@ -40,6 +40,23 @@ def test_the_fleet_headline_carries_the_devices_behind_each_count() -> None:
     ]  # fmt: skip
 
 
+def test_the_devices_of_a_set_are_published_with_their_names() -> None:
+    # Before: "2 devices went silent: d2, d6", ids a reader has to look up.
+    from opslib.reports.metrics import published
+
+    devices = make_devices()
+    names = analysis.device_names(devices)
+    figures = analysis.fleet_headline(devices, now=T0 + pd.Timedelta(days=22), names=names)
+    silent = _by_key(figures)["fleet.silent_devices"].members
+    assert silent is not None
+    assert silent.names == {"d2": "nick d2 · p-lamp", "d6": "nick d6 · p-cam"}
+    _, sets = published({"figures": [f.as_dict() for f in figures]})
+    assert sets["fleet.silent_devices"]["names"] == silent.names
+    assert "names" not in published({"figures": [
+        f.as_dict() for f in analysis.fleet_headline(devices, now=T0)
+    ]})[1]["fleet.silent_devices"]  # fmt: skip
+
+
 def test_faulty_is_not_computed_where_the_platform_has_no_fault_status() -> None:
     devices = make_devices()
     chint = ["inactive", "online", "offline", "disabled", "activated"]  # chint's labels

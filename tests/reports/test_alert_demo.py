@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from opslib.cli import main
+from opslib.reports.changes import member_text
 from opslib.reports.runall import run_all
 from opslib.server.simulate import simulate_command
 
@@ -72,7 +73,9 @@ def test_the_changes_list_the_devices_a_failed_product_took_offline_and_the_aler
     assert share["now"] > share["before"]
 
     page = Path(second.html).read_text()
-    line = f"{len(failed)} devices went offline: " + ", ".join(sorted(failed))
+    assert set(offline["names"]) == failed  # each by its name and id, as the report shows it
+    shown = [member_text(device, offline["names"]) for device in sorted(failed)]
+    line = f"{len(failed)} devices went offline: " + ", ".join(shown)
     assert "Since the last run" in page
     assert line in page
     assert line in (Path(second.run_dir).parent.parent / "index.html").read_text()

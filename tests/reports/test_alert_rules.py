@@ -198,6 +198,8 @@ def test_new_members_of_a_set() -> None:
     assert found.detail == "2 new in x.devices: d3, d4"
     assert evaluate(rule, before, before).holds is False
     assert evaluate(rule, now, None).holds is None
+    now["sets"]["x.devices"]["names"] = {"d3": "Hall · Plug"}  # type: ignore[index]
+    assert evaluate(rule, now, before).detail == "2 new in x.devices: Hall · Plug (d3), d4"
 
 
 def test_a_figure_the_platform_cannot_give_is_said_apart_from_a_first_run() -> None:

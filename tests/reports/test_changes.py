@@ -58,6 +58,21 @@ def test_a_small_move_of_a_large_figure_is_not_minus_nought_percent() -> None:
     )
 
 
+def test_members_are_named_where_a_run_knew_their_names() -> None:
+    # Before: "1 device went offline: dev-2; 1 came back online: dev-1", ids only.
+    def run(members: list[str], names: dict[str, str]) -> dict[str, object]:
+        offline = {"members": members, "noun": "device", "joined": "went offline",
+                   "left": "came back online", "names": names}  # fmt: skip
+        return {"metrics": {}, "sets": {"fleet.offline_devices": offline}}
+
+    before = run(["dev-1"], {"dev-1": "Kitchen · Bulb"})
+    now = run(["dev-2", "dev-3"], {"dev-2": "Hall · Plug"})
+    assert changes_lines(compare(before, now))[1] == (
+        "  2 devices went offline: Hall · Plug (dev-2), dev-3; 1 came back online: "
+        "Kitchen · Bulb (dev-1) (fleet.offline_devices)"
+    )
+
+
 def test_a_long_set_is_cut_in_the_block_and_whole_in_a_diff() -> None:
     before = {"sets": {"s": {"members": [], "noun": "device", "joined": "went silent"}}}
     now = {"sets": {"s": {"members": SILENT, "noun": "device", "joined": "went silent"}}}
