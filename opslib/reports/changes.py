@@ -207,9 +207,16 @@ def _count(n: int, noun: str) -> str:
 
 
 def member_text(member: str, names: Mapping[str, str] | None) -> str:
-    """A set's member as people know it: ``Kitchen lamp · Smart Bulb (dev-05)``, else its id."""
+    """A set's member as people know it, its id always in sight.
+
+    >>> names = {"dev-05": "Kitchen lamp · Smart Bulb", "dev-06": "Smart Bulb dev-06"}
+    >>> [member_text(m, names) for m in ("dev-05", "dev-06", "dev-07")]
+    ['Kitchen lamp · Smart Bulb (dev-05)', 'Smart Bulb dev-06', 'dev-07']
+    """
     name = (names or {}).get(member)
-    return f"{name} ({member})" if name and name != member else member
+    if not name or member in name:
+        return name or member
+    return f"{name} ({member})"
 
 
 def _ids(ids: Sequence[str], limit: int | None, names: Mapping[str, str] | None) -> str:
