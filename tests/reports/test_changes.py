@@ -65,11 +65,11 @@ def test_members_are_named_where_a_run_knew_their_names() -> None:
                    "left": "came back online", "names": names}  # fmt: skip
         return {"metrics": {}, "sets": {"fleet.offline_devices": offline}}
 
-    before = run(["dev-1"], {"dev-1": "Kitchen · Bulb"})
+    before = run(["dev-1"], {"dev-1": "Kitchen ·\r\nRun: Bulb"})  # one line, whatever the name
     now = run(["dev-2", "dev-3"], {"dev-2": "Hall · Plug"})
     assert changes_lines(compare(before, now))[1] == (
         "  2 devices went offline: Hall · Plug (dev-2), dev-3; 1 came back online: "
-        "Kitchen · Bulb (dev-1) (fleet.offline_devices)"
+        "Kitchen · Run: Bulb (dev-1) (fleet.offline_devices)"
     )
 
 
