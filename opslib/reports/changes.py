@@ -14,14 +14,13 @@ import datetime as dt
 import html
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from opslib._percent import step_text
 from opslib.reports._runs import load_runs
-from opslib.reports.metrics import format_value
+from opslib.reports.metrics import format_value, one_line
 
 __all__ = [
     "COUNTED",
@@ -36,9 +35,6 @@ __all__ = [
 ]
 
 COUNTED = ("ok", "partial")  # outcomes whose figures count: the report published them
-# A name is the platform's text: a line break or control character in it would start a
-# line of its own in a message.
-_ONE_LINE = re.compile(r"[\s\x00-\x1f\x7f]+")
 SHOWN_MEMBERS = 20  # members a block lists by id before "and N more"
 SHOWN_METRICS = 12  # moved metrics a block lists before "and N more"
 _RUNNER_PARAMETERS = ("output_dir",)  # set per run by the runner: never "different"
@@ -217,7 +213,7 @@ def member_text(member: str, names: Mapping[str, str] | None) -> str:
     >>> [member_text(m, names) for m in ("dev-05", "dev-06", "dev-07")]
     ['Kitchen lamp · Smart Bulb (dev-05)', 'Smart Bulb dev-06', 'dev-07']
     """
-    name = _ONE_LINE.sub(" ", str((names or {}).get(member) or "")).strip()
+    name = one_line((names or {}).get(member) or "")
     if not name or member in name:
         return name or member
     return f"{name} ({member})"

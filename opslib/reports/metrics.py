@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +36,25 @@ __all__ = [
     "Catalogue",
     "family",
     "format_value",
+    "one_line",
     "published",
     "read_catalogue",
 ]
 
 UNITS = {"": "a count", "%": "a share in %", "h": "hours"}
+# A name is the platform's text: a line break or control character in it would start a
+# line of its own in a message.
+_ONE_LINE = re.compile(r"[\s\x00-\x1f\x7f]+")
+
+
+def one_line(text: object) -> str:
+    """A name from the platform as one line of text (line breaks and control characters
+    become a space).
+
+    >>> one_line("Kitchen\\r\\nRun: lamp")
+    'Kitchen Run: lamp'
+    """
+    return _ONE_LINE.sub(" ", str(text)).strip()
 
 
 @dataclass(frozen=True)
@@ -158,7 +173,7 @@ def published(
             metrics[key] = {"value": _number(value), "unit": unit, "label": label}
         part_names = figure.get("part_names") or {}
         for part, part_value in sorted((figure.get("parts") or {}).items()):
-            name = str(part_names.get(part) or "")
+            name = one_line(part_names.get(part) or "")
             shown = f"{name} ({part})" if name and name != part else str(part)
             metrics[f"{key}[{part}]"] = {
                 "value": _number(part_value),
