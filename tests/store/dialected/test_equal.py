@@ -101,7 +101,8 @@ def test_events_within_one_second_keep_each_reads_order_and_go_by_user(
     else:  # per-user reads joined: by user, each user's read in its order
         read = client.events.list(lo, hi, users=users[::-1])
         expected = ["evt-ff-first-user-earlier", "evt-aa-first-user-later", "evt-00-second-user"]
-    assert read["event_id"].tolist() == expected
+    # the seed's own events of these users may fall in the same seconds: only ours compared
+    assert [e for e in read["event_id"] if e in expected] == expected
     assert_frame_equal(Store(tmp_path / "store").events(lo, hi), read)
 
 
