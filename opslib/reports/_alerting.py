@@ -28,6 +28,7 @@ from typing import Any
 from opslib.reports.alerts import Rule, rules_for
 from opslib.reports.changes import (
     COUNTED,
+    SHOWN_MEMBERS,
     RunNotFound,
     changes_lines,
     member_text,
@@ -48,7 +49,6 @@ __all__ = [
 ]
 
 ALERT_DIR = ".alerts"
-SHOWN = 5  # parts or members a message names before "and N more"
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le,
 }  # fmt: skip
@@ -111,8 +111,8 @@ def _holds_change(rule: Rule, now: float, before: float) -> bool:
 
 
 def _more(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:SHOWN])
-    return shown + (f" and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
+    shown = ", ".join(items[:SHOWN_MEMBERS])
+    return shown + (f" and {len(items) - SHOWN_MEMBERS} more" if len(items) > SHOWN_MEMBERS else "")
 
 
 def _shown(status: Mapping[str, Any], name: str) -> str:
@@ -366,7 +366,7 @@ def compose_alert(
 
         platform = Platform.from_dict(result.platform)
         lines.append(f"Platform: {platform.name}; account {platform.account}")
-    lines += ["", *changes_lines(result.changes, limit=SHOWN)]
+    lines += ["", *changes_lines(result.changes)]
     if result.html:
         lines += ["", f"report: {result.html}"]
     if index:

@@ -35,7 +35,10 @@ __all__ = [
 ]
 
 COUNTED = ("ok", "partial")  # outcomes whose figures count: the report published them
-SHOWN_MEMBERS = 20  # members a block lists by id before "and N more"
+# Members a block, a message or an alert names before "and N more": each is a name and an
+# id, and the first screen is the answer, not the list (`opslib report diff` gives it whole).
+SHOWN_MEMBERS = 5
+DIFF_MEMBERS = 20  # what `opslib report diff` names in a terminal, without --all
 SHOWN_METRICS = 12  # moved metrics a block lists before "and N more"
 _RUNNER_PARAMETERS = ("output_dir",)  # set per run by the runner: never "different"
 

@@ -277,6 +277,7 @@ def _diff(args: argparse.Namespace) -> int:
     """``opslib report diff RUN_A RUN_B``: the "Since the last run" block of two runs."""
     from opslib.reports.changes import (
         COUNTED,
+        DIFF_MEMBERS,
         RunNotFound,
         changes_lines,
         compare,
@@ -302,7 +303,7 @@ def _diff(args: argparse.Namespace) -> int:
         print("note: the two runs are of different reports or entries", file=sys.stderr)
     before["run_dir"] = before.get("run_dir") or str(args.run_a)
     lines = changes_lines(
-        compare(before, after), limit=None if args.all else 20,
+        compare(before, after), limit=None if args.all else DIFF_MEMBERS,
         heading=f"{_status_name(after)}, from the run of {when_text(before.get('started_at', ''))} "
         f"to the run of {when_text(after.get('started_at', ''))}",
     )  # fmt: skip

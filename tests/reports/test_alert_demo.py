@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from opslib.cli import main
-from opslib.reports.changes import member_text
+from opslib.reports.changes import DIFF_MEMBERS, SHOWN_MEMBERS, member_text
 from opslib.reports.runall import run_all
 from opslib.server.simulate import simulate_command
 
@@ -75,13 +75,18 @@ def test_the_changes_list_the_devices_a_failed_product_took_offline_and_the_aler
     page = Path(second.html).read_text()
     assert set(offline["names"]) == failed  # each by its name and id, as the report shows it
     shown = [member_text(device, offline["names"]) for device in sorted(failed)]
-    line = f"{len(failed)} devices went offline: " + ", ".join(shown)
+
+    def said(limit: int) -> str:
+        more = f" and {len(shown) - limit} more" if len(shown) > limit else ""
+        return f"{len(failed)} devices went offline: " + ", ".join(shown[:limit]) + more
+
+    line = said(SHOWN_MEMBERS)
     assert "Since the last run" in page
     assert line in page
     assert line in (Path(second.run_dir).parent.parent / "index.html").read_text()
 
     assert main(["report", "diff", first.run_dir, second.run_dir]) == 0
-    assert f"  {line} (fleet.offline_devices)" in capsys.readouterr().out.splitlines()
+    assert f"  {said(DIFF_MEMBERS)} (fleet.offline_devices)" in capsys.readouterr().out.splitlines()
 
     (post,) = posts  # the first run had nothing to compare with: one message, the second's
     message = json.loads(post["body"])
