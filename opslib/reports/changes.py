@@ -28,6 +28,7 @@ __all__ = [
     "changes_html",
     "changes_lines",
     "compare",
+    "member_text",
     "previous_run",
     "read_run",
     "same_parameters",
@@ -36,7 +37,7 @@ __all__ = [
 
 COUNTED = ("ok", "partial")  # outcomes whose figures count: the report published them
 # Members a block, a message or an alert names before "and N more": each is a name and an
-# id, and the first screen is the answer, not the list (`opslib report diff` gives it whole).
+# id, and the first screen is the answer, not the list (`opslib report diff --all` has it).
 SHOWN_MEMBERS = 5
 DIFF_MEMBERS = 20  # what `opslib report diff` names in a terminal, without --all
 SHOWN_METRICS = 12  # moved metrics a block lists before "and N more"
