@@ -16,6 +16,7 @@ import pandas as pd
 
 from opslib.analysis.products import ProductFileCheck
 from opslib.csvcells import write_csv
+from opslib.reports.platform import Platform
 
 __all__ = [
     "PRODUCT_TABLE_COLUMNS",
@@ -50,22 +51,39 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def apply_command(products_path: str, *, allow_delete: bool = False) -> str:
-    """The command line that applies the plan of ``products_path``.
+def apply_command(
+    products_path: str, *, allow_delete: bool = False, platform: Platform | None = None
+) -> str:
+    """The command line that applies the plan of ``products_path``; on the run's own
+    platform when its account is an admin (its profile, or the demo platform as admin).
 
     Examples
     --------
     >>> apply_command("/data/products.csv")
     'opslib report run product_upkeep -p products_path /data/products.csv -p apply true'
+    >>> apply_command("p.csv", platform=Platform(profile="prod", role="admin"))
+    'opslib report run product_upkeep -p products_path p.csv -p apply true --profile prod'
     """
     words = ["opslib", "report", "run", "product_upkeep", "-p", "products_path", products_path]
     words += ["-p", "apply", "true"]
     if allow_delete:
         words += ["-p", "allow_delete", "true"]
-    return shlex.join(words)
+    return shlex.join(words + _where(platform))
 
 
-_AS_ADMIN = "as an admin (`--profile ADMIN`, or `--demo --as admin` on the demo platform)"
+def _where(platform: Platform | None) -> list[str]:
+    """The options that run on ``platform`` again, when its account may apply."""
+    if platform is None or platform.role != "admin":
+        return []
+    if platform.demo:
+        return ["--demo", "--as", "admin"]
+    return ["--profile", platform.profile] if platform.profile else []
+
+
+def _as_admin(platform: Platform | None) -> str:
+    if _where(platform):
+        return ""
+    return " as an admin (`--profile ADMIN`, or `--demo --as admin` on the demo platform)"
 
 
 def outcome_text(
@@ -77,9 +95,10 @@ def outcome_text(
     apply: bool,
     allow_delete: bool,
     audit_log: Path | str = "",
+    platform: Platform | None = None,
 ) -> str:
     """The outcome in a few Markdown lines, first on the page, with the command line of
-    the next step.
+    the next step (on ``platform``, the run's, when its account is an admin).
 
     Examples
     --------
@@ -115,7 +134,8 @@ def outcome_text(
             lines.append(
                 f"{_count(waiting['product_id'].nunique(), 'product')} to delete or to delete "
                 "and add again waited for `allow_delete`: "
-                f"`{apply_command(products_path, allow_delete=True)}` {_AS_ADMIN}."
+                f"`{apply_command(products_path, allow_delete=True, platform=platform)}`"
+                f"{_as_admin(platform)}."
             )
     elif apply:
         lines.append("**Applied: nothing to change.** The platform already matches the file.")
@@ -124,9 +144,9 @@ def outcome_text(
         changes = int((plan["action"] != "unchanged").sum()) if len(plan) else 0
         if check.ok and changes:
             deletes = bool(plan["action"].isin(["delete", "replace"]).any())
+            command = apply_command(products_path, allow_delete=deletes, platform=platform)
             lines.append(
-                f"To apply it: `{apply_command(products_path, allow_delete=deletes)}` "
-                f"{_AS_ADMIN}"
+                f"To apply it: `{command}`{_as_admin(platform)}"
                 + ("; without `-p allow_delete true` only the adds run." if deletes else ".")
             )
     return "\n\n".join(lines)

@@ -44,6 +44,35 @@ def test_the_valid_rows_are_planned_even_when_other_rows_have_problems() -> None
         )
 
 
+def test_the_next_step_runs_on_the_runs_own_platform_when_its_account_is_an_admin() -> None:
+    # Before: "To apply it: `...` as an admin (`--profile ADMIN`, ...)" after a dry run
+    # already made with an admin profile: a placeholder where the profile was known.
+    from opslib.reports.platform import Platform
+
+    raw = analysis.read_product_file(
+        io.StringIO("product_id,product_name,category_id,net_type,node_type\np-n,New,1,1,1\n")
+    )
+    check = analysis.validate_product_file(raw, CATEGORIES)
+    plan = product_upkeep.plan_for(check, CURRENT, CURRENT.iloc[0:0])
+
+    def next_step(platform: Platform | None) -> str:
+        text = product_upkeep.outcome_text(
+            check, plan, None, products_path="p.csv", apply=False, allow_delete=False,
+            platform=platform,
+        )  # fmt: skip
+        return text.split("To apply it: ")[1]
+
+    command = "opslib report run product_upkeep -p products_path p.csv -p apply true"
+    assert next_step(Platform(profile="prod", role="admin")).startswith(
+        f"`{command} -p allow_delete true --profile prod`;"
+    )
+    assert next_step(Platform(demo=True, role="admin")).startswith(
+        f"`{command} -p allow_delete true --demo --as admin`;"
+    )
+    for ops in (Platform(profile="prod", role="ops"), None):  # the admin is another account
+        assert "` as an admin (`--profile ADMIN`" in next_step(ops)
+
+
 def test_no_file_shows_a_sentence_not_an_empty_table() -> None:
     plan = product_upkeep.plan_for(None, CURRENT, CURRENT.iloc[0:0])
     assert plan.empty
