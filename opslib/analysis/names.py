@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from opslib._missing import is_missing
 from opslib.analysis.zones import zone
 
 __all__ = ["category_names", "device_names", "in_zone", "product_names", "with_names"]
 
 
 def _text(value: object) -> str:
-    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)  # type: ignore[call-overload]
+    return "" if is_missing(value) else str(value)
 
 
 def product_names(products: pd.DataFrame | None) -> dict[str, str]:

@@ -124,10 +124,7 @@ def keep_current(desired: pd.DataFrame, current: pd.DataFrame) -> pd.DataFrame:
 
 
 def _same(have: object, want: object) -> bool:
-    if have is None or have is pd.NA:
-        have = ""
-    if want is None or want is pd.NA:
-        want = ""
+    have, want = ("" if is_missing(v) else v for v in (have, want))
     if isinstance(want, str) or isinstance(have, str):
         return str(have) == str(want)
     return int(have) == int(want)  # type: ignore[call-overload]

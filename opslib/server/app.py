@@ -259,8 +259,8 @@ def create_app(
         The ASGI app; all 19 routes are ``POST``.
     """
     spoken = resolve_dialect(dialect)
-    if docs and docs_refusal(spoken):
-        raise ConfigError(docs_refusal(spoken))
+    if docs and (refused := docs_refusal(spoken)):
+        raise ConfigError(refused)
     codec = Codec(spoken)
     platform = _platform(
         db_path, settings or Settings(), clock or SystemClock(), sms_gateway, codec

@@ -201,8 +201,8 @@ def serve(
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     spoken = resolve_dialect(dialect)
-    if docs and docs_refusal(spoken):
-        print(f"opslib server: {docs_refusal(spoken)}; nothing was started", file=sys.stderr)
+    if docs and (refused := docs_refusal(spoken)):
+        print(f"opslib server: {refused}; nothing was started", file=sys.stderr)
         return 2
     try:
         sock = bind(host, port)

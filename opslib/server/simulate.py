@@ -38,8 +38,8 @@ from typing import Any
 
 import httpx
 import numpy as np
-import pandas as pd
 
+from opslib._missing import is_missing
 from opslib.client import Client, connect
 from opslib.dialects import Dialect
 from opslib.enums import DeviceStatus, EventType
@@ -410,8 +410,7 @@ def _props(row: Mapping[Any, Any]) -> dict[str, Any]:
     one is None, NaN or ``pd.NA``), nested again where a member was an object."""
     out: dict[str, Any] = {}
     for column, value in row.items():
-        empty = value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
-        if empty or not str(column).startswith(_PROPERTIES):
+        if is_missing(value) or not str(column).startswith(_PROPERTIES):
             continue
         *parents, leaf = str(column)[len(_PROPERTIES) :].split(".")
         target = out
