@@ -31,7 +31,8 @@ from opslib.reports.changes import (
     SHOWN_MEMBERS,
     RunNotFound,
     changes_lines,
-    member_text,
+    listed,
+    members_text,
     read_run,
     when_text,
 )
@@ -110,11 +111,6 @@ def _holds_change(rule: Rule, now: float, before: float) -> bool:
     return rise / abs(before) * 100 >= amount
 
 
-def _more(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:SHOWN_MEMBERS])
-    return shown + (f" and {len(items) - SHOWN_MEMBERS} more" if len(items) > SHOWN_MEMBERS else "")
-
-
 def _shown(status: Mapping[str, Any], name: str) -> str:
     """A family's part as people know it (``LED Strip (p-light-02)``), else its name."""
     metric = (status.get("metrics") or {}).get(name) or {}
@@ -146,8 +142,7 @@ def _evaluate_new(
     now_text, before_text = f"{len(members):,} {noun}s", f"{len(was):,} {noun}s"
     if not added:
         return Finding(False, now_text, before_text, "any new", f"no new {noun} in {subject}")
-    named = [member_text(m, now_set.get("names")) for m in added]
-    detail = f"{len(added):,} new in {subject}: {_more(named)}"
+    detail = f"{len(added):,} new in {subject}: {members_text(added, now_set.get('names'))}"
     return Finding(True, now_text, before_text, "any new", detail)
 
 
@@ -217,7 +212,8 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
     if single:
         detail = f"{lines[0]} (threshold {threshold})".replace(") (threshold", "; threshold")
     else:
-        detail = f"{len(holding)} of {len(now_values)} hold ({threshold}): {_more(lines)}"
+        said = listed(lines[:SHOWN_MEMBERS], len(lines))
+        detail = f"{len(holding)} of {len(now_values)} hold ({threshold}): {said}"
         now_text = f"{len(holding)} of {len(now_values)}"
     return Finding(True, now_text, before_text, threshold, detail)
 

@@ -28,7 +28,9 @@ __all__ = [
     "changes_html",
     "changes_lines",
     "compare",
+    "listed",
     "member_text",
+    "members_text",
     "previous_run",
     "read_run",
     "same_parameters",
@@ -223,10 +225,27 @@ def member_text(member: str, names: Mapping[str, str] | None) -> str:
     return f"{name} ({member})"
 
 
-def _ids(ids: Sequence[str], limit: int | None, names: Mapping[str, str] | None) -> str:
-    shown = [member_text(i, names) for i in (ids if limit is None else ids[:limit])]
-    more = len(ids) - len(shown)
-    return ", ".join(shown) + (f" and {more:,} more" if more else "")
+def members_text(
+    ids: Sequence[str], names: Mapping[str, str] | None = None, limit: int | None = SHOWN_MEMBERS
+) -> str:
+    """The first ``limit`` members of a set as people know them (every one with None),
+    and how many more.
+
+    >>> members_text([f"dev-{i}" for i in range(1, 1008)], {"dev-1": "Porch light"}, 2)
+    'Porch light (dev-1), dev-2 and 1,005 more'
+    """
+    shown = ids if limit is None else ids[:limit]
+    return listed([member_text(i, names) for i in shown], len(ids))
+
+
+def listed(shown: Sequence[str], total: int) -> str:
+    """``shown`` joined, and how many of ``total`` are not shown.
+
+    >>> listed(["a", "b"], 2), listed(["a", "b"], 1234)
+    ('a, b', 'a, b and 1,232 more')
+    """
+    more = total - len(shown)
+    return ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")
 
 
 def set_line(item: Mapping[str, Any], *, limit: int | None = SHOWN_MEMBERS) -> str:
@@ -235,11 +254,11 @@ def set_line(item: Mapping[str, Any], *, limit: int | None = SHOWN_MEMBERS) -> s
     added, removed = list(item.get("added") or []), list(item.get("removed") or [])
     names = item.get("names")
     if added:
-        said = _ids(added, limit, names)
+        said = members_text(added, names, limit)
         parts.append(f"{_count(len(added), item['noun'])} {item['joined']}: {said}")
     if removed:
         who = _count(len(removed), item["noun"]) if not added else f"{len(removed):,}"
-        parts.append(f"{who} {item['left']}: {_ids(removed, limit, names)}")
+        parts.append(f"{who} {item['left']}: {members_text(removed, names, limit)}")
     return "; ".join(parts) + f" ({item['name']})"
 
 

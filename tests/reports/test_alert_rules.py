@@ -202,6 +202,16 @@ def test_new_members_of_a_set() -> None:
     assert evaluate(rule, now, before).detail == "2 new in x.devices: Hall · Plug (d3), d4"
 
 
+def test_many_new_members_are_counted_as_the_changes_block_counts_them() -> None:
+    # Before: "and 1002 more" here where the changes block said "and 1,002 more".
+    rule = Rule("r", parse_condition("new in x.devices"))
+    before = {"sets": {"x.devices": {"members": [], "noun": "device"}}}
+    ids = [f"d{i}" for i in range(1007)]
+    now = {"sets": {"x.devices": {"members": ids, "noun": "device", "names": {"d0": "Hall"}}}}
+    detail = evaluate(rule, now, before).detail
+    assert detail == "1,007 new in x.devices: Hall (d0), d1, d2, d3, d4 and 1,002 more"
+
+
 def test_a_figure_the_platform_cannot_give_is_said_apart_from_a_first_run() -> None:
     # Before: "not computed or nothing to compare" alike, and a set a report could not
     # compute (chint has no fault status) said "nothing to compare with" on every run.
