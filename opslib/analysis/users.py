@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from opslib._missing import is_missing
 from opslib._phones import mask_phone
 
 __all__ = ["mask_phone", "profile_table", "settings_table"]
@@ -15,7 +16,7 @@ def _text(value: object) -> str:
     as ""."""
     from opslib.analysis.zones import zone_label
 
-    if value is None or value is pd.NaT or value is pd.NA:
+    if is_missing(value):
         return ""
     if isinstance(value, bool | np.bool_):  # as every table says it
         return "yes" if value else "no"
@@ -97,6 +98,6 @@ def settings_table(settings: pd.DataFrame) -> pd.DataFrame:
     for column in ("message_config.start", "message_config.end"):
         if column in shown.columns:
             shown[column] = shown[column].map(
-                lambda m: "" if m is pd.NA or m is None else f"{int(m) // 60:02d}:{int(m) % 60:02d}"
+                lambda m: "" if is_missing(m) else f"{int(m) // 60:02d}:{int(m) % 60:02d}"
             )
     return _vertical(shown, "settings_table")

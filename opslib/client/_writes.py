@@ -18,7 +18,6 @@ after some rows were written without the frame saying which.
 from __future__ import annotations
 
 import logging
-import math
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from opslib._missing import is_missing
 from opslib.client.frames.build import records_to_frame
 from opslib.client.frames.schema import FrameSchema
 from opslib.exceptions import APIError, BulkWriteError, OpsError, OutcomeUnknown, ProtocolError
@@ -59,13 +59,9 @@ def check_errors(errors: str | None, *, bulk: bool) -> Errors:
 
 def native(value: Any) -> Any:
     """A JSON-ready Python value: numpy/pandas scalars unwrapped, NA → None."""
-    if value is None or value is pd.NA or value is pd.NaT:
+    if is_missing(value):
         return None
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_item(codec: Codec, operation: Operation, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from opslib import analysis
@@ -57,3 +58,13 @@ def test_profile_and_settings_tables() -> None:
     assert shown["do not disturb until"] == "07:00"
     assert shown["do not disturb"] == "yes"  # not "message config no disturbing: True"
     assert shown["system notices"] == "no"
+
+
+def test_a_missing_number_is_shown_empty_in_both_tables() -> None:
+    # Before: NaN (a frame read back from a CSV, or built by hand) showed as "nan" in the
+    # profile, and stopped settings_table with "cannot convert float NaN to integer".
+    user = pd.DataFrame({"user_id": ["u1"], "unread": [float("nan")]})
+    assert analysis.profile_table(user).set_index("field").loc["unread", "value"] == ""
+    settings = pd.DataFrame({"message_config.start": [float("nan")], "message_config.end": [60.0]})
+    shown = analysis.settings_table(settings).set_index("field")["value"]
+    assert (shown["do not disturb from"], shown["do not disturb until"]) == ("", "01:00")
