@@ -157,6 +157,17 @@ class Operation:
         """A recorded write (protocol §10) for some selector at least."""
         return self.safety == "write" or "write" in self.safety_when
 
+    @property
+    def item_fields(self) -> tuple[str, ...]:
+        """The fields one item of this write may give: every parameter but the access
+        token, which the session adds.
+
+        >>> from opslib.protocol.operations import UPDATE_INFO
+        >>> UPDATE_INFO.item_fields
+        ('device_id', 'user_id', 'owned', 'group_id', 'is_sub_device')
+        """
+        return tuple(name for name in self.params if name != "access_token")
+
     def safety_for(self, params: Mapping[str, Any]) -> Safety:
         """How safe this call is to send twice, by its selector (our numbers).
 

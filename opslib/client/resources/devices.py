@@ -26,21 +26,6 @@ from opslib.protocol.operations import Operation
 
 __all__ = ["Devices"]
 
-_BIND_FIELDS = (
-    "device_id",
-    "device_secret",
-    "product_id",
-    "mac_addr",
-    "sdk_version",
-    "version",
-    "net_addr",
-    "status",
-    "group_id",
-    "is_sub_device",
-    "owned",
-    "category_id",
-)
-_UPDATE_FIELDS = ("device_id", "user_id", "owned", "group_id", "is_sub_device")
 
 DeviceItems = str | pd.DataFrame | Mapping[str, Any] | Iterable[Mapping[str, Any] | str]
 
@@ -227,11 +212,11 @@ class Devices(Resource):
         op: Operation,
         devices: DeviceItems,
         fields: dict[str, Any],
-        allowed: tuple[str, ...],
         errors: str | None,
         what: str,
         changes: bool = False,
     ) -> pd.DataFrame:
+        allowed = op.item_fields
         if isinstance(devices, str):
             items, bulk = items_from({"device_id": devices, **fields}, allowed=allowed, what=what)
         else:
@@ -311,7 +296,7 @@ class Devices(Resource):
         ...     product_id="p-lamp-01")["ok"].item()  # doctest: +SKIP
         True
         """
-        return self._write(ops.BIND, devices, fields, _BIND_FIELDS, errors, "devices.bind")
+        return self._write(ops.BIND, devices, fields, errors, "devices.bind")
 
     def update(
         self, devices: DeviceItems, *, errors: str | None = None, **fields: Any
@@ -342,9 +327,7 @@ class Devices(Resource):
         True
         """
         what = "devices.update"
-        return self._write(
-            ops.UPDATE_INFO, devices, fields, _UPDATE_FIELDS, errors, what, changes=True
-        )
+        return self._write(ops.UPDATE_INFO, devices, fields, errors, what, changes=True)
 
 
 def _yes_no(value: Any, what: str) -> bool:

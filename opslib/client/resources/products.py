@@ -27,19 +27,6 @@ from opslib.protocol import operations as ops
 
 __all__ = ["Products"]
 
-_ADD_FIELDS = (
-    "product_id",
-    "product_secret",
-    "product_name",
-    "product_icon",
-    "category_id",
-    "vendor_type",
-    "net_type",
-    "encrypt_type",
-    "node_type",
-    "status",
-    "popular",
-)
 _CODED = {
     "net_type": NetType,
     "encrypt_type": EncryptType,
@@ -155,7 +142,7 @@ class Products(Resource):
         ...     "node_type": "direct"})["ok"].item()  # doctest: +SKIP
         True
         """
-        items, bulk = items_from(products, allowed=_ADD_FIELDS, what="products.add")
+        items, bulk = items_from(products, allowed=ops.ADD_PRODUCT.item_fields, what="products.add")
         for i, item in enumerate(items):
             try:
                 self._code_product(item)
