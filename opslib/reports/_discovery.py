@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ReportNotFound", "find_notebook", "notebook_dirs", "report_names"]
+__all__ = ["ReportNotFound", "find_notebook", "notebook_dirs", "report_name", "report_names"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -38,6 +38,16 @@ def notebook_dirs() -> list[Path]:
     return dirs
 
 
+def report_name(reference: str | os.PathLike[str]) -> str:
+    """The report a name or a notebook's path stands for: its file name without
+    ``.ipynb`` (a name may hold dots).
+
+    >>> report_name("fleet_inventory"), report_name("notebooks/fleet.v2.ipynb")
+    ('fleet_inventory', 'fleet.v2')
+    """
+    return Path(os.fspath(reference)).name.removesuffix(".ipynb")
+
+
 def report_names() -> dict[str, Path]:
     """Every report: name (the notebook's file name without ``.ipynb``) → notebook path."""
     found: dict[str, Path] = {}
@@ -62,7 +72,7 @@ def find_notebook(name: str | os.PathLike[str]) -> Path:
     if candidate.suffix == ".ipynb" and candidate.is_file():
         return candidate.resolve()
     names = report_names()
-    stem = candidate.name.removesuffix(".ipynb")
+    stem = report_name(candidate)
     if stem in names:
         return names[stem]
     from opslib.reports._suggest import did_you_mean

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._discovery import report_name
 from opslib.reports.status import STATUS_FILE, RunResult, redact, write_status
 
 __all__ = [
@@ -134,7 +135,7 @@ def record_unrun(
     (``skipped`` after the platform failed or while another run held its lock, or a Dask
     task that never returned); ``cause`` says why (:class:`~opslib.reports.causes.Cause`)."""
     now = dt.datetime.now(dt.UTC)
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(report).stem) or "unknown"
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", report_name(report)) or "unknown"
     run_dir = new_run_dir(out_dir, name, now, label)
     stamp = now.isoformat(timespec="seconds")
     result = RunResult(

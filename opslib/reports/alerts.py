@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._discovery import report_name
 from opslib.reports.metrics import UNITS, Catalogue, read_catalogue
 
 __all__ = [
@@ -401,7 +402,7 @@ def run_all_rules(doc: Mapping[str, Any], file: Path) -> list[Rule]:
 
 def _same_report(entry: Mapping[str, Any], report: str) -> bool:
     named = str(entry.get("report") or "")
-    return named == report or Path(named).name.removesuffix(".ipynb") == report
+    return named == report or report_name(named) == report
 
 
 def profile_rules(profile: str | None) -> list[Rule]:

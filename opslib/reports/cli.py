@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from opslib.reports._discovery import ReportNotFound, report_names
+from opslib.reports._discovery import ReportNotFound, report_name, report_names
 from opslib.reports.causes import Cause
 from opslib.reports.checks import check_timeout
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report
@@ -98,7 +98,7 @@ def _split_parameters(pairs: list[str]) -> dict[str, Any]:
 
 def _run_name(args: argparse.Namespace) -> str:
     """``report`` or ``report/label``: the run as messages name it."""
-    stem = Path(str(args.name)).name.removesuffix(".ipynb")
+    stem = report_name(str(args.name))
     return f"{stem}/{args.label}" if args.label else stem
 
 

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._discovery import report_name
 from opslib.reports._rundir import record_unrun
 from opslib.reports.causes import Cause
 from opslib.reports.runall import RunSpec
@@ -139,7 +140,7 @@ _WORKERS_PER_CPU = 4  # a report waits on its kernel and the platform: a few per
 
 
 def _slug(spec: RunSpec) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(spec.report).stem) or "report"
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", report_name(spec.report)) or "report"
     return f"{name}-{spec.label}" if spec.label else name
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from opslib.dialects import Dialect
 from opslib.reports._alerting import Alerting
-from opslib.reports._discovery import ReportNotFound, find_notebook
+from opslib.reports._discovery import ReportNotFound, find_notebook, report_name
 from opslib.reports._rundir import record_unrun
 from opslib.reports.alerts import load_rules
 from opslib.reports.causes import PLATFORM_ERRORS, Cause, worst
@@ -207,7 +207,7 @@ def _entry_of(exc: Exception, checked: list[tuple[RunSpec, Path, CheckedParamete
 
 def _same_entry(a: RunSpec, b: RunSpec) -> bool:
     """Two entries that would share one run directory name, index line and alert state."""
-    same = a.report == b.report or Path(a.report).stem == Path(b.report).stem
+    same = a.report == b.report or report_name(a.report) == report_name(b.report)
     return same and a.label == b.label
 
 

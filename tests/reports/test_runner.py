@@ -383,6 +383,30 @@ def test_run_all_file_errors_name_the_entry(tmp_path: Path, text: str, message: 
         load_config(config)
 
 
+def test_reports_whose_names_hold_dots_are_told_apart(tmp_path: Path) -> None:
+    # Before: fleet.v1 and fleet.v2 were one report to the run-all file ("fleet": the
+    # path's stem), so the second entry was refused as the first's twin.
+    config = tmp_path / "reports.toml"
+    config.write_text(
+        "[[run]]\nreport = 'fleet.v1'\n[[run]]\nreport = 'fleet.v2'\n"
+        "[[run]]\nreport = 'notebooks/fleet.v2.ipynb'\nlabel = 'b'\n"
+    )
+    _, specs = load_config(config)
+    assert [s.report for s in specs] == ["fleet.v1", "fleet.v2", "notebooks/fleet.v2.ipynb"]
+    config.write_text("[[run]]\nreport = 'fleet.v2'\n[[run]]\nreport = 'x/fleet.v2.ipynb'\n")
+    with pytest.raises(ConfigFileError, match="has the report and label of run 1"):
+        load_config(config)
+    # A skipped entry's run was filed under "fleet", apart from fleet.v2's own runs.
+    from opslib.reports._rundir import record_unrun
+
+    skipped = record_unrun(
+        tmp_path / "out", "x/fleet.v2.ipynb", label="", parameters={}, outcome="skipped",
+        reason="the platform is down", cause=3,
+    )  # fmt: skip
+    assert skipped.report == "fleet.v2"
+    assert Path(skipped.run_dir).parent.name == "fleet.v2"
+
+
 def test_repo_run_all_file_is_valid() -> None:
     config = Path(__file__).parents[2] / "reports.toml"
     _, specs = load_config(config)
