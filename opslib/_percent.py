@@ -1,8 +1,10 @@
-"""A change between two figures as people read it, in one light module (no pandas: the
-runner's "since the last run" lines use it as the reports' headlines do).
+"""A figure, and a change between two, as people read them, in one light module (no
+pandas: the runner's "since the last run" lines use it as the reports' headlines do).
 
 Examples
 --------
+>>> figure_text(152_423.34, "h"), figure_text(12.46, "h"), figure_text(0.25, "%")
+('152,423 h', '12.5 h', '0.25%')
 >>> step_text(80, 120, ""), step_text(52_103, 52_096, ""), step_text(3, 40, "")
 ('+50%', '-0.01%', '+37')
 >>> step_text(9.1, 12.4, "%"), step_text(10, 12.5, "h")
@@ -11,12 +13,28 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["MIN_PERCENT_BASE", "percent_text", "step_text"]
+__all__ = ["MIN_PERCENT_BASE", "figure_text", "percent_text", "step_text"]
 
 MIN_PERCENT_BASE = 20.0
 """A change is given in percent only when the previous value is at least this: on a
 smaller base (3 alarms before, 40 now) a percentage reads as a drama; the two numbers are
 shown instead."""
+
+
+DECIMALS_BELOW = 100.0
+"""A figure of this size or more is shown whole (``152,423 h``: a tenth of it is noise);
+below it, with one decimal where it has one (``12.5 h``)."""
+
+
+def figure_text(value: float, unit: str = "") -> str:
+    """A figure as people read it: thousands separated, one decimal below
+    :data:`DECIMALS_BELOW`; a share (``%``) with one decimal, two significant digits under 1%.
+    """
+    if unit == "%":
+        return f"{value:.1f}%" if abs(value) >= 1 or value == 0 else f"{value:.2g}%"
+    whole = value == int(value) or abs(value) >= DECIMALS_BELOW
+    text = f"{value:,.0f}" if whole else f"{value:,.1f}"
+    return f"{text} {unit}" if unit else text
 
 
 def percent_text(pct: float, *, signed: bool = True) -> str:

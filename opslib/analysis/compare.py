@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from opslib._missing import is_missing
-from opslib._percent import MIN_PERCENT_BASE, percent_text
+from opslib._percent import MIN_PERCENT_BASE, figure_text, percent_text
 from opslib.analysis._common import Window
 from opslib.analysis._markup import markdown_text
 from opslib.analysis.downtime import downtime, downtime_not_computed, start_states
@@ -157,10 +157,6 @@ def _days(delta: pd.Timedelta) -> str:
     return f"{days:.1f} days" if days >= 1 else f"{delta / pd.Timedelta(hours=1):.0f} hours"
 
 
-def _fmt(value: float) -> str:
-    return f"{value:,.1f}" if value != int(value) else f"{int(value):,}"
-
-
 def top_offender(
     events: pd.DataFrame,
     *,
@@ -272,7 +268,7 @@ def change_summary(
     offender = _offender_line(top_offender(current, names=names), current_window)
     if float(total["previous"]) == 0:
         lines.append(
-            f"- {_fmt(float(total['current']))} events. The previous period has no data: "
+            f"- {figure_text(float(total['current']))} events. The previous period has no data: "
             "there is nothing to compare with."
         )
         if offender:
@@ -285,8 +281,8 @@ def change_summary(
     if note:
         lines.append(note)
     lines.append(
-        f"- {_fmt(float(total['current']))} events (previous period "
-        f"{_fmt(float(total['previous']))}, {_change(total)})."
+        f"- {figure_text(float(total['current']))} events (previous period "
+        f"{figure_text(float(total['previous']))}, {_change(total)})."
     )
     movers = []
     for label in type_labels(current).values():
@@ -298,7 +294,7 @@ def change_summary(
             movers.append((label, row))
     if movers:
         parts = [
-            f"{label} {_fmt(float(row['previous']))} → {_fmt(float(row['current']))}"
+            f"{label} {figure_text(float(row['previous']))} → {figure_text(float(row['current']))}"
             + (f" ({_change(row)})" if not is_missing(row["change_pct"]) else "")
             for label, row in movers
         ]
@@ -312,8 +308,8 @@ def change_summary(
             continue
         row = rows[measure]
         lines.append(
-            f"- {measure.capitalize()}: {_fmt(float(row['current']))} "
-            f"(previous {_fmt(float(row['previous']))}, {_change(row)})."
+            f"- {measure.capitalize()}: {figure_text(float(row['current']))} "
+            f"(previous {figure_text(float(row['previous']))}, {_change(row)})."
         )
     known = event_kinds(current)
     why = downtime_not_computed(current)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from opslib._percent import step_text
+from opslib._percent import figure_text, step_text
 from opslib.analysis._common import Window
 from opslib.analysis.compare import top_offender
 from opslib.analysis.downtime import downtime, downtime_not_computed
@@ -113,7 +113,7 @@ class Figure:
             return "not computed"
         if isinstance(self.value, str):
             return self.value
-        return _number(float(self.value), self.unit)
+        return figure_text(float(self.value), self.unit)
 
     def change_text(self) -> str:
         """The change against the previous value, or ``change`` as given.
@@ -126,7 +126,7 @@ class Figure:
         if self.change or self.previous is None or not isinstance(self.value, int | float):
             return self.change
         before, now = float(self.previous), float(self.value)
-        shown = _number(before, self.unit)
+        shown = figure_text(before, self.unit)
         if before == now:
             return f"no change (previous {shown})"
         return f"{step_text(before, now, self.unit)} (previous {shown})"
@@ -136,13 +136,6 @@ class Figure:
         out = asdict(self)
         out["value_text"], out["change_text"] = self.value_text(), self.change_text()
         return out
-
-
-def _number(value: float, unit: str) -> str:
-    if unit == "%":
-        return f"{value:.1f}%" if value >= 1 or value == 0 else f"{value:.2g}%"
-    text = f"{value:,.1f}" if value != int(value) else f"{int(value):,}"
-    return f"{text} {unit}" if unit else text
 
 
 def _share(part: int, whole: int) -> float | None:

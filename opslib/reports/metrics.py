@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opslib._percent import figure_text
+
 __all__ = [
     "UNITS",
     "Catalogue",
@@ -203,9 +205,4 @@ def format_value(value: float | None, unit: str) -> str:
     >>> format_value(0.25, "%"), format_value(1234.0, ""), format_value(None, "h")
     ('0.25%', '1,234', 'not computed')
     """
-    if value is None:
-        return "not computed"
-    if unit == "%":
-        return f"{value:.1f}%" if abs(value) >= 1 or value == 0 else f"{value:.2g}%"
-    text = f"{value:,.1f}" if value != int(value) else f"{int(value):,}"
-    return f"{text} {unit}" if unit else text
+    return "not computed" if value is None else figure_text(value, unit)

@@ -135,3 +135,18 @@ def test_each_notebook_declares_what_its_headline_publishes() -> None:
                 assert declared["metrics"][f"{figure.key}[*]"] == figure.unit
             if figure.members is not None:
                 assert figure.key in declared["sets"], (report, figure.key)
+
+
+def test_a_large_figure_is_shown_whole_and_a_small_one_with_its_decimal() -> None:
+    # Before: the demo's first screen said "downtime 152,423.3 h (previous 149,738.2 h)",
+    # and the index and alerts said it the same way: a tenth of an hour that no one reads.
+    from opslib.analysis.headline import Figure
+    from opslib.reports.metrics import format_value
+
+    downtime = Figure("events.downtime_hours", "downtime", 152_423.3, "h", previous=149_738.2)
+    assert downtime.value_text() == "152,423 h"
+    assert downtime.change_text() == "+2% (previous 149,738 h)"
+    assert format_value(152_423.3, "h") == "152,423 h"
+    assert format_value(12.46, "h") == "12.5 h"
+    assert format_value(99.5, "") == "99.5"
+    assert Figure("x", "x", 0.25, "%").value_text() == "0.25%"
