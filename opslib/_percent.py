@@ -28,12 +28,15 @@ below it, with one decimal where it has one (``12.5 h``)."""
 
 def figure_text(value: float, unit: str = "") -> str:
     """A figure as people read it: thousands separated, one decimal below
-    :data:`DECIMALS_BELOW`; a share (``%``) with one decimal, two significant digits under 1%.
+    :data:`DECIMALS_BELOW`, two significant digits under 1 (``0.042 h``); a share (``%``)
+    with one decimal, two significant digits under 1%.
     """
     if unit == "%":
         return f"{value:.1f}%" if abs(value) >= 1 or value == 0 else f"{value:.2g}%"
-    whole = value == int(value) or abs(value) >= DECIMALS_BELOW
-    text = f"{value:,.0f}" if whole else f"{value:,.1f}"
+    if value == int(value) or abs(value) >= DECIMALS_BELOW:
+        text = f"{value:,.0f}"
+    else:  # 0.042 h, not 0.0 h
+        text = f"{value:,.1f}" if abs(value) >= 1 else f"{value:.2g}"
     return f"{text} {unit}" if unit else text
 
 

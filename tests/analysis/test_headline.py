@@ -149,4 +149,5 @@ def test_a_large_figure_is_shown_whole_and_a_small_one_with_its_decimal() -> Non
     assert format_value(152_423.3, "h") == "152,423 h"
     assert format_value(12.46, "h") == "12.5 h"
     assert format_value(99.5, "") == "99.5"
+    assert format_value(0.0421, "h") == "0.042 h"  # before: "0.0 h"
     assert Figure("x", "x", 0.25, "%").value_text() == "0.25%"
