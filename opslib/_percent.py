@@ -3,8 +3,8 @@ pandas: the runner's "since the last run" lines use it as the reports' headlines
 
 Examples
 --------
->>> figure_text(152_423.34, "h"), figure_text(12.46, "h"), figure_text(0.25, "%")
-('152,423 h', '12.5 h', '0.25%')
+>>> figure_text(152_423.34, "h"), figure_text(147_536.5, "h"), figure_text(12.46, "h")
+('152,423 h', '147,537 h', '12.5 h')
 >>> step_text(80, 120, ""), step_text(52_103, 52_096, ""), step_text(3, 40, "")
 ('+50%', '-0.01%', '+37')
 >>> step_text(9.1, 12.4, "%"), step_text(10, 12.5, "h")
@@ -12,6 +12,9 @@ Examples
 """
 
 from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
 
 __all__ = ["MIN_PERCENT_BASE", "figure_text", "percent_text", "step_text"]
 
@@ -34,23 +37,32 @@ def figure_text(value: float, unit: str = "") -> str:
     if unit == "%":
         return f"{value:.1f}%" if abs(value) >= 1 or value == 0 else f"{value:.2g}%"
     if value == int(value) or abs(value) >= DECIMALS_BELOW:
-        text = f"{value:,.0f}"
+        text = f"{_half_up(value, 0):,.0f}"
     else:  # 0.042 h, not 0.0 h
-        text = f"{value:,.1f}" if abs(value) >= 1 else f"{value:.2g}"
+        text = f"{_half_up(value, 1):,.1f}" if abs(value) >= 1 else f"{value:.2g}"
     return f"{text} {unit}" if unit else text
 
 
+def _half_up(value: float, places: int) -> Decimal:
+    """``value`` rounded as people round, a half up (147,536.5 is 147,537, where Python's
+    format rounds to even), so that a figure kept to one decimal (status.json) is shown
+    whole as the same figure unrounded is."""
+    return Decimal(repr(value)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
 def percent_text(pct: float, *, signed: bool = True) -> str:
-    """A percentage as people read it: whole percents, one decimal under 1% and two under
-    0.1% (so 0.4% is not "0%").
+    """A percentage as people read it: whole percents, and under 1% as many decimals as
+    its first significant digit needs (so 0.4% is not "0%", nor 0.004% "0.00%").
 
     Examples
     --------
     >>> percent_text(12.3), percent_text(0.42), percent_text(-0.04, signed=False)
     ('+12%', '+0.4%', '-0.04%')
+    >>> percent_text(-9 / 230_252 * 100)
+    '-0.004%'
     """
     size = abs(pct)
-    digits = 0 if size >= 1 or size == 0 else (1 if size >= 0.1 else 2)
+    digits = 0 if size >= 1 or size == 0 else max(1, -math.floor(math.log10(size)))
     return f"{pct:{'+' if signed else ''}.{digits}f}%"
 
 

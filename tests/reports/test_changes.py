@@ -58,6 +58,21 @@ def test_a_small_move_of_a_large_figure_is_not_minus_nought_percent() -> None:
     )
 
 
+def test_a_tiny_move_keeps_its_first_digit_and_a_kept_figure_rounds_as_shown() -> None:
+    # Before: the demo's "since the last run" said 230,252 → 230,243 (-0.00%), and
+    # downtime kept as 147,536.5 h in status.json was shown as 147,536 h (Python rounds a
+    # half to even) where the comparison below it said the unrounded 147,536.54 as 147,537.
+    events = {"value": 230_252, "unit": "", "label": "events"}
+    hours = {"value": 147_536.5, "unit": "h", "label": "downtime"}
+    before = {"metrics": {"events.total": events, "events.downtime_hours": hours}}
+    now = {"metrics": {"events.total": {**events, "value": 230_243},
+                       "events.downtime_hours": {**hours, "value": 150_267.0}}}  # fmt: skip
+    assert changes_lines(compare(before, now))[1:3] == [
+        "  ↓ events (events.total): 230,252 → 230,243 (-0.004%)",
+        "  ↑ downtime (events.downtime_hours): 147,537 h → 150,267 h (+2%)",
+    ]
+
+
 def test_members_are_named_where_a_run_knew_their_names() -> None:
     # Before: "1 device went offline: dev-2; 1 came back online: dev-1", ids only.
     def run(members: list[str], names: dict[str, str]) -> dict[str, object]:
