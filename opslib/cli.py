@@ -11,6 +11,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+# The docstring's first line as a terminal shows it (no reStructuredText quotes).
+_DESCRIPTION = __doc__.splitlines()[0].replace("``", "")
+
 
 def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("server", help="run the reference platform (ASGI + SQLite)")
@@ -260,7 +263,7 @@ def _add_cache(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="opslib", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="opslib", description=_DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     _add_server(sub)
     _add_seed(sub)
