@@ -5,6 +5,8 @@ Examples
 --------
 >>> figure_text(152_423.34, "h"), figure_text(147_536.5, "h"), figure_text(12.46, "h")
 ('152,423 h', '147,537 h', '12.5 h')
+>>> figure_text(99.96), figure_text(0.0421, "h"), figure_text(3.5e-13, "h")
+('100', '0.042 h', '<0.001 h')
 >>> step_text(80, 120, ""), step_text(52_103, 52_096, ""), step_text(3, 40, "")
 ('+50%', '-0.01%', '+37')
 >>> step_text(9.1, 12.4, "%"), step_text(10, 12.5, "h")
@@ -34,12 +36,19 @@ def figure_text(value: float, unit: str = "") -> str:
     :data:`DECIMALS_BELOW`, two significant digits under 1 (``0.042 h``); a share (``%``)
     with one decimal, two significant digits under 1%.
     """
+    if not math.isfinite(value):  # NaN: a figure that could not be computed
+        return "not computed"
     if unit == "%":
         return f"{value:.1f}%" if abs(value) >= 1 or value == 0 else f"{value:.2g}%"
-    if value == int(value) or abs(value) >= DECIMALS_BELOW:
+    tenths = _half_up(value, 1)
+    if 0 < abs(value) < 0.001:  # a sum's rounding error, not "1e-13 h"
+        text = "<0.001" if value > 0 else ">-0.001"
+    elif 0 < abs(value) < 1:  # 0.042 h, not 0.0 h
+        text = f"{value:.2g}"
+    elif tenths == int(tenths) or abs(tenths) >= DECIMALS_BELOW:  # 99.96 is 100, not 100.0
         text = f"{_half_up(value, 0):,.0f}"
-    else:  # 0.042 h, not 0.0 h
-        text = f"{_half_up(value, 1):,.1f}" if abs(value) >= 1 else f"{value:.2g}"
+    else:
+        text = f"{tenths:,.1f}"
     return f"{text} {unit}" if unit else text
 
 

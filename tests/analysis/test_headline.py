@@ -150,4 +150,6 @@ def test_a_large_figure_is_shown_whole_and_a_small_one_with_its_decimal() -> Non
     assert format_value(12.46, "h") == "12.5 h"
     assert format_value(99.5, "") == "99.5"
     assert format_value(0.0421, "h") == "0.042 h"  # before: "0.0 h"
+    assert format_value(99.96, "h") == "100 h"  # not "100.0 h"
+    assert format_value(float("nan"), "h") == "not computed"  # before: ValueError
     assert Figure("x", "x", 0.25, "%").value_text() == "0.25%"
