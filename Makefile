@@ -8,10 +8,14 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo test test-slow lint style typecheck chromium bench lab server clean
 
+# --no-compile: pip would compile every installed module (all of plotly's, pandas', ...) to
+# bytecode; Python compiles the ones a process imports, once, when it first imports them.
+# The install took 28-29 s instead of 54 s here, and a first test run paid about 3 s of CPU
+# for the compiling it then did (docs/performance.md, "The test suite").
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[reports,dask,store,dev]'
+	$(BIN)/python -m pip install -q --no-compile -e '.[reports,dask,store,dev]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
