@@ -19,12 +19,12 @@ import contextlib
 import json
 import operator
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from opslib.reports._names import file_safe
 from opslib.reports.alerts import Rule, rules_for
 from opslib.reports.changes import (
     COUNTED,
@@ -220,7 +220,7 @@ def evaluate(rule: Rule, status: Mapping[str, Any], before: Mapping[str, Any] | 
 
 def _slug(report: str, label: str) -> str:
     name = f"{report}--{label}" if label else report
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return file_safe(name)
 
 
 def _state_file(out: Path, report: str, label: str) -> Path:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ReportNotFound", "find_notebook", "notebook_dirs", "report_name", "report_names"]
+from opslib.reports._names import report_name
+
+__all__ = ["ReportNotFound", "find_notebook", "notebook_dirs", "report_names"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -36,16 +38,6 @@ def notebook_dirs() -> list[Path]:
     dirs.append(_PACKAGE.parent / "notebooks")  # a source checkout
     dirs.append(_PACKAGE / "notebooks")  # package data of an installed wheel
     return dirs
-
-
-def report_name(reference: str | os.PathLike[str]) -> str:
-    """The report a name or a notebook's path stands for: its file name without
-    ``.ipynb`` (a name may hold dots).
-
-    >>> report_name("fleet_inventory"), report_name("notebooks/fleet.v2.ipynb")
-    ('fleet_inventory', 'fleet.v2')
-    """
-    return Path(os.fspath(reference)).name.removesuffix(".ipynb")
 
 
 def report_names() -> dict[str, Path]:

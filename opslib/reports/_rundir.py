@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from opslib.reports._discovery import report_name
+from opslib.reports._names import file_safe, report_name
 from opslib.reports.status import STATUS_FILE, RunResult, redact, write_status
 
 __all__ = [
@@ -135,7 +134,7 @@ def record_unrun(
     (``skipped`` after the platform failed or while another run held its lock, or a Dask
     task that never returned); ``cause`` says why (:class:`~opslib.reports.causes.Cause`)."""
     now = dt.datetime.now(dt.UTC)
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", report_name(report)) or "unknown"
+    name = file_safe(report_name(report)) or "unknown"
     run_dir = new_run_dir(out_dir, name, now, label)
     stamp = now.isoformat(timespec="seconds")
     result = RunResult(

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opslib.reports._discovery import report_name
+from opslib.reports._names import report_name
 from opslib.reports.metrics import UNITS, Catalogue, read_catalogue
 
 __all__ = [

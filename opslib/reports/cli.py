@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from opslib.reports._discovery import ReportNotFound, report_name, report_names
+from opslib.reports._discovery import ReportNotFound, report_names
+from opslib.reports._names import report_name
 from opslib.reports.causes import Cause
 from opslib.reports.checks import check_timeout
 from opslib.reports.execute import DEFAULT_CELL_TIMEOUT, DEFAULT_RUN_TIMEOUT, run_report

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from opslib.reports._discovery import report_name
+from opslib.reports._names import file_safe, report_name
 from opslib.reports._rundir import record_unrun
 from opslib.reports.causes import Cause
 from opslib.reports.runall import RunSpec
@@ -140,7 +139,7 @@ _WORKERS_PER_CPU = 4  # a report waits on its kernel and the platform: a few per
 
 
 def _slug(spec: RunSpec) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", report_name(spec.report)) or "report"
+    name = file_safe(report_name(spec.report)) or "report"
     return f"{name}-{spec.label}" if spec.label else name
 
 

@@ -17,12 +17,13 @@ import contextlib
 import datetime as dt
 import json
 import os
-import re
 import socket
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from opslib.reports._names import file_safe
 
 __all__ = ["LOCK_DIR", "RUN_ALL", "Holder", "OutDirUnusable", "RunLock", "RunLocked"]
 
@@ -85,7 +86,7 @@ class RunLock:
 
     def __init__(self, out_dir: Path, name: str) -> None:
         self.name = name
-        slug = re.sub(r"[^A-Za-z0-9_.-]", "_", name.replace("/", "--"))
+        slug = file_safe(name.replace("/", "--"))
         self.out_dir = Path(out_dir)
         self.path = self.out_dir / LOCK_DIR / f"{slug}.lock"
         self.taken_over: Holder | None = None

@@ -35,7 +35,8 @@ from typing import Any
 
 from opslib.dialects import Dialect
 from opslib.reports._alerting import Alerting
-from opslib.reports._discovery import ReportNotFound, find_notebook, report_name
+from opslib.reports._discovery import ReportNotFound, find_notebook
+from opslib.reports._names import report_name
 from opslib.reports._rundir import record_unrun
 from opslib.reports.alerts import load_rules
 from opslib.reports.causes import PLATFORM_ERRORS, Cause, worst
@@ -207,8 +208,7 @@ def _entry_of(exc: Exception, checked: list[tuple[RunSpec, Path, CheckedParamete
 
 def _same_entry(a: RunSpec, b: RunSpec) -> bool:
     """Two entries that would share one run directory name, index line and alert state."""
-    same = a.report == b.report or report_name(a.report) == report_name(b.report)
-    return same and a.label == b.label
+    return report_name(a.report) == report_name(b.report) and a.label == b.label
 
 
 def _name(spec: RunSpec) -> str:
