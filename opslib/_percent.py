@@ -40,15 +40,14 @@ def figure_text(value: float, unit: str = "") -> str:
         return "not computed"
     if unit == "%":
         return f"{value:.1f}%" if abs(value) >= 1 or value == 0 else f"{value:.2g}%"
-    tenths = _half_up(value, 1)
     if 0 < abs(value) < 0.001:  # a sum's rounding error, not "1e-13 h"
         text = "<0.001" if value > 0 else ">-0.001"
     elif 0 < abs(value) < 1:  # 0.042 h, not 0.0 h
         text = f"{value:.2g}"
-    elif tenths == int(tenths) or abs(tenths) >= DECIMALS_BELOW:  # 99.96 is 100, not 100.0
-        text = f"{_half_up(value, 0):,.0f}"
     else:
-        text = f"{tenths:,.1f}"
+        tenths = _half_up(value, 1)
+        whole = tenths == tenths.to_integral_value() or abs(tenths) >= DECIMALS_BELOW
+        text = f"{_half_up(value, 0):,.0f}" if whole else f"{tenths:,.1f}"  # 99.96: 100
     return f"{text} {unit}" if unit else text
 
 
