@@ -80,5 +80,5 @@ def step_text(before: float, now: float, unit: str) -> str:
     if unit != "%" and abs(before) >= MIN_PERCENT_BASE:
         return percent_text((now - before) / abs(before) * 100)
     diff = now - before
-    text = f"{diff:+,.1f}" if diff != int(diff) else f"{int(diff):+,}"
+    text = ("+" if diff >= 0 else "") + figure_text(diff)
     return text + (" pts" if unit == "%" else (f" {unit}" if unit else ""))

@@ -152,4 +152,9 @@ def test_a_large_figure_is_shown_whole_and_a_small_one_with_its_decimal() -> Non
     assert format_value(0.0421, "h") == "0.042 h"  # before: "0.0 h"
     assert format_value(99.96, "h") == "100 h"  # not "100.0 h"
     assert format_value(float("nan"), "h") == "not computed"  # before: ValueError
+    # A change on a small base is said in the unit, by the same rule (before: "+150.4",
+    # "+0.2 h" for a quarter of an hour).
+    from opslib._percent import step_text
+
+    assert (step_text(3, 153.4, ""), step_text(5, 5.25, "h")) == ("+150", "+0.25 h")
     assert Figure("x", "x", 0.25, "%").value_text() == "0.25%"
