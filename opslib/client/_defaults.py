@@ -25,7 +25,8 @@ __all__ = [
 
 
 def default_transports(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTransport]:
-    """httpx's own transports to ``base_url``, with httpx's default SSL context and through
+    """httpx's own transports to ``base_url``, with httpx's default SSL context (to an
+    ``https`` platform; :func:`_no_tls_context` to a plain HTTP one) and through
     the proxy the environment names for it (:func:`env_proxy`), as ``httpx.Client`` picks
     one: :data:`~opslib.client._constants.TRANSPORT_POOLS` of them, which share ``limits``'
     connections (:class:`opslib.client._http.Pools` gives each request to one)."""
@@ -36,7 +37,8 @@ def default_transports(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTr
         keepalive_expiry=limits.keepalive_expiry,
     )
     proxy = env_proxy(base_url)
-    context = default_ssl_context()
+    tls = httpx.URL(base_url).scheme == "https"
+    context = default_ssl_context() if tls else _no_tls_context()
     return [httpx.HTTPTransport(verify=context, limits=each, proxy=proxy) for _ in range(n)]
 
 
@@ -72,6 +74,13 @@ def default_ssl_context() -> ssl.SSLContext:
 @functools.cache
 def _ssl_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context()
+
+
+def _no_tls_context() -> ssl.SSLContext:
+    """The context of a platform over plain HTTP, which never opens TLS: no CA bundle
+    loaded (35-75 ms of CPU), none trusted, so a TLS connection through it would fail
+    verification, never pass unchecked."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def default_timeout() -> httpx.Timeout:

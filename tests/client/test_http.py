@@ -289,8 +289,11 @@ def test_operation_urls_are_parsed_once_and_keep_the_base_path(base: str) -> Non
 def test_clients_share_one_ssl_context_per_ca_variables(
     platform: ServedPlatform, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Before: every connect() loaded the CA bundle into a new SSL context (35-75 ms)."""
+    """Before: every connect() loaded the CA bundle into a new SSL context (35-75 ms); and
+    a platform over plain HTTP, which never opens TLS, loaded it too."""
     import ssl
+
+    from opslib.client._defaults import default_transports
 
     made: list[object] = []
     real = ssl.create_default_context
@@ -302,19 +305,26 @@ def test_clients_share_one_ssl_context_per_ca_variables(
     monkeypatch.setattr(ssl, "create_default_context", counting)
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    platform.connect().close()
-    made.clear()  # the first connect of this process's variables may make one
+    limits = httpx.Limits(max_connections=8)
+    https = "https://platform.invalid"
+    default_transports(https, limits)
+    made.clear()  # the first client of this process's variables may make one
     for _ in range(3):
-        platform.connect().close()
+        default_transports(https, limits)
     assert made == []
     import certifi
 
     bundle = tmp_path / "ca.pem"
     bundle.write_bytes(Path(certifi.where()).read_bytes())
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
-    platform.connect().close()
-    platform.connect().close()
+    default_transports(https, limits)
+    default_transports(https, limits)
     assert made == [str(bundle)]  # httpx's rule: SSL_CERT_FILE names the bundle, read once
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "another.pem"))
+    client = platform.connect()  # plain HTTP: no bundle read, and the calls work
+    assert made == [str(bundle)]
+    assert len(client.products.categories()) > 0
+    client.close()
 
 
 def test_a_page_keeps_its_decoding_turn_from_its_answer_to_the_end_of_its_typing() -> None:
