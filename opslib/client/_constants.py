@@ -54,6 +54,9 @@ SLOW_START_GROWTH = 1.125  # slow start goes on while a round's throughput grows
 # largest size: a read of smaller pages lets as many rows queue (100-row pages: 10x the pages).
 QUEUE_LOW = 2.0
 QUEUE_HIGH = 4.0
+# Pages a read holds (in flight, and answered ones waiting for their turn) at most, as a
+# multiple of its pages in flight: a page answered early does not hold a request back.
+PAGES_HELD = 2
 # Pages started per second at most: protocol §8's per-token bucket (1000/s, burst 2000).
 MAX_PAGE_RATE = 1000.0
 # Pages started at once beyond that rate: the most in flight, and their refill as the first is read.

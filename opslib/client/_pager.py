@@ -11,8 +11,8 @@
    joins them, :meth:`Pager.pages` yields one frame a page.
 
 Reading goes on to the last page the first page's ``total`` says (or the limit); where
-``total`` counts pages the last page is read second, to count its rows; a page cap below
-the size asked is followed (:meth:`Pager._follow_cap`).
+``total`` counts pages the last page starts with the second, to count its rows; a page cap
+below the size asked is followed (:meth:`Pager._follow_cap`).
 
 The invariant (:mod:`opslib.protocol.reads`, every check there): a read returns every row
 the platform says exists, each once, or raises :class:`~opslib.IncompleteRead`; a page
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -125,7 +126,8 @@ class Pager:
         self._tally = reads.Tally()
         self._key = reads.key_fields(self.operation, self.list_key, schema.key)
         self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
-        self._stash: tuple[int, dict[str, Any]] | None = None  # read ahead of its turn
+        self._ahead: tuple[int, Future[_Page]] | None = None  # started ahead of its turn
+        self._answered = threading.Event()  # a page started has its answer (or failed)
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -193,38 +195,39 @@ class Pager:
         first = self._page(first_no, data, alone=True)
         del data
         typed = time.monotonic()
+        self._follow_cap(first_no, first)
+        size = self.page_size
         throttles = self.session.throttles
         flight = InFlight(
-            self.concurrency,
-            latency=received - sent,
-            per_page=typed - received,
-            rows=self.page_size,
+            self.concurrency, latency=received - sent, per_page=typed - received, rows=size
         )
-        self._follow_cap(first_no, first)
         pages = first.total if self.paging.total == "pages" else None
-        total = first.total if pages is None else self._records_of_pages(first_no, first)
-        last_no = self._last_page(first_no, total)
-        tally = reads.Tally(first_no, last_no, self.page_size, total, first.rows, [], pages)
-        self._tally = tally
-        self._take(first)
-        yield first
-        if first_no >= last_no:
-            return
-        bar = self._bar(last_no - first_no + 1)
+        last_no = self._last_page(first_no, first.total if pages is None else pages * size)
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="opslib-page")
         started: deque[Future[_Page]] = deque()
         next_no = first_no + 1
+        bar = self._bar(last_no - first_no + 1) if last_no > first_no else None
         try:
-            while True:
+            if pages is not None and pages > first_no:  # its rows count the records: read now
+                flight.start()  # its share of the platform's rate (the bucket starts full)
+                self._ahead = (pages, pool.submit(self._page, pages))
+            next_no = self._start(pool, started, flight, next_no, last_no)
+            total = first.total if pages is None else self._records_of_pages(first_no, first)
+            self._tally = tally = reads.Tally(first_no, last_no, size, total, first.rows, [], pages)
+            self._take(first)
+            yield first
+            while first_no < last_no:
                 next_no = self._start(pool, started, flight, next_no, last_no)
                 if not started:
                     if next_no > last_no:
                         return
                     time.sleep(flight.wait())  # the platform's rate: the next start
                     continue
-                future = started.popleft()
-                next_no = self._start(pool, started, flight, next_no, last_no)
-                page = future.result()
+                if not started[0].done():  # a page answered meanwhile makes room for one
+                    self._answered.wait()
+                    self._answered.clear()
+                    continue
+                page = started.popleft().result()
                 if self.session.throttles != throttles:  # a 429 or 503 since the last page
                     throttles = self.session.throttles
                     flight.throttled()
@@ -239,6 +242,7 @@ class Pager:
         finally:
             for future in started:
                 future.cancel()
+            self._ahead = None
             pool.shutdown(wait=True)
             if bar is not None:
                 bar.close()
@@ -252,15 +256,18 @@ class Pager:
         last_no: int,
     ) -> int:
         """Start pages in the pool while :class:`InFlight` and the platform's rate allow;
-        the next page not started yet."""
-        while next_no <= last_no and len(started) < flight.limit and flight.start():
-            stash = self._stash
-            if stash is not None and stash[0] == next_no:  # read already: typed in its turn
-                self._stash = None
-                future: Future[_Page] = pool.submit(self._page, next_no, stash[1])
+        the next page not started yet. A page answered and waiting for its turn is not in
+        flight; the pages held, answered or not, stay under ``PAGES_HELD`` times the limit."""
+        while next_no <= last_no and len(started) < C.PAGES_HELD * flight.limit:
+            answering = len(started) - sum(f.done() for f in started)
+            if answering >= flight.limit or not flight.start():
+                break
+            ahead = self._ahead
+            if ahead is not None and ahead[0] == next_no:  # started already: taken in its turn
+                started.append(ahead[1])
             else:
-                future = pool.submit(self._page, next_no)
-            started.append(future)
+                started.append(pool.submit(self._page, next_no))
+            started[-1].add_done_callback(lambda _: self._answered.set())
             next_no += 1
         return next_no
 
@@ -339,12 +346,9 @@ class Pager:
         pages below the size asked (without an error). Ask the rest at the size served."""
         if first.rows >= self.page_size:
             return
-        if self.paging.total == "pages":
-            more = first.total > first_no
-        else:
-            more = first.total > (first_no - 1) * self.page_size + first.rows
-        if not more:
-            return
+        pages = self.paging.total == "pages"
+        if first.total <= (first_no if pages else (first_no - 1) * self.page_size + first.rows):
+            return  # no more exist
         if first.rows == 0 or first_no != 1:
             raise IncompleteRead(
                 operation=self.operation,
@@ -361,17 +365,16 @@ class Pager:
 
     def _records_of_pages(self, first_no: int, first: _Page) -> int:
         """The records a total counting pages stands for: full pages but the last, whose
-        rows are counted (read now unless it is the first; :func:`reads.records_of_pages`)."""
+        rows are counted (:func:`reads.records_of_pages`; read ahead unless it is the first)."""
         pages, size = first.total, self.page_size
         if pages < first_no:
             return 0  # read past the end: any row there is more than the total
         if pages == first_no:
             return reads.records_of_pages(self.operation, pages=pages, rows=first.rows, size=size)
-        data = self.fetch(pages)
-        records, total = reads.page(self.operation, self.list_key, data)
-        reads.same_pages(self.operation, first=pages, page_no=pages, pages=total, size=size)
-        self._stash = (pages, data)  # typed in its turn, not fetched again
-        return reads.records_of_pages(self.operation, pages=pages, rows=len(records), size=size)
+        assert self._ahead is not None
+        last = self._ahead[1].result()
+        reads.same_pages(self.operation, first=pages, page_no=pages, pages=last.total, size=size)
+        return reads.records_of_pages(self.operation, pages=pages, rows=last.rows, size=size)
 
     def _last_page(self, first_no: int, total: int) -> int:
         last = math.ceil(total / self.page_size)
@@ -398,23 +401,19 @@ class InFlight:
     the read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests:
 
     - **the start**: one round trip of pages, the first page's latency over the time it
-      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`):
-      measured, whatever the platform's address;
+      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`);
     - **rounds**: every ``limit`` pages taken end a round; by Little's law ``throughput ×
       the first page's latency`` pages are all the link and the platform hold, and
-      ``limit`` minus that queue somewhere, buying nothing. Slow start doubles the limit
-      each round while throughput grows by an eighth and nothing queues; then it grows by
-      one while fewer than :data:`~opslib.client._constants.QUEUE_LOW` pages queue and
-      shrinks by one when more than :data:`~opslib.client._constants.QUEUE_HIGH` do
+      ``limit`` minus that queue somewhere. Slow start doubles the limit each round while
+      throughput grows by an eighth and nothing queues; then it grows by one while fewer
+      than ``QUEUE_LOW`` pages queue and shrinks by one when more than ``QUEUE_HIGH`` do
       (pages of the largest size: as many rows in pages of ``rows``);
     - **a 429 or a 503** (:meth:`throttled`) halves it and ends slow start;
-    - **the platform's rate**: pages start no faster than
-      :data:`~opslib.client._constants.MAX_PAGE_RATE` a second, with a burst of
-      :data:`~opslib.client._constants.PAGE_RATE_BURST` (protocol §8's per-token bucket).
+    - **the platform's rate**: pages start no faster than ``MAX_PAGE_RATE`` a second, with
+      a burst of ``PAGE_RATE_BURST`` (protocol §8's per-token bucket).
 
-    ``latency`` is what the first page took alone, ``per_page`` what typing it took (None:
-    unknown), ``rows`` the rows a page, ``clock`` a monotonic clock in seconds (tests pass
-    a fake one).
+    ``latency``: what the first page took alone; ``per_page``: what typing it took (None:
+    unknown); ``rows``: a page's; ``clock``: monotonic seconds. Constants: ``_constants``.
     """
 
     def __init__(

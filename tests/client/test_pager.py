@@ -349,7 +349,8 @@ def test_a_failing_page_raises_and_nothing_past_the_pages_in_flight_is_asked_for
         read(fetch, page_size=100, concurrency=4).frame()
     asked = sorted(p for p, _ in inner.calls)
     assert asked[:5] == [1, 2, 3, 4, 5]
-    assert max(asked) <= 6 + 4  # at most the pages in flight when page 6 failed
+    # at most the pages held (in flight, or answered and waiting) when page 6 failed
+    assert max(asked) <= 5 + C.PAGES_HELD * 4
 
 
 def test_iter_pages_keeps_n_in_flight_and_stopping_asks_for_no_more() -> None:
@@ -361,8 +362,43 @@ def test_iter_pages_keeps_n_in_flight_and_stopping_asks_for_no_more() -> None:
     assert second["event_id"].iloc[0] == "e-000100"
     it.close()  # the caller stops: the pages in flight are dropped, no more are asked for
     asked = len(pages.calls)
-    assert asked <= 2 + 3
+    assert asked <= 2 + C.PAGES_HELD * 3  # the pages held, answered or not
     assert len(pages.calls) == asked
+
+
+def test_a_page_answered_ahead_of_its_turn_does_not_hold_a_request_back() -> None:
+    """Page 2 is slow; pages 3, 4 and 5 answer. With 3 in flight, page 6 starts while page 2
+    is still awaited (before, answered pages held the places of pages not asked)."""
+    inner = Pages(1_000)
+    asked_6 = threading.Event()
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no == 2:
+            assert asked_6.wait(10), "page 6 was not asked while page 2 was awaited"
+        if page_no == 6:
+            asked_6.set()
+        return inner(page_no, page_size)
+
+    assert len(read(fetch, page_size=100, concurrency=3).frame()) == 1_000
+
+
+def test_a_total_counting_pages_reads_its_last_page_beside_the_next_ones() -> None:
+    """The last page counts the records; it is asked beside page 2, not alone before it
+    (a round trip of its own)."""
+    inner = Pages(1_000, total_in_pages=True)
+    asked_2 = threading.Event()
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no == 10:
+            assert asked_2.wait(10), "page 2 was not asked while the last page was awaited"
+        if page_no == 2:
+            asked_2.set()
+        return inner(page_no, page_size)
+
+    paging = opslib.dialects.Paging(total="pages")
+    df = read(fetch, page_size=100, paging=paging).frame()
+    assert len(df) == 1_000
+    assert sorted(p for p, _ in inner.calls) == list(range(1, 11))  # the last page once
 
 
 def test_iter_pages_asks_for_nothing_past_the_limit_or_the_total() -> None:
