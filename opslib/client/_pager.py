@@ -127,7 +127,8 @@ class Pager:
         self._key = reads.key_fields(self.operation, self.list_key, schema.key)
         self._keys: reads.Keys | None = None  # each record's key, where pages() counts them
         self._ahead: tuple[int, Future[_Page]] | None = None  # started ahead of its turn
-        self._answered = threading.Event()  # a page started has its answer (or failed)
+        self._answered = threading.Semaphore(0)  # released as each page started is answered
+        self._in_flight = 0  # pages started, less the answers the reading thread has counted
 
     def frame(self) -> pd.DataFrame:
         """Every page (up to ``limit`` rows) as one typed, de-duplicated, sorted frame."""
@@ -224,8 +225,8 @@ class Pager:
                     time.sleep(flight.wait())  # the platform's rate: the next start
                     continue
                 if not started[0].done():  # a page answered meanwhile makes room for one
-                    self._answered.wait()
-                    self._answered.clear()
+                    self._answered.acquire()
+                    self._in_flight -= 1
                     continue
                 page = started.popleft().result()
                 if self.session.throttles != throttles:  # a 429 or 503 since the last page
@@ -258,16 +259,16 @@ class Pager:
         """Start pages in the pool while :class:`InFlight` and the platform's rate allow;
         the next page not started yet. A page answered and waiting for its turn is not in
         flight; the pages held, answered or not, stay under ``PAGES_HELD`` times the limit."""
+        while self._answered.acquire(blocking=False):  # the answers since the last look
+            self._in_flight -= 1
         while next_no <= last_no and len(started) < C.PAGES_HELD * flight.limit:
-            answering = len(started) - sum(f.done() for f in started)
-            if answering >= flight.limit or not flight.start():
+            if self._in_flight >= flight.limit or not flight.start():
                 break
-            ahead = self._ahead
-            if ahead is not None and ahead[0] == next_no:  # started already: taken in its turn
-                started.append(ahead[1])
-            else:
-                started.append(pool.submit(self._page, next_no))
-            started[-1].add_done_callback(lambda _: self._answered.set())
+            ahead = self._ahead  # a page started already is taken in its turn
+            future = ahead[1] if ahead is not None and ahead[0] == next_no else None
+            started.append(future or pool.submit(self._page, next_no))
+            self._in_flight += 1
+            started[-1].add_done_callback(lambda _: self._answered.release())
             next_no += 1
         return next_no
 
@@ -400,8 +401,8 @@ class InFlight:
     trip and 4 ms of a page on the wire: about 11), a near one few. The number is found as
     the read goes, between 1 and ``cap``, by TCP Vegas's rule on whole requests:
 
-    - **the start**: one round trip of pages, the first page's latency over the time it
-      took to type it (at least :data:`~opslib.client._constants.INITIAL_IN_FLIGHT`);
+    - **the start**: one round trip of pages, the first page's latency over its typing's
+      time (at least ``INITIAL_IN_FLIGHT``);
     - **rounds**: every ``limit`` pages taken end a round; by Little's law ``throughput ×
       the first page's latency`` pages are all the link and the platform hold, and
       ``limit`` minus that queue somewhere. Slow start doubles the limit each round while
@@ -409,8 +410,7 @@ class InFlight:
       than ``QUEUE_LOW`` pages queue and shrinks by one when more than ``QUEUE_HIGH`` do
       (pages of the largest size: as many rows in pages of ``rows``);
     - **a 429 or a 503** (:meth:`throttled`) halves it and ends slow start;
-    - **the platform's rate**: pages start no faster than ``MAX_PAGE_RATE`` a second, with
-      a burst of ``PAGE_RATE_BURST`` (protocol §8's per-token bucket).
+    - **the platform's rate** (protocol §8): ``MAX_PAGE_RATE`` a second, ``PAGE_RATE_BURST``.
 
     ``latency``: what the first page took alone; ``per_page``: what typing it took (None:
     unknown); ``rows``: a page's; ``clock``: monotonic seconds. Constants: ``_constants``.

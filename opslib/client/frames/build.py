@@ -133,8 +133,13 @@ def moment_span(page: PageColumns, name: str) -> tuple[int, int] | None:
     moments = page.fixed.get(name)
     if moments is None or moments.null_count == len(moments):
         return None
-    low, high = pc.min_max(moments.cast(pa.int64())).values()
-    return low.as_py() // 1_000_000, high.as_py() // 1_000_000
+    ns = moments.view(pa.int64())
+    if ns.null_count:
+        low, high = (v.as_py() for v in pc.min_max(ns).values())
+    else:  # the usual page: numpy's min and max of the buffer as it is
+        values = ns.to_numpy()
+        low, high = int(values.min()), int(values.max())
+    return low // 1_000_000, high // 1_000_000
 
 
 def join_order(pages: Sequence[PageColumns]) -> np.ndarray | None:
