@@ -212,7 +212,7 @@ class Pager:
             if pages is not None and pages > first_no:  # its rows count the records: read now
                 flight.start()  # its share of the platform's rate (the bucket starts full)
                 self._ahead = (pages, pool.submit(self._page, pages))
-            next_no = self._start(pool, started, flight, next_no, last_no)
+                next_no = self._start(pool, started, flight, next_no, last_no)  # beside it
             total = first.total if pages is None else self._records_of_pages(first_no, first)
             self._tally = tally = reads.Tally(first_no, last_no, size, total, first.rows, [], pages)
             self._take(first)

@@ -7,6 +7,7 @@ import gc
 import logging
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -399,6 +400,17 @@ def test_a_total_counting_pages_reads_its_last_page_beside_the_next_ones() -> No
     df = read(fetch, page_size=100, paging=paging).frame()
     assert len(df) == 1_000
     assert sorted(p for p, _ in inner.calls) == list(range(1, 11))  # the last page once
+
+
+def test_iter_pages_asks_for_no_other_page_until_the_caller_wants_the_second() -> None:
+    """A caller who looks at the first page only (or moves a clock, as a token expiring
+    mid-read in tests/client/test_tokens.py) has sent one request."""
+    pages = Pages(1_000)
+    it = read(pages, page_size=100).pages()
+    assert next(it).attrs["page_no"] == 1
+    time.sleep(0.2)  # long enough for a page started in the pool to be asked
+    assert [p for p, _ in pages.calls] == [1]
+    assert [f.attrs["page_no"] for f in it] == list(range(2, 11))
 
 
 def test_iter_pages_asks_for_nothing_past_the_limit_or_the_total() -> None:
