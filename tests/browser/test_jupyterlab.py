@@ -95,7 +95,7 @@ def test_run_all_cells_then_a_filter_redraws_the_figure(
             const noisy = Object.entries(traces)
                 .filter(([title]) => title.startsWith('Noisiest devices')).flatMap(e => e[1]);
             return names.length === 1 && names[0] === 'alarm'
-                && noisy.every(name => name === 'alarm'); }}""",
+                && noisy.length > 0 && noisy.every(name => name === 'alarm'); }}""",
         timeout=REDRAW_TIMEOUT_MS,
     )
     after = page.evaluate(FIGURE_TRACES)
