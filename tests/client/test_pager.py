@@ -367,19 +367,25 @@ def test_iter_pages_keeps_n_in_flight_and_stopping_asks_for_no_more() -> None:
     assert len(pages.calls) == asked
 
 
+def waiting(inner: Pages, slow: int, until: int) -> Callable[[int, int], dict[str, Any]]:
+    """``inner``'s pages, page ``slow`` answered only once page ``until`` is asked (within
+    10 s, else that page fails the read)."""
+    asked = threading.Event()
+
+    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
+        if page_no == slow:
+            assert asked.wait(10), f"page {until} was not asked while page {slow} was awaited"
+        if page_no == until:
+            asked.set()
+        return inner(page_no, page_size)
+
+    return fetch
+
+
 def test_a_page_answered_ahead_of_its_turn_does_not_hold_a_request_back() -> None:
     """Page 2 is slow; pages 3, 4 and 5 answer. With 3 in flight, page 6 starts while page 2
     is still awaited (before, answered pages held the places of pages not asked)."""
-    inner = Pages(1_000)
-    asked_6 = threading.Event()
-
-    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
-        if page_no == 2:
-            assert asked_6.wait(10), "page 6 was not asked while page 2 was awaited"
-        if page_no == 6:
-            asked_6.set()
-        return inner(page_no, page_size)
-
+    fetch = waiting(Pages(1_000), slow=2, until=6)
     assert len(read(fetch, page_size=100, concurrency=3).frame()) == 1_000
 
 
@@ -387,17 +393,8 @@ def test_a_total_counting_pages_reads_its_last_page_beside_the_next_ones() -> No
     """The last page counts the records; it is asked beside page 2, not alone before it
     (a round trip of its own)."""
     inner = Pages(1_000, total_in_pages=True)
-    asked_2 = threading.Event()
-
-    def fetch(page_no: int, page_size: int) -> dict[str, Any]:
-        if page_no == 10:
-            assert asked_2.wait(10), "page 2 was not asked while the last page was awaited"
-        if page_no == 2:
-            asked_2.set()
-        return inner(page_no, page_size)
-
     paging = opslib.dialects.Paging(total="pages")
-    df = read(fetch, page_size=100, paging=paging).frame()
+    df = read(waiting(inner, slow=10, until=2), page_size=100, paging=paging).frame()
     assert len(df) == 1_000
     assert sorted(p for p, _ in inner.calls) == list(range(1, 11))  # the last page once
 
