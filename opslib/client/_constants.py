@@ -66,11 +66,6 @@ THROTTLE_STATUSES = frozenset({429, 503})
 # A client's connections, sized from its cap: the pages in flight, and the calls of the
 # session besides them (a token refresh, another resource's read), kept alive.
 EXTRA_CONNECTIONS = 2
-# httpx connection pools the default transport gives requests to (the first with the
-# fewest waiting), the client's connections shared among them: httpcore's pool looks at
-# each connection it holds as a request starts and as an answer ends
-# (docs/performance.md, "Pages, threads and frames").
-TRANSPORT_POOLS = 8
 # progress=None shows a bar only when a read needs more pages than this.
 PROGRESS_MIN_PAGES = 5
 

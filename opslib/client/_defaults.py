@@ -28,9 +28,11 @@ def default_transports(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTr
     """httpx's own transports to ``base_url``, with httpx's default SSL context (to an
     ``https`` platform; :func:`_no_tls_context` to a plain HTTP one) and through
     the proxy the environment names for it (:func:`env_proxy`), as ``httpx.Client`` picks
-    one: :data:`~opslib.client._constants.TRANSPORT_POOLS` of them, which share ``limits``'
-    connections (:class:`opslib.client._http.Pools` gives each request to one)."""
-    n = C.TRANSPORT_POOLS
+    one: a pool of one connection for each connection ``limits`` allows (one pool when it
+    sets no bound; :class:`opslib.client._http.Pools` gives each request to one). httpcore's
+    pool looks at every connection it holds (an idle one with a ``poll`` call) as a request
+    starts and as an answer ends: a pool of one looks at one (docs/performance.md)."""
+    n = limits.max_connections or 1
     each = httpx.Limits(
         max_connections=_share(limits.max_connections, n),
         max_keepalive_connections=_share(limits.max_keepalive_connections, n),

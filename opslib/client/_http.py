@@ -10,7 +10,7 @@ What a success and a failure look like, and the token call's form, follow the pl
 dialect, through its :class:`~opslib.protocol.codec.Codec` (``http.codec``).
 
 The transport is httpx's: the caller's (``connect(transport=...)``) or httpx's own through
-the environment's proxy, in a few pools (:class:`Pools`), used only by its contract,
+the environment's proxy, a pool a connection (:class:`Pools`), used only by its contract,
 ``handle_request``, with whole requests (URL, headers, timeouts): what ``httpx.Client``
 adds costs CPU a page and serves this API nothing (docs/performance.md). The pages of a
 paged read go through it from a pool of threads (:mod:`opslib.client._pager`), their
@@ -84,7 +84,7 @@ class Safety(enum.Enum):
 class Pools(httpx.BaseTransport):
     """Transports; a request goes to the first with the fewest waiting for an answer
     (httpx's contract, nothing more): httpcore's pool looks at each of its connections as a
-    request starts and as an answer ends, so eight pools of five cost less than one of 34."""
+    request starts and as an answer ends, so 34 pools of one cost less than one of 34."""
 
     def __init__(self, transports: list[httpx.HTTPTransport]) -> None:
         self.transports, self._waiting = transports, [0] * len(transports)
