@@ -62,7 +62,7 @@ def chart_properties(events: pd.DataFrame) -> list[str]:
     for column in property_columns(events):
         numbers = _as_float(events[column])
         present = numbers[~np.isnan(numbers)]
-        if present.size == 0 or set(np.unique(present)) <= {0.0, 1.0}:
+        if present.size == 0 or ((present == 0.0) | (present == 1.0)).all():  # no sort
             continue
         ranked.append((-present.size, column))
     return [column for _, column in sorted(ranked)]
@@ -89,11 +89,17 @@ def _numeric_share(series: pd.Series) -> float | None:
 
 
 def _as_float(series: pd.Series) -> np.ndarray:
-    """A property column as float64 values, NaN where missing or not a number."""
+    """A property column as float64 values, NaN where missing or not a number. Text and
+    mixed values are parsed where present only (a command's ``value`` column holds a value
+    in a few rows of a million)."""
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
         return series.to_numpy(dtype="float64", na_value=np.nan)
-    numeric = pd.to_numeric(series, errors="coerce")
-    return numeric.to_numpy(dtype="float64", na_value=np.nan)
+    out = np.full(len(series), np.nan)
+    present = series.notna().to_numpy()
+    if present.any():
+        numeric = pd.to_numeric(series[present], errors="coerce")
+        out[present] = numeric.to_numpy(dtype="float64", na_value=np.nan)
+    return out
 
 
 def property_stats(events: pd.DataFrame) -> pd.DataFrame:

@@ -298,18 +298,20 @@ class EventPanel(Panel):
         >>> panel.properties.value = ("temperature", "rssi")  # doctest: +SKIP
         """
         prefix = analysis.PROPERTY_PREFIX
-        frame = analysis.value_by_command(self.source)
-        worth = analysis.chart_properties(frame)
-        every = worth + [c for c in analysis.property_columns(frame) if c not in worth]
-        names = [c.removeprefix(prefix) for c in every]
+        names: list[str] = []
         self.properties: w.SelectMultiple | None = None
-        if self.interactive and names:
-            self.properties = w.SelectMultiple(
-                options=names,
-                value=tuple(c.removeprefix(prefix) for c in worth[:max_properties]),
-                description="properties",
-                rows=min(8, len(names)),
-            )
+        if self.interactive:  # the chooser's options: every numeric property of the source
+            source = analysis.value_by_command(self.source)
+            worth = analysis.chart_properties(source)
+            every = worth + [c for c in analysis.property_columns(source) if c not in worth]
+            names = [c.removeprefix(prefix) for c in every]
+            if names:
+                self.properties = w.SelectMultiple(
+                    options=names,
+                    value=tuple(c.removeprefix(prefix) for c in worth[:max_properties]),
+                    description="properties",
+                    rows=min(8, len(names)),
+                )
         chooser = self.properties
 
         def build(events: pd.DataFrame) -> Any:
