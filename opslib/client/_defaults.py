@@ -5,7 +5,6 @@ opslib's User-Agent (:class:`opslib.client._http.HTTP`)."""
 from __future__ import annotations
 
 import functools
-import math
 import os
 import ssl
 import urllib.request
@@ -33,19 +32,15 @@ def default_transports(base_url: str, limits: httpx.Limits) -> list[httpx.HTTPTr
     pool looks at every connection it holds (an idle one with a ``poll`` call) as a request
     starts and as an answer ends: a pool of one looks at one (docs/performance.md)."""
     n = limits.max_connections or 1
-    each = httpx.Limits(
-        max_connections=_share(limits.max_connections, n),
-        max_keepalive_connections=_share(limits.max_keepalive_connections, n),
-        keepalive_expiry=limits.keepalive_expiry,
+    each = (
+        limits
+        if n == 1
+        else httpx.Limits(max_connections=1, keepalive_expiry=limits.keepalive_expiry)
     )
     proxy = env_proxy(base_url)
     tls = httpx.URL(base_url).scheme == "https"
     context = default_ssl_context() if tls else _no_tls_context()
     return [httpx.HTTPTransport(verify=context, limits=each, proxy=proxy) for _ in range(n)]
-
-
-def _share(connections: int | None, pools: int) -> int | None:
-    return None if connections is None else max(1, math.ceil(connections / pools))
 
 
 def env_proxy(base_url: str) -> str | None:
